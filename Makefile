@@ -1,0 +1,38 @@
+# `make demo`: set everything up and run the main job on the embedded default (no server).
+# `make test`: set everything up and run ruff and the whole test suite.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+DEMO   := demo-work
+
+.PHONY: demo test install lint format bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+lint: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+demo: $(STAMP)
+	rm -rf $(DEMO) && mkdir -p $(DEMO)
+	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb ingest examples/otlp/
+	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb runs
+	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb show "$$($(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb runs --status success --limit 1 --format json | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)[0]["run_id"])')"
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/ingest.py
+
+clean:
+	rm -rf $(VENV) $(DEMO) .pytest_cache .ruff_cache

@@ -1,0 +1,159 @@
+"""The DuckDB store: migrations, idempotent inserts, run replacement, id resolution, locking."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, StoreError
+from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
+from tracereplay.spans import LogRecord, Span
+from tracereplay.store import Store, resolve_db_path
+from tracereplay.store import schema
+from tracereplay.store.lock import file_lock
+from tracereplay.store.paths import lock_path
+
+
+def _span(trace: str, span: str, parent: str = "", **kw) -> Span:
+    return Span(trace, span, parent, kw.pop("name", "s"), 1, 1_000_000_000, 2_000_000_000, **kw)
+
+
+def _run(trace: str, root: str, run_id: str, **kw) -> Run:
+    return Run(
+        run_id=run_id,
+        trace_id=trace,
+        root_span_id=root,
+        agent_name="agent",
+        query="what?",
+        context=[Document(name="doc", content="text")],
+        parameters={"city": "Paris"},
+        result=AgentResult(
+            response="answer",
+            tool_calls=[
+                ToolCallRecord(round=1, tool_name="t", arguments={"a": 1}, result="r"),
+                ToolCallRecord(round=1, tool_name="u", error="boom"),
+            ],
+            total_rounds=2,
+            total_llm_calls=2,
+        ),
+        llm_calls=[LlmCall(round=1, model="m", input_tokens=3, output_tokens=4)],
+        **kw,
+    )
+
+
+def test_db_path_resolution(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRACEREPLAY_DB", raising=False)
+    assert resolve_db_path(None) == tmp_path / "tracereplay.duckdb"
+    monkeypatch.setenv("TRACEREPLAY_DB", "env.duckdb")
+    assert resolve_db_path(None) == tmp_path / "env.duckdb"
+    assert resolve_db_path("arg.duckdb") == tmp_path / "arg.duckdb"
+
+
+def test_spans_are_stored_once(tmp_path: Path) -> None:
+    spans = [_span("a" * 32, "b" * 16, attributes={"k": [1, "x"]}), _span("a" * 32, "c" * 16, "b" * 16)]
+    with Store.open(tmp_path / "t.duckdb") as store:
+        assert store.insert_spans(spans) == 2
+        assert store.insert_spans(spans + spans) == 0
+        assert store.count("spans") == 2
+        row = store.query_dicts("SELECT kind, status_code, attributes->>'$.k[1]' AS k FROM spans LIMIT 1")[0]
+        assert row == {"kind": "INTERNAL", "status_code": "UNSET", "k": "x"}
+        assert {s.span_id for s in store.load_spans(["a" * 32])} == {"b" * 16, "c" * 16}
+
+
+def test_logs_are_stored_once(tmp_path: Path) -> None:
+    logs = [LogRecord("a" * 32, "b" * 16, 5, "gen_ai.user.message", {"content": "hi"})]
+    with Store.open(tmp_path / "t.duckdb") as store:
+        assert store.insert_logs(logs) == 1
+        assert store.insert_logs(logs) == 0
+        assert store.load_logs(["a" * 32])[0].body == {"content": "hi"}
+
+
+def test_replace_runs_round_trips_and_replaces(tmp_path: Path) -> None:
+    run = _run("a" * 32, "b" * 16, "11111111-0000-0000-0000-000000000000")
+    with Store.open(tmp_path / "t.duckdb") as store:
+        store.replace_runs([run.trace_id], [run])
+        assert store.get_run(run.run_id) == run
+        assert store.count("tool_calls") == 2 and store.count("llm_calls") == 1
+        store.replace_runs([run.trace_id], [])
+        assert store.count("runs") == store.count("tool_calls") == store.count("llm_calls") == 0
+
+
+def test_run_ids_resolve_by_prefix_and_trace(tmp_path: Path) -> None:
+    r1 = _run("a" * 32, "b" * 16, "12345678-aaaa-0000-0000-000000000000")
+    r2 = _run("a" * 32, "c" * 16, "12345678-bbbb-0000-0000-000000000000")
+    r3 = _run("d" * 32, "e" * 16, "99999999-0000-0000-0000-000000000000")
+    with Store.open(tmp_path / "t.duckdb") as store:
+        store.replace_runs([], [r1, r2, r3])
+        assert store.resolve_run_id("12345678-a") == r1.run_id
+        assert store.resolve_run_id("9") == r3.run_id
+        assert store.resolve_run_id("d" * 32) == r3.run_id
+        with pytest.raises(AmbiguousIdError):
+            store.resolve_run_id("1234")
+        with pytest.raises(AmbiguousIdError, match="holds 2 runs"):
+            store.resolve_run_id("a" * 32)
+        with pytest.raises(NotFoundError):
+            store.resolve_run_id("ffff")
+
+
+def test_old_file_is_upgraded(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    assert schema.migrate(con, target=1) == 1
+    con.execute("INSERT INTO spans (trace_id, span_id, name) VALUES ('t', 's', 'kept')")
+    con.close()
+    with Store.open(path) as store:
+        assert schema.current_version(store.con) == schema.LATEST_VERSION
+        assert store.query_dicts("SELECT name FROM spans") == [{"name": "kept"}]
+
+
+def test_not_a_duckdb_file_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "junk.duckdb"
+    path.write_text("this is not a database")
+    with pytest.raises(StoreError, match="cannot open"), Store.open(path):
+        pass
+
+
+def _hold_lock(path: str, seconds: float, ready) -> None:
+    with file_lock(Path(path)):
+        ready.set()
+        time.sleep(seconds)
+
+
+def test_lock_waits_then_times_out_with_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "t.duckdb"
+    ctx = mp.get_context("spawn")
+    ready = ctx.Event()
+    holder = ctx.Process(target=_hold_lock, args=(str(lock_path(db)), 3.0, ready))
+    holder.start()
+    try:
+        assert ready.wait(20)
+        with pytest.raises(StoreBusyError, match="busy"), Store.open(db, timeout=0.3):
+            pass
+        with Store.open(db, timeout=30) as store:  # waits for the holder to let go
+            assert store.count("spans") == 0
+    finally:
+        holder.join()
+
+
+def _insert_spans(db: str, worker: int, n: int) -> None:
+    for i in range(n):
+        with Store.open(db) as store:
+            store.insert_spans([_span(f"{worker:032x}", f"{i + 1:016x}")])
+
+
+def test_many_processes_write_the_store_without_lock_failures(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.duckdb")
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_insert_spans, args=(db, w, 15)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    with Store.open(db) as store:
+        assert store.count("spans") == 60

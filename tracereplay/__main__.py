@@ -1,0 +1,3 @@
+from tracereplay.cli.app import main
+
+main()

@@ -1,0 +1,116 @@
+"""A run rendered as a readable tree for the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from rich.console import Group
+from rich.text import Text
+from rich.tree import Tree
+
+from tracereplay.models import LlmCall, Run, ToolCallRecord
+
+_STATUS_STYLE = {"success": "green", "failed": "red", "max_rounds_exceeded": "yellow"}
+MAX_VALUE_CHARS = 600
+
+
+def _clip(text: str, limit: int = MAX_VALUE_CHARS) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more chars]"
+
+
+def _compact(value: Any) -> str:
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
+
+
+def message_text(messages: list[dict[str, Any]]) -> str:
+    """The text parts of GenAI-shaped messages, joined."""
+    return "\n".join(
+        str(part.get("content", ""))
+        for message in messages
+        for part in message.get("parts", [])
+        if part.get("type") == "text" and part.get("content")
+    )
+
+
+def _tool_node(parent: Tree, call: ToolCallRecord) -> None:
+    ok = call.error is None
+    label = Text.assemble(
+        ("tool ", "bold"),
+        (call.tool_name, "bold magenta"),
+        (f"  {call.duration_ms:.0f} ms", "dim"),
+        ("  ok" if ok else "  error", "green" if ok else "red"),
+        (f"  id={call.tool_call_id}" if call.tool_call_id else "", "dim"),
+    )
+    node = parent.add(label)
+    node.add(Text.assemble(("arguments ", "dim"), _clip(_compact(call.arguments))))
+    if call.result:
+        node.add(Text.assemble(("result    ", "dim"), _clip(call.result)))
+    if call.error is not None:
+        node.add(Text.assemble(("error     ", "dim"), (_clip(call.error), "red")))
+
+
+def _llm_label(call: LlmCall) -> Text:
+    tokens = ""
+    if call.input_tokens is not None or call.output_tokens is not None:
+        tokens = f"  tokens {call.input_tokens or 0}/{call.output_tokens or 0}"
+    return Text.assemble(
+        (f"round {call.round} ", "bold"),
+        ("llm ", "bold"),
+        (call.model or "?", "blue"),
+        (f"  {call.duration_ms:.0f} ms{tokens}", "dim"),
+        (f"  finish={call.finish_reason}" if call.finish_reason else "", "dim"),
+    )
+
+
+def render_run(run: Run) -> Group:
+    """Header lines plus a tree: query, rounds (LLM call and the tool calls it asked for), response."""
+    status = run.result.status
+    header = Text.assemble(
+        ("run ", "bold"),
+        (run.run_id, "cyan"),
+        ("  ", ""),
+        (status, _STATUS_STYLE.get(status, "")),
+        ("  agent ", "dim"),
+        run.agent_name or "?",
+        ("  kind ", "dim"),
+        run.kind,
+    )
+    started = run.started_at.strftime("%Y-%m-%d %H:%M:%S UTC") if run.started_at else "?"
+    meta = Text(
+        f"trace {run.trace_id}  started {started}  {run.duration_ms:.0f} ms  "
+        f"llm calls {run.result.total_llm_calls}  tokens {run.input_tokens}/{run.output_tokens}  "
+        f"models {', '.join(run.models) or '?'}  convention {run.convention or '?'}",
+        style="dim",
+    )
+    tree = Tree(Text("run", style="bold"), guide_style="dim")
+    tree.add(Text.assemble(("query  ", "bold"), _clip(run.query or "(none)")))
+    for doc in run.context:
+        tree.add(
+            Text.assemble(("context ", "bold"), (doc.name, "italic"), ": ", _clip(doc.content, 200))
+        )
+    if run.parameters:
+        tree.add(Text.assemble(("parameters ", "bold"), _compact(run.parameters)))
+    by_round: dict[int, list[ToolCallRecord]] = {}
+    for call in run.result.tool_calls:
+        by_round.setdefault(call.round, []).append(call)
+    seen_rounds = set()
+    for call in run.llm_calls:
+        seen_rounds.add(call.round)
+        node = tree.add(_llm_label(call))
+        said = message_text(call.output_messages)
+        if said:
+            node.add(Text.assemble(("says ", "dim"), _clip(said, 300)))
+        for tool_call in by_round.get(call.round, []):
+            _tool_node(node, tool_call)
+    for round_no, calls in sorted(by_round.items()):
+        if round_no in seen_rounds:
+            continue
+        node = tree.add(Text(f"round {round_no} (no LLM span recorded)", style="bold"))
+        for tool_call in calls:
+            _tool_node(node, tool_call)
+    tree.add(Text.assemble(("response ", "bold"), _clip(run.result.response or "(none)", 2000)))
+    if run.error:
+        tree.add(Text.assemble(("error ", "bold red"), (_clip(run.error), "red")))
+    return Group(header, meta, tree)

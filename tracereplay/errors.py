@@ -1,0 +1,33 @@
+"""Exceptions that carry a one-line message meant for the user (the CLI prints it, exit 2)."""
+
+from __future__ import annotations
+
+
+class TraceReplayError(Exception):
+    """Base class: ``str(err)`` is a complete one-line message for the user."""
+
+    exit_code = 2
+
+
+class StoreBusyError(TraceReplayError):
+    """The DuckDB file stayed locked by another process for longer than the timeout."""
+
+
+class StoreError(TraceReplayError):
+    """The DuckDB file cannot be opened or is not a tracereplay store."""
+
+
+class DecodeError(TraceReplayError):
+    """An OTLP payload or file cannot be decoded."""
+
+
+class NotFoundError(TraceReplayError):
+    """An id (run, case, suite, eval run) matches nothing."""
+
+
+class AmbiguousIdError(TraceReplayError):
+    """An id prefix matches more than one record."""
+
+
+class BadParameterError(TraceReplayError):
+    """A command-line value is malformed."""

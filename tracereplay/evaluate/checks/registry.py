@@ -1,0 +1,373 @@
+"""The check registry: ``@check`` registers a function, ``run_check`` runs a configured spec.
+
+A check is a plain function ``fn(subject, **options)``. Its keyword parameters *are* its options:
+their annotations and defaults become a strict pydantic model that validates a ``CheckSpec``'s
+extra fields once per spec (then cached), so a typo'd, missing or mistyped option is an ERROR
+result with a reason, never an exception and never a silent default.
+
+A check returns a ``Verdict`` (or ``bool``, ``(bool, explanation)``, or a ``ScoreResult``) and
+raises ``CheckError`` when it cannot run (nothing to judge, endpoint down, bad pattern).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import threading
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from tracereplay.errors import TraceReplayError
+from tracereplay.models.evals import CheckSpec, ScoreResult, Status
+
+if typing.TYPE_CHECKING:
+    from tracereplay.evaluate.subject import CheckSubject
+
+#: Modules that register the built-in checks (imported on first registry lookup).
+BUILTIN_MODULES: tuple[str, ...] = (
+    "tracereplay.evaluate.checks.text",
+    "tracereplay.evaluate.checks.similarity",
+    "tracereplay.evaluate.checks.tools",
+    "tracereplay.evaluate.checks.run",
+    "tracereplay.evaluate.checks.passfail",
+    "tracereplay.evaluate.checks.judge",
+)
+
+
+class CheckError(Exception):
+    """Raised inside a check that cannot run: the result is ERROR with this message as reason."""
+
+
+class CheckDefinitionError(TraceReplayError):
+    """A check function cannot be registered (bad signature, kind already taken)."""
+
+
+@dataclass(slots=True)
+class Verdict:
+    """What a check function returns: pass/fail, a 0..1 score (default 1.0/0.0), and why."""
+
+    passed: bool
+    score: float | None = None
+    explanation: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CheckKind:
+    """A registered check: its kind name, function and options model."""
+
+    kind: str
+    func: Callable[..., Any]
+    options_model: type[BaseModel]
+    description: str
+    builtin: bool
+    pass_extra: bool = False
+
+    def options_schema(self) -> dict[str, Any]:
+        """JSON schema of the options (what a suite may put next to ``kind``)."""
+        return self.options_model.model_json_schema()
+
+    @property
+    def option_names(self) -> list[str]:
+        return list(self.options_model.model_fields)
+
+
+_REGISTRY: dict[str, CheckKind] = {}
+_BUILTINS_LOADED = False
+_LOCK = threading.RLock()
+
+
+def _load_builtins() -> None:
+    global _BUILTINS_LOADED
+    if _BUILTINS_LOADED:
+        return
+    with _LOCK:
+        if _BUILTINS_LOADED:
+            return
+        for name in BUILTIN_MODULES:
+            importlib.import_module(name)
+        _BUILTINS_LOADED = True
+
+
+def _options_model(kind: str, func: Callable[..., Any]) -> tuple[type[BaseModel], bool]:
+    """A strict pydantic model from the keyword parameters after ``subject``."""
+    sig = inspect.signature(func)
+    params = list(sig.parameters.values())
+    if not params or params[0].kind not in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    ):
+        raise CheckDefinitionError(
+            f"check {kind!r}: {func.__qualname__} must take the subject as its first parameter"
+        )
+    try:
+        hints = typing.get_type_hints(func, include_extras=True)
+    except Exception as exc:  # unresolvable forward reference in a user's annotations
+        raise CheckDefinitionError(
+            f"check {kind!r}: cannot resolve annotations of {func.__qualname__}: {exc}"
+        ) from exc
+    fields: dict[str, Any] = {}
+    extra = False
+    for p in params[1:]:
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            extra = True
+            continue
+        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.POSITIONAL_ONLY):
+            raise CheckDefinitionError(
+                f"check {kind!r}: option {p.name!r} of {func.__qualname__} must be a keyword parameter"
+            )
+        if p.name in ("kind", "name"):
+            raise CheckDefinitionError(
+                f"check {kind!r}: option name {p.name!r} is reserved (CheckSpec uses it)"
+            )
+        default = ... if p.default is inspect.Parameter.empty else p.default
+        fields[p.name] = (hints.get(p.name, Any), default)
+    config = ConfigDict(extra="allow" if extra else "forbid", strict=True)
+    model = create_model(f"{kind}Options", __config__=config, **fields)
+    return model, extra
+
+
+def register_check(
+    kind: str,
+    func: Callable[..., Any],
+    *,
+    description: str | None = None,
+    builtin: bool = False,
+) -> CheckKind:
+    """Register ``func`` as check ``kind`` (what ``@check`` does)."""
+    if not kind or not isinstance(kind, str):
+        raise CheckDefinitionError("a check kind must be a non-empty string")
+    if not builtin:
+        _load_builtins()
+    model, extra = _options_model(kind, func)
+    doc = description if description is not None else inspect.getdoc(func) or ""
+    entry = CheckKind(
+        kind=kind,
+        func=func,
+        options_model=model,
+        description=doc.strip().splitlines()[0] if doc.strip() else "",
+        builtin=builtin,
+        pass_extra=extra,
+    )
+    with _LOCK:
+        old = _REGISTRY.get(kind)
+        if old is not None:
+            if old.builtin and not builtin:
+                raise CheckDefinitionError(
+                    f"check kind {kind!r} is built in; register your check under another name"
+                )
+            same = (old.func.__module__, old.func.__qualname__) == (
+                func.__module__,
+                func.__qualname__,
+            )
+            if not same:
+                raise CheckDefinitionError(
+                    f"check kind {kind!r} is already registered by "
+                    f"{old.func.__module__}.{old.func.__qualname__}"
+                )
+        _REGISTRY[kind] = entry
+        _PREPARED.clear()
+    return entry
+
+
+def check(kind: str | Callable[..., Any] | None = None, *, description: str | None = None):
+    """Decorator registering a check function: ``@check("kind")`` or bare ``@check``.
+
+    The function receives a ``CheckSubject`` and its options as keyword arguments, e.g.
+    ``def polite(subject, min_words: int = 3) -> bool``; it returns a ``Verdict``, a bool, a
+    ``(bool, explanation)`` pair or a ``ScoreResult``, and raises ``CheckError`` if it cannot run.
+    """
+    if callable(kind):
+        func = kind
+        register_check(func.__name__, func, description=description)
+        return func
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        register_check(kind or func.__name__, func, description=description)
+        return func
+
+    return decorate
+
+
+def builtin_check(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator used by tracereplay's own check modules."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        register_check(kind, func, builtin=True)
+        return func
+
+    return decorate
+
+
+def get_check_kind(kind: str) -> CheckKind | None:
+    """The registered check of that kind, or None."""
+    _load_builtins()
+    return _REGISTRY.get(kind)
+
+
+def list_check_kinds() -> list[CheckKind]:
+    """Every registered check (built-in first, then custom), sorted by kind within each group."""
+    _load_builtins()
+    return sorted(_REGISTRY.values(), key=lambda k: (not k.builtin, k.kind))
+
+
+# --- preparing (validating) specs: once per spec object --------------------------------------
+
+
+def _describe_validation(kind: CheckKind, exc: ValidationError) -> str:
+    parts: list[str] = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(x) for x in err.get("loc", ())) or "options"
+        typ = err.get("type", "")
+        if typ == "extra_forbidden":
+            known = ", ".join(kind.option_names) or "none"
+            parts.append(f"unknown option {loc!r} (options: {known})")
+        elif typ == "missing":
+            parts.append(f"missing required option {loc!r}")
+        else:
+            msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+            parts.append(f"option {loc!r}: {msg}")
+    return "; ".join(parts)
+
+
+@dataclass(slots=True)
+class PreparedCheck:
+    """A spec resolved against the registry: validated options, or the reason it cannot run."""
+
+    label: str
+    kind: str
+    entry: CheckKind | None
+    options: dict[str, Any]
+    problem: str | None
+
+    def run(self, subject: CheckSubject) -> ScoreResult:
+        """Run the check on ``subject``; never raises."""
+        if self.problem is not None:
+            return error_score(self.label, self.problem)
+        assert self.entry is not None
+        try:
+            out = self.entry.func(subject, **self.options)
+        except CheckError as exc:
+            return error_score(self.label, str(exc) or type(exc).__name__)
+        except Exception as exc:
+            return error_score(self.label, f"check raised {type(exc).__name__}: {exc}")
+        return _to_score(self.label, out)
+
+
+def prepare_check(spec: CheckSpec) -> PreparedCheck:
+    """Validate ``spec`` against its kind's options (uncached; ``run_check`` caches this)."""
+    label = spec.label
+    entry = get_check_kind(spec.kind)
+    if entry is None:
+        known = ", ".join(k.kind for k in list_check_kinds())
+        return PreparedCheck(
+            label, spec.kind, None, {}, f"unknown check kind {spec.kind!r} (known: {known})"
+        )
+    raw = spec.model_extra or {}
+    try:
+        model = entry.options_model.model_validate(raw)
+    except ValidationError as exc:
+        return PreparedCheck(
+            label, spec.kind, entry, {}, f"{spec.kind}: {_describe_validation(entry, exc)}"
+        )
+    opts = {name: getattr(model, name) for name in entry.options_model.model_fields}
+    if entry.pass_extra and model.model_extra:
+        opts.update(model.model_extra)
+    return PreparedCheck(label, spec.kind, entry, opts, None)
+
+
+_PREPARED: dict[int, tuple[CheckSpec, PreparedCheck]] = {}
+_PREPARED_MAX = 4096
+
+
+def prepared(spec: CheckSpec) -> PreparedCheck:
+    """``prepare_check(spec)``, cached by spec identity (treat a used spec as immutable)."""
+    hit = _PREPARED.get(id(spec))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    prep = prepare_check(spec)
+    if len(_PREPARED) >= _PREPARED_MAX:
+        _PREPARED.clear()
+    _PREPARED[id(spec)] = (spec, prep)
+    return prep
+
+
+def run_check(spec: CheckSpec, subject: CheckSubject) -> ScoreResult:
+    """Run one configured check on one subject. Never raises: problems are ERROR results."""
+    return prepared(spec).run(subject)
+
+
+def validate_check_specs(specs: Iterable[CheckSpec | dict[str, Any]]) -> list[str]:
+    """Problems in a list of check definitions (unknown kinds, bad options, duplicate names)."""
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(specs):
+        try:
+            spec = raw if isinstance(raw, CheckSpec) else CheckSpec.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            loc = ".".join(str(x) for x in first.get("loc", ())) or "check"
+            problems.append(f"checks[{i}]: {loc}: {first.get('msg', 'invalid')}")
+            continue
+        prep = prepare_check(spec)
+        if prep.problem is not None:
+            problems.append(f"checks[{i}] ({spec.label}): {prep.problem}")
+        if spec.label in seen:
+            problems.append(
+                f"checks[{i}]: name {spec.label!r} is used by checks[{seen[spec.label]}] too; "
+                "give one a distinct 'name'"
+            )
+        else:
+            seen[spec.label] = i
+    return problems
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+def error_score(label: str, reason: str) -> ScoreResult:
+    """An ERROR result: the check could not run (score None, not passed)."""
+    return ScoreResult.model_construct(
+        check=label, score=None, passed=False, status=Status.ERROR, explanation=reason, details={}
+    )
+
+
+def _make(label: str, passed: bool, score: Any, explanation: str, details: Any) -> ScoreResult:
+    if score is None:
+        score = 1.0 if passed else 0.0
+    elif isinstance(score, bool) or not isinstance(score, (int, float)):
+        return error_score(label, f"check returned a non-numeric score {score!r}")
+    score = float(score)
+    if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+        return error_score(label, f"check returned score {score!r}, outside 0..1")
+    return ScoreResult.model_construct(
+        check=label,
+        score=score,
+        passed=passed,
+        status=Status.PASSED if passed else Status.FAILED,
+        explanation=str(explanation),
+        details=details if isinstance(details, dict) else {"value": details},
+    )
+
+
+def _to_score(label: str, out: Any) -> ScoreResult:
+    if isinstance(out, Verdict):
+        return _make(label, bool(out.passed), out.score, out.explanation, out.details)
+    if isinstance(out, bool):
+        return _make(label, out, None, "passed" if out else "failed", {})
+    if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], bool):
+        return _make(label, out[0], None, str(out[1]), {})
+    if isinstance(out, ScoreResult):
+        if out.status is Status.ERROR:
+            return error_score(label, out.explanation or "check reported an error")
+        return _make(label, out.passed, out.score, out.explanation, out.details)
+    return error_score(
+        label,
+        f"check returned {type(out).__name__}; return a Verdict, a bool, "
+        "a (bool, explanation) pair or a ScoreResult",
+    )

@@ -1,0 +1,6 @@
+"""Getting spans into the store: files, the spool, and the conversion of touched traces."""
+
+from tracereplay.ingest.drain import drain_spool, open_store
+from tracereplay.ingest.pipeline import IngestStats, ingest_batch
+
+__all__ = ["IngestStats", "drain_spool", "ingest_batch", "open_store"]

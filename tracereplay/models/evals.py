@@ -1,0 +1,172 @@
+"""Test-case vocabulary: suites, cases, check results (Tracon / Supervised AI / AgenticAssure)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tracereplay.models.run import Document, _Record
+
+SourceKind = Literal["failed_run", "negative_score", "reference_run"]
+SOURCE_KINDS: tuple[str, ...] = ("failed_run", "negative_score", "reference_run")
+
+_CHECK_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*$")
+_PARAMETER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+
+
+def _uuid(value: str) -> str:
+    """The canonical (lower-case, hyphenated) form of a UUID string; ValueError otherwise."""
+    try:
+        return str(uuid.UUID(value))
+    except (ValueError, AttributeError, TypeError):
+        raise ValueError(f"not a UUID: {value!r}") from None
+
+
+class EvalExpectedToolCall(_Record):
+    """A tool call a case expects: by name, and optionally by a subset of its arguments."""
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] | None = None
+
+
+class CheckSpec(BaseModel):
+    """One configured check: its ``kind`` plus that kind's options (kept as extra fields)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: str
+    name: str | None = Field(default=None, description="label in results; defaults to kind")
+
+    @field_validator("kind")
+    @classmethod
+    def _kind_is_a_name(cls, value: str) -> str:
+        if not _CHECK_KIND.match(value):
+            raise ValueError(f"check kind must be a name like 'containsExpected', not {value!r}")
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _name_not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("check name must not be blank (leave it out to use the kind)")
+        return value
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+    @property
+    def label(self) -> str:
+        return self.name or self.kind
+
+
+class EvalSuite(_Record):
+    """A named collection of cases for one agent, with the checks every case is scored by."""
+
+    id: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    name: str
+    description: str = ""
+    agent_name: str = ""
+    checks: list[CheckSpec] = Field(default_factory=list)
+    required_parameters: list[str] = Field(
+        default_factory=list,
+        description="parameter names every case must give a value for ({{name}} in the agent)",
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _canonical_id(cls, value: str) -> str:
+        return _uuid(value)
+
+    @field_validator("name")
+    @classmethod
+    def _name_not_blank(cls, value: str) -> str:
+        if not value.strip() or value != value.strip() or "\n" in value:
+            raise ValueError("suite name must be one non-blank line without surrounding spaces")
+        return value
+
+    @field_validator("required_parameters")
+    @classmethod
+    def _parameter_names(cls, value: list[str]) -> list[str]:
+        bad = [n for n in value if not _PARAMETER_NAME.match(n)]
+        if bad:
+            raise ValueError(f"not a parameter name: {bad[0]!r} (letters, digits, _ . -)")
+        if len(set(value)) != len(value):
+            raise ValueError("a parameter name is listed twice")
+        return value
+
+
+class EvalCase(_Record):
+    """A single test case inside an ``EvalSuite``."""
+
+    id: str = Field(default_factory=lambda: str(uuid.uuid4()))
+    suite_id: str
+    seq: int = Field(ge=0, description="0-based position within the suite")
+    query: str
+    context: list[Document] = Field(default_factory=list)
+    expected_output: str | None = None
+    expected_tool_calls: list[EvalExpectedToolCall] = Field(default_factory=list)
+    parameters: dict[str, str] | None = None
+    promoted_at: datetime | None = None
+    source_kind: SourceKind | None = None
+    source_run_id: str | None = None
+    checks: list[CheckSpec] | None = Field(
+        default=None, description="overrides the suite's checks for this case when set"
+    )
+    tags: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id", "suite_id")
+    @classmethod
+    def _canonical_ids(cls, value: str) -> str:
+        return _uuid(value)
+
+    @field_validator("query")
+    @classmethod
+    def _query_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query must not be empty")
+        return value
+
+
+class Status(str, Enum):
+    """Outcome of a check or a case."""
+
+    PASSED = "PASSED"
+    FAILED = "FAILED"
+    ERROR = "ERROR"
+
+
+class ScoreResult(_Record):
+    """What one check says about one case: a 0..1 score, pass/fail, and why.
+
+    ``status`` is ERROR when the check could not run (bad option, unparseable judge reply);
+    then ``passed`` is False and ``score`` is None rather than a misleading 0.
+    """
+
+    check: str
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
+    passed: bool = False
+    status: Status = Status.FAILED
+    explanation: str = ""
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvaluationResult(_Record):
+    """Result of one case in an eval run: PASSED / FAILED / ERROR, score = mean of its checks."""
+
+    case_id: str
+    status: Status
+    score: float | None = None
+    reason: str = ""
+    checks: list[ScoreResult] = Field(default_factory=list)
+    duration_ms: float = 0.0
+    run_id: str | None = None

@@ -1,0 +1,276 @@
+"""Reads and writes of ``eval_suites`` and ``eval_cases`` (the caller owns the transaction)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+from tracereplay.errors import AmbiguousIdError, NotFoundError
+from tracereplay.models import CheckSpec, Document, EvalCase, EvalExpectedToolCall, EvalSuite
+from tracereplay.store.db import Store
+
+_TS = pa.timestamp("us", tz="UTC")
+
+SUITE_COLUMNS = (
+    "suite_id", "name", "description", "agent_name", "checks", "required_parameters",
+    "metadata", "created_at", "updated_at",
+)  # fmt: skip
+CASE_COLUMNS = (
+    "case_id", "suite_id", "seq", "query", "context", "expected_output", "expected_tool_calls",
+    "parameters", "checks", "promoted_at", "source_kind", "source_run_id", "tags", "metadata",
+)  # fmt: skip
+
+
+def now() -> datetime:
+    """The current time in UTC, at the microsecond precision the store keeps."""
+    return datetime.now(timezone.utc)
+
+
+# ---------------------------------------------------------------------- suites
+def find_suite(store: Store, name: str) -> EvalSuite | None:
+    """The suite called ``name`` exactly, or None."""
+    return _one_suite(store, "name = ?", name)
+
+
+def find_suite_by_id(store: Store, suite_id: str) -> EvalSuite | None:
+    """The suite with this exact id, or None."""
+    return _one_suite(store, "suite_id = ?", suite_id.lower())
+
+
+def get_suite(store: Store, ident: str) -> EvalSuite:
+    """The suite named ``ident``, else the one whose id starts with it; clear errors otherwise."""
+    suite = find_suite(store, ident)
+    if suite is not None:
+        return suite
+    if len(ident.strip()) >= 4:
+        rows = store.con.execute(
+            "SELECT suite_id FROM eval_suites WHERE starts_with(suite_id, ?) LIMIT 3",
+            [ident.strip().lower()],
+        ).fetchall()
+        if len(rows) == 1:
+            found = find_suite_by_id(store, rows[0][0])
+            if found is not None:
+                return found
+        if len(rows) > 1:
+            raise AmbiguousIdError(f"suite id '{ident}' is ambiguous: give more of it or the name")
+    names = [r[0] for r in store.con.execute("SELECT name FROM eval_suites ORDER BY name").fetchall()]
+    known = f" (suites: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''})" if names else " (there are no suites yet)"
+    raise NotFoundError(f"no suite named '{ident}'{known}")
+
+
+def list_suites(store: Store) -> list[tuple[EvalSuite, int]]:
+    """Every suite by name, with its number of cases."""
+    cols = ", ".join(f"s.{c}" for c in SUITE_COLUMNS)
+    rows = store.con.execute(
+        f"SELECT {cols}, (SELECT count(*) FROM eval_cases c WHERE c.suite_id = s.suite_id)"
+        " FROM eval_suites s ORDER BY s.name"
+    ).fetchall()
+    return [(_suite(row[:-1]), int(row[-1])) for row in rows]
+
+
+def insert_suite(store: Store, suite: EvalSuite) -> None:
+    store.con.execute(
+        f"INSERT INTO eval_suites ({', '.join(SUITE_COLUMNS)}) VALUES ({', '.join('?' * len(SUITE_COLUMNS))})",
+        _suite_values(suite),
+    )
+
+
+def update_suite(store: Store, suite: EvalSuite) -> None:
+    """Write every field of ``suite`` over the stored suite with the same id."""
+    sets = ", ".join(f"{c} = ?" for c in SUITE_COLUMNS[1:])
+    store.con.execute(
+        f"UPDATE eval_suites SET {sets} WHERE suite_id = ?",
+        [*_suite_values(suite)[1:], suite.id],
+    )
+
+
+def touch_suite(store: Store, suite_id: str, when: datetime | None = None) -> None:
+    """Record that the suite (or one of its cases) changed."""
+    store.con.execute(
+        "UPDATE eval_suites SET updated_at = ? WHERE suite_id = ?", [when or now(), suite_id]
+    )
+
+
+def delete_suite(store: Store, suite_id: str) -> int:
+    """Remove a suite and its cases; returns how many cases went with it."""
+    removed = store.con.execute(
+        "SELECT count(*) FROM eval_cases WHERE suite_id = ?", [suite_id]
+    ).fetchall()[0][0]
+    store.con.execute("DELETE FROM eval_cases WHERE suite_id = ?", [suite_id])
+    store.con.execute("DELETE FROM eval_suites WHERE suite_id = ?", [suite_id])
+    return int(removed)
+
+
+# ---------------------------------------------------------------------- cases
+def list_cases(store: Store, suite_id: str) -> list[EvalCase]:
+    """The suite's cases in ``seq`` order."""
+    return _cases(store, "suite_id = ? ORDER BY seq", [suite_id])
+
+
+def get_case(store: Store, ident: str) -> EvalCase:
+    """The case whose id starts with ``ident``; NotFound / Ambiguous errors otherwise."""
+    prefix = ident.strip().lower()
+    if not prefix:
+        raise NotFoundError("an empty case id matches nothing")
+    found = _cases(store, "starts_with(case_id, ?) ORDER BY case_id LIMIT 6", [prefix])
+    if len(found) > 1:
+        listed = ", ".join(c.id for c in found[:5])
+        raise AmbiguousIdError(f"case id '{ident}' is ambiguous: it starts {listed}...")
+    if not found:
+        raise NotFoundError(f"no case id starts with '{ident}'")
+    return found[0]
+
+
+def cases_by_source(store: Store, suite_id: str, run_ids: Iterable[str]) -> dict[str, EvalCase]:
+    """The suite's cases promoted from any of ``run_ids``, by source run id."""
+    ids = list(set(run_ids))
+    if not ids:
+        return {}
+    found = _cases(
+        store, "suite_id = ? AND source_run_id IN (SELECT unnest(?))", [suite_id, ids]
+    )
+    return {c.source_run_id: c for c in found if c.source_run_id}
+
+
+def next_seq(store: Store, suite_id: str) -> int:
+    """The ``seq`` the suite's next case gets: one past the highest (0 for an empty suite)."""
+    rows = store.con.execute(
+        "SELECT max(seq) FROM eval_cases WHERE suite_id = ?", [suite_id]
+    ).fetchall()
+    return 0 if rows[0][0] is None else int(rows[0][0]) + 1
+
+
+def insert_cases(store: Store, cases: Sequence[EvalCase]) -> None:
+    """Insert cases in one columnar batch."""
+    if not cases:
+        return
+    table = pa.table(
+        {
+            "case_id": [c.id for c in cases],
+            "suite_id": [c.suite_id for c in cases],
+            "seq": pa.array([c.seq for c in cases], pa.int32()),
+            "query": [c.query for c in cases],
+            "context": [_json([d.to_dict() for d in c.context]) for c in cases],
+            "expected_output": pa.array([c.expected_output for c in cases], pa.string()),
+            "expected_tool_calls": [
+                _json([t.to_dict() for t in c.expected_tool_calls]) for c in cases
+            ],
+            "parameters": pa.array(
+                [None if c.parameters is None else _json(c.parameters) for c in cases], pa.string()
+            ),
+            "checks": pa.array(
+                [None if c.checks is None else _json(_checks_json(c.checks)) for c in cases],
+                pa.string(),
+            ),
+            "promoted_at": pa.array([_utc(c.promoted_at) for c in cases], _TS),
+            "source_kind": pa.array([c.source_kind for c in cases], pa.string()),
+            "source_run_id": pa.array([c.source_run_id for c in cases], pa.string()),
+            "tags": [_json(c.tags) for c in cases],
+            "metadata": [_json(c.metadata) for c in cases],
+        }
+    )
+    cols = ", ".join(CASE_COLUMNS)
+    store.con.register("_tr_case_batch", table)
+    try:
+        store.con.execute(f"INSERT INTO eval_cases ({cols}) SELECT {cols} FROM _tr_case_batch")
+    finally:
+        store.con.unregister("_tr_case_batch")
+
+
+def delete_cases(store: Store, case_ids: Iterable[str]) -> None:
+    ids = list(set(case_ids))
+    if ids:
+        store.con.execute("DELETE FROM eval_cases WHERE case_id IN (SELECT unnest(?))", [ids])
+
+
+# ---------------------------------------------------------------------- row <-> model
+def _one_suite(store: Store, where: str, value: str) -> EvalSuite | None:
+    rows = store.con.execute(
+        f"SELECT {', '.join(SUITE_COLUMNS)} FROM eval_suites WHERE {where}", [value]
+    ).fetchall()
+    return _suite(rows[0]) if rows else None
+
+
+def _suite(row: Sequence[Any]) -> EvalSuite:
+    d = dict(zip(SUITE_COLUMNS, row))
+    return EvalSuite(
+        id=d["suite_id"],
+        name=d["name"],
+        description=d["description"] or "",
+        agent_name=d["agent_name"] or "",
+        checks=[CheckSpec.model_validate(c) for c in orjson.loads(d["checks"])],
+        required_parameters=orjson.loads(d["required_parameters"]),
+        metadata=orjson.loads(d["metadata"]),
+        created_at=_utc(d["created_at"]),
+        updated_at=_utc(d["updated_at"]),
+    )
+
+
+def _suite_values(suite: EvalSuite) -> list[Any]:
+    return [
+        suite.id,
+        suite.name,
+        suite.description,
+        suite.agent_name,
+        _json(_checks_json(suite.checks)),
+        _json(suite.required_parameters),
+        _json(suite.metadata),
+        _utc(suite.created_at),
+        _utc(suite.updated_at),
+    ]
+
+
+def _cases(store: Store, where: str, params: list[Any]) -> list[EvalCase]:
+    rows = store.con.execute(
+        f"SELECT {', '.join(CASE_COLUMNS)} FROM eval_cases WHERE {where}", params
+    ).fetchall()
+    return [_case(row) for row in rows]
+
+
+def _case(row: Sequence[Any]) -> EvalCase:
+    d = dict(zip(CASE_COLUMNS, row))
+    checks = None if d["checks"] is None else orjson.loads(d["checks"])
+    return EvalCase(
+        id=d["case_id"],
+        suite_id=d["suite_id"],
+        seq=d["seq"],
+        query=d["query"],
+        context=[Document.model_validate(x) for x in orjson.loads(d["context"])],
+        expected_output=d["expected_output"],
+        expected_tool_calls=[
+            EvalExpectedToolCall.model_validate(x) for x in orjson.loads(d["expected_tool_calls"])
+        ],
+        parameters=None if d["parameters"] is None else orjson.loads(d["parameters"]),
+        checks=None if checks is None else [CheckSpec.model_validate(c) for c in checks],
+        promoted_at=_utc(d["promoted_at"]),
+        source_kind=d["source_kind"],
+        source_run_id=d["source_run_id"],
+        tags=orjson.loads(d["tags"]),
+        metadata=orjson.loads(d["metadata"]),
+    )
+
+
+def _checks_json(checks: Sequence[CheckSpec]) -> list[dict[str, Any]]:
+    return [check_to_dict(c) for c in checks]
+
+
+def check_to_dict(check: CheckSpec) -> dict[str, Any]:
+    """A check as stored and exported: ``kind``, ``name`` when set, then its options."""
+    data = check.model_dump(mode="json")
+    if data.get("name") is None:
+        data.pop("name", None)
+    return data
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def _utc(dt: datetime | None) -> datetime | None:
+    if dt is None:
+        return None
+    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)

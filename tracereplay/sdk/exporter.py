@@ -1,0 +1,96 @@
+"""Span exporters: the embedded default (the store's spool) and a guard for any other exporter.
+
+``SpoolSpanExporter`` is a plain OpenTelemetry ``SpanExporter``: add it to any ``TracerProvider``
+(``BatchSpanProcessor(SpoolSpanExporter("app.duckdb"))``) and the spans land in that store the
+next time any tracereplay command opens it. No server, no lock on the DuckDB file: each process
+appends to its own spool segment.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+from tracereplay.sdk.health import health
+from tracereplay.store.paths import resolve_db_path, spool_dir
+from tracereplay.store.spool import KIND_TRACES_PB, SpoolWriter
+
+
+class SpoolSpanExporter(SpanExporter):
+    """Writes each batch as one OTLP ``ExportTraceServiceRequest`` record to ``<db>.spool/``.
+
+    ``db`` resolves like every CLI command (argument, ``$TRACEREPLAY_DB``, ``./tracereplay.duckdb``).
+    Records are ``fsync``'d before ``export`` returns unless ``durable=False``. Errors (a spool
+    directory that cannot be written, a full disk) are counted and logged once, never raised.
+    """
+
+    def __init__(self, db: str | os.PathLike[str] | None = None, *, durable: bool = True) -> None:
+        self.db_path: Path = resolve_db_path(db)
+        self.spool_dir: Path = spool_dir(self.db_path)
+        self._writer = SpoolWriter(self.spool_dir, durable=durable)
+        self._shutdown = False
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        if not spans:
+            return SpanExportResult.SUCCESS
+        if self._shutdown:
+            return SpanExportResult.FAILURE
+        try:
+            payload = encode_spans(spans).SerializeToString()
+            self._writer.append(KIND_TRACES_PB, payload)
+        except Exception as exc:
+            health.export_failed(len(spans), "spool", f"spool {self.spool_dir}: {exc}")
+            return SpanExportResult.FAILURE
+        health.exported(len(spans))
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        """Close this process's segment so the next drain can retire it."""
+        if self._shutdown:
+            return
+        self._shutdown = True
+        try:
+            self._writer.close()
+        except Exception as exc:
+            health.export_failed(0, "spool", f"spool {self.spool_dir}: {exc}")
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True  # every export is written (and fsync'd) before it returns
+
+
+class GuardedSpanExporter(SpanExporter):
+    """Wraps another exporter (OTLP HTTP/gRPC): counts its failures, never lets one raise."""
+
+    def __init__(self, inner: SpanExporter, kind: str) -> None:
+        self.inner = inner
+        self.kind = kind
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        try:
+            result = self.inner.export(spans)
+        except Exception as exc:
+            health.export_failed(len(spans), self.kind, f"{type(exc).__name__}: {exc}")
+            return SpanExportResult.FAILURE
+        if result is SpanExportResult.SUCCESS:
+            health.exported(len(spans))
+        else:
+            health.export_failed(len(spans), self.kind, f"{self.kind} exporter reported failure")
+        return result
+
+    def shutdown(self) -> None:
+        try:
+            self.inner.shutdown()
+        except Exception as exc:
+            health.export_failed(0, self.kind, f"shutdown: {type(exc).__name__}: {exc}")
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        try:
+            return bool(self.inner.force_flush(timeout_millis))
+        except Exception as exc:
+            health.export_failed(0, self.kind, f"flush: {type(exc).__name__}: {exc}")
+            return False

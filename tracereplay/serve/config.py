@@ -1,0 +1,96 @@
+"""What ``tracereplay serve`` listens on and every limit it enforces (all set from the CLI)."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tracereplay.errors import TraceReplayError
+
+MiB = 1024 * 1024
+
+
+class ServeError(TraceReplayError):
+    """``tracereplay serve`` cannot start (bad option, port taken, unreadable certificate...)."""
+
+
+class Limits(BaseModel):
+    """Resource limits of the receiver; each one is a ``tracereplay serve`` option.
+
+    Memory stays bounded by ``max_inflight_bytes`` (request bodies being read, inflated,
+    validated and spooled at once) plus ``max_connections`` idle connections; the spool on disk
+    by ``max_backlog_bytes``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    max_request_bytes: int = Field(
+        default=64 * MiB, gt=0, description="largest body as sent (before inflating)"
+    )
+    max_decompressed_bytes: int = Field(
+        default=64 * MiB, gt=0, description="largest body after inflating gzip/deflate"
+    )
+    max_inflight_bytes: int = Field(
+        default=256 * MiB, gt=0, description="body bytes held by all requests being handled at once"
+    )
+    max_inflight_requests: int = Field(default=64, gt=0, description="requests handled at once")
+    max_connections: int = Field(default=256, gt=0, description="open OTLP/HTTP connections")
+    max_backlog_bytes: int = Field(
+        default=512 * MiB, gt=0, description="spooled bytes not yet stored in DuckDB"
+    )
+    max_attributes: int = Field(default=128, gt=0, description="attributes kept per span/log")
+    max_value_length: int = Field(
+        default=1 * MiB, gt=0, description="characters kept per attribute value"
+    )
+    retry_after_s: int = Field(default=1, gt=0, description="Retry-After given under backpressure")
+    read_timeout_s: float = Field(default=30.0, gt=0, description="idle or stalled connection timeout")
+
+
+class ServeConfig(BaseModel):
+    """Everything ``serve`` needs: where to listen, where to store, security and limits."""
+
+    model_config = ConfigDict(frozen=True)
+
+    db: Path
+    host: str = "127.0.0.1"
+    http_port: Optional[int] = Field(default=4318, ge=0, le=65535)  # None: no OTLP/HTTP
+    grpc_port: Optional[int] = Field(default=4317, ge=0, le=65535)  # None: no OTLP/gRPC
+    token: Optional[str] = None
+    tls_cert: Optional[Path] = None
+    tls_key: Optional[Path] = None
+    limits: Limits = Limits()
+    grpc_workers: int = Field(default=8, gt=0)
+    drain_interval_s: float = Field(default=0.5, gt=0)
+    shutdown_grace_s: float = Field(default=30.0, ge=0)
+
+    def check(self) -> None:
+        """Raise ``ServeError`` for a combination that cannot work."""
+        if self.http_port is None and self.grpc_port is None:
+            raise ServeError("nothing to serve: both OTLP/HTTP and OTLP/gRPC are disabled")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ServeError("TLS needs both --tls-cert and --tls-key")
+        for path in (self.tls_cert, self.tls_key):
+            if path is not None and not path.is_file():
+                raise ServeError(f"TLS file not found: {path}")
+        if self.token is not None and not self.token.strip():
+            raise ServeError("the token is empty")
+        lim = self.limits
+        if lim.max_request_bytes > lim.max_inflight_bytes:
+            raise ServeError("--max-request-bytes cannot exceed --max-inflight-bytes")
+
+    @property
+    def tls(self) -> bool:
+        return self.tls_cert is not None
+
+    @property
+    def loopback_only(self) -> bool:
+        """True when the bind address is reachable from this machine only."""
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False

@@ -1,0 +1,461 @@
+"""The DuckDB store: opening it safely, and the typed reads and writes every command shares."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, StoreError
+from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
+from tracereplay.spans import (
+    KIND_BY_NAME,
+    SPAN_KINDS,
+    STATUS_BY_NAME,
+    STATUS_CODES,
+    LogRecord,
+    Span,
+)
+from tracereplay.store import schema
+from tracereplay.store.lock import file_lock
+from tracereplay.store.paths import lock_path, resolve_db_path, spool_dir
+
+_TS = pa.timestamp("ns", tz="UTC")
+
+SPAN_COLUMNS = (
+    "trace_id", "span_id", "parent_span_id", "name", "kind", "start_time", "end_time",
+    "duration_ms", "status_code", "status_message", "service_name", "scope_name", "attributes",
+    "events", "links", "resource", "start_time_unix_nano", "end_time_unix_nano",
+)  # fmt: skip
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value, default=str).decode()
+
+
+def _loads(value: str | None, default: Any) -> Any:
+    return default if value is None else orjson.loads(value)
+
+
+def _ts(dt: datetime | None) -> datetime | None:
+    if dt is None:
+        return None
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+class Store:
+    """An open tracereplay store. Get one with ``Store.open(path)``; it holds the file lock."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
+        self.con = con
+        self.path = path
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    @contextmanager
+    def open(
+        cls, db: str | Path | None = None, *, timeout: float = 60.0, create: bool = True
+    ) -> Iterator[Store]:
+        """Lock, open and migrate the store; closes and unlocks on exit."""
+        path = resolve_db_path(db)
+        if not create and not path.exists():
+            raise StoreError(f"no tracereplay store at {path}")
+        if path.exists() and path.is_dir():
+            raise StoreError(f"{path} is a directory, not a DuckDB file")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with file_lock(lock_path(path), timeout=timeout):
+            con = cls._connect(path, timeout)
+            try:
+                try:
+                    schema.migrate(con)
+                except duckdb.Error as exc:
+                    raise StoreError(f"cannot upgrade {path}: {_one_line(exc)}") from None
+                con.execute("SET TimeZone = 'UTC'")
+                yield cls(con, path)
+            finally:
+                con.close()
+
+    @staticmethod
+    def _connect(path: Path, timeout: float) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return duckdb.connect(str(path))
+            except duckdb.IOException as exc:
+                # Another (non-tracereplay) process holds DuckDB's own lock: wait for it.
+                if "lock" in str(exc).lower() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                if "lock" in str(exc).lower():
+                    raise StoreBusyError(f"{path} is locked by another process") from None
+                raise StoreError(f"cannot open {path}: {_one_line(exc)}") from None
+            except duckdb.Error as exc:
+                raise StoreError(f"cannot open {path}: {_one_line(exc)}") from None
+
+    @property
+    def spool_dir(self) -> Path:
+        return spool_dir(self.path)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+
+    # ------------------------------------------------------------------ spans and logs
+    def insert_spans(self, spans: Sequence[Span]) -> int:
+        """Insert spans columnar; a span already stored (same trace and span id) is skipped.
+        Returns how many rows were new."""
+        if not spans:
+            return 0
+        starts = [s.start_ns for s in spans]
+        ends = [s.end_ns for s in spans]
+        table = pa.table(
+            {
+                "trace_id": [s.trace_id for s in spans],
+                "span_id": [s.span_id for s in spans],
+                "parent_span_id": [s.parent_span_id or None for s in spans],
+                "name": [s.name for s in spans],
+                "kind": [s.kind_name for s in spans],
+                "start_time": pa.array(starts, _TS),
+                "end_time": pa.array(ends, _TS),
+                "duration_ms": [max(0, e - b) / 1e6 for b, e in zip(starts, ends)],
+                "status_code": [s.status_name for s in spans],
+                "status_message": [s.status_message or None for s in spans],
+                "service_name": [s.service_name for s in spans],
+                "scope_name": [s.scope_name for s in spans],
+                "attributes": [_json(s.attributes) for s in spans],
+                "events": [_json(s.events) for s in spans],
+                "links": [_json(s.links) for s in spans],
+                "resource": [_json(s.resource) for s in spans],
+                "start_time_unix_nano": pa.array(starts, pa.int64()),
+                "end_time_unix_nano": pa.array(ends, pa.int64()),
+            }
+        )
+        before = self.count("spans")
+        cols = ", ".join(SPAN_COLUMNS)
+        self.con.register("_tr_span_batch", table)
+        try:
+            self.con.execute(
+                f"INSERT OR IGNORE INTO spans ({cols}) SELECT {cols} FROM _tr_span_batch"
+            )
+        finally:
+            self.con.unregister("_tr_span_batch")
+        return self.count("spans") - before
+
+    def insert_logs(self, logs: Sequence[LogRecord]) -> int:
+        """Insert log records; the same record twice is stored once. Returns how many were new."""
+        if not logs:
+            return 0
+        bodies = [_json(r.body) for r in logs]
+        ids = [
+            hashlib.sha1(
+                f"{r.trace_id}|{r.span_id}|{r.time_ns}|{r.event_name}|{b}".encode()
+            ).hexdigest()
+            for r, b in zip(logs, bodies)
+        ]
+        table = pa.table(
+            {
+                "log_id": ids,
+                "trace_id": [r.trace_id for r in logs],
+                "span_id": [r.span_id for r in logs],
+                "time": pa.array([r.time_ns for r in logs], _TS),
+                "time_unix_nano": pa.array([r.time_ns for r in logs], pa.int64()),
+                "event_name": [r.event_name for r in logs],
+                "body": bodies,
+                "attributes": [_json(r.attributes) for r in logs],
+                "severity_text": [r.severity_text for r in logs],
+                "service_name": [r.service_name for r in logs],
+                "scope_name": [r.scope_name for r in logs],
+            }
+        )
+        before = self.count("logs")
+        cols = ", ".join(table.column_names)
+        self.con.register("_tr_log_batch", table)
+        try:
+            self.con.execute(
+                f"INSERT OR IGNORE INTO logs ({cols}) SELECT {cols} FROM _tr_log_batch"
+            )
+        finally:
+            self.con.unregister("_tr_log_batch")
+        return self.count("logs") - before
+
+    def query_dicts(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Rows of ``sql`` as dicts keyed by column name."""
+        cur = self.con.execute(sql, list(params))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+    def count(self, table: str) -> int:
+        return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+
+    def stored_trace_ids(self, trace_ids: Iterable[str]) -> set[str]:
+        """Which of ``trace_ids`` already have spans in the store."""
+        ids = list(set(trace_ids))
+        if not ids:
+            return set()
+        rows = self.con.execute(
+            "SELECT DISTINCT trace_id FROM spans WHERE trace_id IN (SELECT unnest(?))", [ids]
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def load_spans(self, trace_ids: Iterable[str]) -> list[Span]:
+        ids = list(set(trace_ids))
+        if not ids:
+            return []
+        rows = self.con.execute(
+            "SELECT trace_id, span_id, parent_span_id, name, kind, start_time_unix_nano,"
+            " end_time_unix_nano, status_code, status_message, attributes, events, links,"
+            " service_name, scope_name, resource FROM spans"
+            " WHERE trace_id IN (SELECT unnest(?)) ORDER BY start_time_unix_nano",
+            [ids],
+        ).fetchall()
+        return [
+            Span(
+                trace_id=r[0],
+                span_id=r[1],
+                parent_span_id=r[2] or "",
+                name=r[3] or "",
+                kind=KIND_BY_NAME.get(r[4], 0),
+                start_ns=r[5] or 0,
+                end_ns=r[6] or 0,
+                status_code=STATUS_BY_NAME.get(r[7], 0),
+                status_message=r[8] or "",
+                attributes=_loads(r[9], {}),
+                events=_loads(r[10], []),
+                links=_loads(r[11], []),
+                service_name=r[12] or "",
+                scope_name=r[13] or "",
+                resource=_loads(r[14], {}),
+            )
+            for r in rows
+        ]
+
+    def load_logs(self, trace_ids: Iterable[str]) -> list[LogRecord]:
+        ids = list(set(trace_ids))
+        if not ids:
+            return []
+        rows = self.con.execute(
+            "SELECT trace_id, span_id, time_unix_nano, event_name, body, attributes,"
+            " severity_text, service_name, scope_name FROM logs"
+            " WHERE trace_id IN (SELECT unnest(?)) ORDER BY time_unix_nano",
+            [ids],
+        ).fetchall()
+        return [
+            LogRecord(
+                trace_id=r[0] or "",
+                span_id=r[1] or "",
+                time_ns=r[2] or 0,
+                event_name=r[3] or "",
+                body=_loads(r[4], None),
+                attributes=_loads(r[5], {}),
+                severity_text=r[6] or "",
+                service_name=r[7] or "",
+                scope_name=r[8] or "",
+            )
+            for r in rows
+        ]
+
+    # ------------------------------------------------------------------ runs
+    def replace_runs(self, trace_ids: Iterable[str], runs: Sequence[Run]) -> None:
+        """Make ``runs`` the runs of ``trace_ids``: the old runs of those traces are removed."""
+        ids = list(set(trace_ids) | {r.trace_id for r in runs})
+        if ids:
+            for table in ("tool_calls", "llm_calls", "runs"):
+                self.con.execute(f"DELETE FROM {table} WHERE trace_id IN (SELECT unnest(?))", [ids])
+        if not runs:
+            return
+        self._append("runs", _runs_table(runs))
+        calls = [(r, i, tc) for r in runs for i, tc in enumerate(r.result.tool_calls)]
+        if calls:
+            self._append("tool_calls", _tool_calls_table(calls))
+        llm = [(r, c) for r in runs for c in r.llm_calls]
+        if llm:
+            self._append("llm_calls", _llm_calls_table(llm))
+
+    def _append(self, table: str, data: pa.Table) -> None:
+        cols = ", ".join(f'"{c}"' for c in data.column_names)
+        name = f"_tr_{table}_batch"
+        self.con.register(name, data)
+        try:
+            self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {name}")
+        finally:
+            self.con.unregister(name)
+
+    def resolve_run_id(self, ident: str) -> str:
+        """A run id from a unique prefix of one, or from a trace id whose trace holds one run."""
+        ident = ident.strip()
+        if not ident:
+            raise NotFoundError("an empty run id matches nothing")
+        rows = self.con.execute(
+            "SELECT run_id FROM runs WHERE starts_with(run_id, ?) ORDER BY run_id LIMIT 6",
+            [ident.lower()],
+        ).fetchall()
+        if len(rows) == 1:
+            return rows[0][0]
+        if len(rows) > 1:
+            listed = ", ".join(r[0] for r in rows[:5])
+            raise AmbiguousIdError(f"run id '{ident}' is ambiguous: it starts {listed}...")
+        rows = self.con.execute(
+            "SELECT run_id FROM runs WHERE trace_id = ? ORDER BY started_at", [ident.lower()]
+        ).fetchall()
+        if len(rows) == 1:
+            return rows[0][0]
+        if len(rows) > 1:
+            raise AmbiguousIdError(
+                f"trace '{ident}' holds {len(rows)} runs; give one of their run ids "
+                f"({', '.join(r[0] for r in rows[:5])})"
+            )
+        raise NotFoundError(f"no run matches '{ident}' (neither a run id prefix nor a trace id)")
+
+    def get_run(self, ident: str) -> Run:
+        """The whole run (result, tool calls, LLM calls) for a run id, prefix or trace id."""
+        run_id = self.resolve_run_id(ident)
+        row = self.query_dicts("SELECT * FROM runs WHERE run_id = ?", [run_id])[0]
+        llm_calls = []
+        for d in self.query_dicts(
+            "SELECT * FROM llm_calls WHERE run_id = ? ORDER BY round", [run_id]
+        ):
+            llm_calls.append(
+                LlmCall(
+                    round=d["round"],
+                    span_id=d["span_id"] or "",
+                    model=d["model"] or "",
+                    provider=d["provider"] or "",
+                    input_tokens=d["input_tokens"],
+                    output_tokens=d["output_tokens"],
+                    duration_ms=d["duration_ms"] or 0.0,
+                    finish_reason=d["finish_reason"] or "",
+                    started_at=d["started_at"],
+                    input_messages=_loads(d["input_messages"], []),
+                    output_messages=_loads(d["output_messages"], []),
+                )
+            )
+        return Run(
+            run_id=row["run_id"],
+            trace_id=row["trace_id"],
+            root_span_id=row["root_span_id"],
+            parent_run_id=row["parent_run_id"],
+            agent_name=row["agent_name"] or "",
+            service_name=row["service_name"] or "",
+            kind=row["kind"] or "live",
+            convention=row["convention"] or "",
+            query=row["query"] or "",
+            context=[Document.from_dict(d) for d in _loads(row["context"], [])],
+            parameters=_loads(row["parameters"], {}),
+            models=_loads(row["models"], []),
+            input_tokens=row["input_tokens"] or 0,
+            output_tokens=row["output_tokens"] or 0,
+            started_at=row["started_at"],
+            duration_ms=row["duration_ms"] or 0.0,
+            error=row["error"],
+            eval_run_id=row["eval_run_id"],
+            case_id=row["case_id"],
+            result=AgentResult.from_dict(_loads(row["result"], {})),
+            llm_calls=llm_calls,
+        )
+
+    # ------------------------------------------------------------------ spool bookkeeping
+    def spool_offset(self, key: str) -> int:
+        rows = self.con.execute(
+            'SELECT "offset" FROM spool_offsets WHERE segment = ?', [key]
+        ).fetchall()
+        return int(rows[0][0]) if rows else 0
+
+    def set_spool_offset(self, key: str, offset: int) -> None:
+        self.con.execute(
+            'INSERT OR REPLACE INTO spool_offsets (segment, "offset") VALUES (?, ?)', [key, offset]
+        )
+
+    def forget_spool_segment(self, key: str) -> None:
+        self.con.execute("DELETE FROM spool_offsets WHERE segment = ?", [key])
+
+
+def _runs_table(runs: Sequence[Run]) -> pa.Table:
+    return pa.table(
+        {
+            "run_id": [r.run_id for r in runs],
+            "trace_id": [r.trace_id for r in runs],
+            "root_span_id": [r.root_span_id for r in runs],
+            "parent_run_id": [r.parent_run_id for r in runs],
+            "agent_name": [r.agent_name for r in runs],
+            "service_name": [r.service_name for r in runs],
+            "kind": [r.kind for r in runs],
+            "convention": [r.convention for r in runs],
+            "status": [r.result.status for r in runs],
+            "query": [r.query for r in runs],
+            "response": [r.result.response for r in runs],
+            "context": [_json([d.to_dict() for d in r.context]) for r in runs],
+            "parameters": [_json(r.parameters) for r in runs],
+            "models": [_json(r.models) for r in runs],
+            "input_tokens": pa.array([r.input_tokens for r in runs], pa.int64()),
+            "output_tokens": pa.array([r.output_tokens for r in runs], pa.int64()),
+            "total_rounds": pa.array([r.result.total_rounds for r in runs], pa.int32()),
+            "total_llm_calls": pa.array([r.result.total_llm_calls for r in runs], pa.int32()),
+            "tool_calls_count": pa.array([len(r.result.tool_calls) for r in runs], pa.int32()),
+            "started_at": pa.array([_ts(r.started_at) for r in runs], pa.timestamp("us", tz="UTC")),
+            "duration_ms": pa.array([r.duration_ms for r in runs], pa.float64()),
+            "error": [r.error for r in runs],
+            "eval_run_id": [r.eval_run_id for r in runs],
+            "case_id": [r.case_id for r in runs],
+            "result": [r.result.to_json().decode() for r in runs],
+        }
+    )
+
+
+def _tool_calls_table(calls: Sequence[tuple[Run, int, ToolCallRecord]]) -> pa.Table:
+    return pa.table(
+        {
+            "run_id": [r.run_id for r, _, _ in calls],
+            "position": pa.array([i for _, i, _ in calls], pa.int32()),
+            "trace_id": [r.trace_id for r, _, _ in calls],
+            "round": pa.array([tc.round for _, _, tc in calls], pa.int32()),
+            "tool_name": [tc.tool_name for _, _, tc in calls],
+            "tool_call_id": [tc.tool_call_id for _, _, tc in calls],
+            "arguments": [_json(tc.arguments) for _, _, tc in calls],
+            "result": [tc.result for _, _, tc in calls],
+            "duration_ms": pa.array([tc.duration_ms for _, _, tc in calls], pa.float64()),
+            "error": [tc.error for _, _, tc in calls],
+        }
+    )
+
+
+def _llm_calls_table(calls: Sequence[tuple[Run, LlmCall]]) -> pa.Table:
+    return pa.table(
+        {
+            "run_id": [r.run_id for r, _ in calls],
+            "round": pa.array([c.round for _, c in calls], pa.int32()),
+            "trace_id": [r.trace_id for r, _ in calls],
+            "span_id": [c.span_id for _, c in calls],
+            "model": [c.model for _, c in calls],
+            "provider": [c.provider for _, c in calls],
+            "input_tokens": pa.array([c.input_tokens for _, c in calls], pa.int64()),
+            "output_tokens": pa.array([c.output_tokens for _, c in calls], pa.int64()),
+            "duration_ms": pa.array([c.duration_ms for _, c in calls], pa.float64()),
+            "finish_reason": [c.finish_reason for _, c in calls],
+            "started_at": pa.array(
+                [_ts(c.started_at) for _, c in calls], pa.timestamp("us", tz="UTC")
+            ),
+            "input_messages": [_json(c.input_messages) for _, c in calls],
+            "output_messages": [_json(c.output_messages) for _, c in calls],
+        }
+    )
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+__all__ = ["SPAN_COLUMNS", "SPAN_KINDS", "STATUS_CODES", "Store"]

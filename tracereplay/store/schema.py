@@ -1,0 +1,62 @@
+"""Versioned schema: numbered SQL files in ``migrations/``, applied forward in order.
+
+A file made by an older tracereplay opens and is upgraded in place; each migration runs in its
+own transaction together with the version bump, so a crash leaves the file at a known version.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+import duckdb
+
+_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """``(version, name, sql)`` for every migration shipped, in version order."""
+    found = []
+    for entry in resources.files("tracereplay.store.migrations").iterdir():
+        m = _NAME.match(entry.name)
+        if m:
+            found.append((int(m.group(1)), entry.name, entry.read_text(encoding="utf-8")))
+    found.sort()
+    return found
+
+
+LATEST_VERSION = migrations()[-1][0]
+
+
+def current_version(con: duckdb.DuckDBPyConnection) -> int:
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    ).fetchall()[0][0]
+    if not exists:
+        return 0
+    rows = con.execute("SELECT max(version) FROM schema_migrations").fetchall()
+    return int(rows[0][0] or 0)
+
+
+def migrate(con: duckdb.DuckDBPyConnection, target: int | None = None) -> int:
+    """Apply every migration above the file's version (up to ``target``); return the new version."""
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ DEFAULT current_timestamp)"
+    )
+    version = current_version(con)
+    for number, name, sql in migrations():
+        if number <= version or (target is not None and number > target):
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(sql)
+            con.execute(
+                "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [number, name]
+            )
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        version = number
+    return version
