@@ -68,7 +68,9 @@ def in_process(path: Path, db: Path, n_traces: int) -> tuple[float, float]:
 def via_cli(path: Path, db: Path, n_traces: int) -> float:
     exe = Path(sys.executable).with_name("tracereplay")
     t = time.perf_counter()
-    subprocess.run([str(exe), "--db", str(db), "ingest", str(path)], check=True, capture_output=True)
+    subprocess.run(
+        [str(exe), "--db", str(db), "ingest", str(path)], check=True, capture_output=True
+    )
     out = subprocess.run(
         [str(exe), "--db", str(db), "runs", "--limit", "1", "--format", "json"],
         check=True,
@@ -96,7 +98,9 @@ def main() -> None:
         cli = via_cli(path, tmpdir / "b.duckdb", args.traces)
         print(f"protobuf parse only (baseline):  {n_spans / parse:>10,.0f} spans/s")
         print(f"decode to spans:                 {n_spans / decode:>10,.0f} spans/s")
-        print(f"ingest until runs queryable:     {n_spans / total:>10,.0f} spans/s  ({total:.2f} s)")
+        print(
+            f"ingest until runs queryable:     {n_spans / total:>10,.0f} spans/s  ({total:.2f} s)"
+        )
         print(f"same through the CLI (2 procs):  {n_spans / cli:>10,.0f} spans/s  ({cli:.2f} s)")
         print(f"ingest / parse-only ratio:       {parse / total:.3f}")
         print("target: >= 50,000 spans/s until runs are queryable")

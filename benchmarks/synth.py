@@ -139,7 +139,9 @@ def requests(
     for first in range(0, n_traces, traces_per_request):
         req = ExportTraceServiceRequest()
         rs = ResourceSpans()
-        rs.resource.attributes.extend([_kv("service.name", "weather-agent"), _kv("telemetry.sdk.language", "python")])
+        rs.resource.attributes.extend(
+            [_kv("service.name", "weather-agent"), _kv("telemetry.sdk.language", "python")]
+        )
         ss = rs.scope_spans.add()
         ss.scope.name = "tracereplay.bench"
         for i in range(first, min(n_traces, first + traces_per_request)):

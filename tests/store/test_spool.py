@@ -31,7 +31,11 @@ def test_append_then_read_back_in_order(tmp_path: Path) -> None:
     w = SpoolWriter(tmp_path)
     w.append(KIND_TRACES_PB, b"one")
     w.append_many([(KIND_LOGS_PB, b"two"), (KIND_TRACES_PB, b"")])
-    assert _read_all(tmp_path) == [(KIND_TRACES_PB, b"one"), (KIND_LOGS_PB, b"two"), (KIND_TRACES_PB, b"")]
+    assert _read_all(tmp_path) == [
+        (KIND_TRACES_PB, b"one"),
+        (KIND_LOGS_PB, b"two"),
+        (KIND_TRACES_PB, b""),
+    ]
     [seg] = list_segments(tmp_path)
     assert not seg.done and seg.writer_alive and not seg.finished
     w.close()

@@ -55,12 +55,17 @@ def test_db_path_resolution(monkeypatch, tmp_path: Path) -> None:
 
 
 def test_spans_are_stored_once(tmp_path: Path) -> None:
-    spans = [_span("a" * 32, "b" * 16, attributes={"k": [1, "x"]}), _span("a" * 32, "c" * 16, "b" * 16)]
+    spans = [
+        _span("a" * 32, "b" * 16, attributes={"k": [1, "x"]}),
+        _span("a" * 32, "c" * 16, "b" * 16),
+    ]
     with Store.open(tmp_path / "t.duckdb") as store:
         assert store.insert_spans(spans) == 2
         assert store.insert_spans(spans + spans) == 0
         assert store.count("spans") == 2
-        row = store.query_dicts("SELECT kind, status_code, attributes->>'$.k[1]' AS k FROM spans LIMIT 1")[0]
+        row = store.query_dicts(
+            "SELECT kind, status_code, attributes->>'$.k[1]' AS k FROM spans LIMIT 1"
+        )[0]
         assert row == {"kind": "INTERNAL", "status_code": "UNSET", "k": "x"}
         assert {s.span_id for s in store.load_spans(["a" * 32])} == {"b" * 16, "c" * 16}
 

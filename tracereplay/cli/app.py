@@ -8,12 +8,27 @@ import sys
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperGroup
 
 from tracereplay import __version__
 from tracereplay.cli.common import print_error, state
 from tracereplay.errors import TraceReplayError
 
+
+class _Group(TyperGroup):
+    """Turns a ``TraceReplayError`` from any command into ``error: <message>`` and its exit code,
+    whether the app runs from the console script or from a test's CliRunner."""
+
+    def invoke(self, ctx):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except TraceReplayError as exc:
+            print_error(str(exc))
+            raise typer.Exit(exc.exit_code) from None
+
+
 app = typer.Typer(
+    cls=_Group,
     name="tracereplay",
     help=(
         "Turn what your production LLM agents did into regression tests.\n\n"
@@ -31,6 +46,13 @@ app = typer.Typer(
 COMMAND_MODULES = [
     "tracereplay.cli.ingest_cmd",
     "tracereplay.cli.runs_cmd",
+    "tracereplay.cli.promote_cmd",
+    "tracereplay.cli.suite_cmd",
+    "tracereplay.cli.serve_cmd",
+    "tracereplay.cli.sql_cmd",
+    "tracereplay.cli.eval_cmd",
+    "tracereplay.cli.diff_cmd",
+    "tracereplay.cli.export_cmd",
 ]
 
 

@@ -28,7 +28,9 @@ def db_path() -> Path:
 
 def print_error(message: str) -> None:
     """Print ``error: <message>`` on one line to stderr, never interpreting it as markup."""
-    err_console.print(f"error: {' '.join(str(message).split())}", style="red", markup=False)
+    err_console.print(
+        f"error: {' '.join(str(message).split())}", style="red", markup=False, soft_wrap=True
+    )
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

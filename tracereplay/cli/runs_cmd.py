@@ -95,7 +95,7 @@ def runs(
     if not rows:
         console.print("no runs match", style="dim", markup=False)
         return
-    console.print(_runs_table(rows))
+    console.print(_runs_table(rows, console.width))
 
 
 def _json_default(value: Any) -> Any:
@@ -107,28 +107,36 @@ def _json_default(value: Any) -> Any:
 _STATUS_STYLE = {"success": "green", "failed": "red", "max_rounds_exceeded": "yellow"}
 
 
-def _runs_table(rows: list[dict[str, Any]]) -> Table:
-    table = Table(show_lines=False, header_style="bold", pad_edge=False)
-    table.add_column("run id", no_wrap=True, style="cyan")
-    table.add_column("started (UTC)", no_wrap=True)
-    table.add_column("agent", overflow="ellipsis", max_width=24)
-    table.add_column("status", no_wrap=True)
-    table.add_column("llm", justify="right")
-    table.add_column("tools", justify="right")
-    table.add_column("tokens", justify="right", no_wrap=True)
-    table.add_column("ms", justify="right")
-    table.add_column("query", overflow="ellipsis", no_wrap=True, ratio=1, min_width=10)
+def _runs_table(rows: list[dict[str, Any]], width: int) -> Table:
+    """The runs as a table that fits ``width``: run ids whole, optional columns dropped first."""
+    optional = [  # (header, cell, width estimate), most useful first
+        ("started (UTC)", lambda r: r["started_at"].strftime("%Y-%m-%d %H:%M:%S") if r["started_at"] else "", 19),
+        ("agent", lambda r: Text(r["agent_name"] or ""), 16),
+        ("tools", lambda r: str(r["tool_calls_count"] or 0), 5),
+        ("llm", lambda r: str(r["total_llm_calls"] or 0), 3),
+        ("ms", lambda r: f"{r['duration_ms'] or 0:.0f}", 6),
+        ("tokens", lambda r: f"{r['input_tokens'] or 0}/{r['output_tokens'] or 0}", 9),
+    ]  # fmt: skip
+    budget = width - (36 + 19 + 20 + 9)  # run id, status, a readable query, borders
+    chosen = []
+    for column in optional:
+        if budget >= column[2] + 3:
+            chosen.append(column)
+            budget -= column[2] + 3
+    table = Table(header_style="bold", pad_edge=False, expand=True)
+    table.add_column("run id", no_wrap=True, style="cyan", min_width=36)
+    table.add_column("status", no_wrap=True, min_width=7)
+    for header, _, est in chosen:
+        justify = "left" if header in ("started (UTC)", "agent") else "right"
+        table.add_column(
+            header, no_wrap=True, overflow="ellipsis", max_width=max(est, 24), justify=justify
+        )
+    table.add_column("query", overflow="ellipsis", no_wrap=True, min_width=10, ratio=1)
     for r in rows:
-        started = r["started_at"].strftime("%Y-%m-%d %H:%M:%S") if r["started_at"] else ""
         table.add_row(
             Text(r["run_id"]),
-            started,
-            Text(r["agent_name"] or ""),
             Text(r["status"] or "", style=_STATUS_STYLE.get(r["status"] or "", "")),
-            str(r["total_llm_calls"] or 0),
-            str(r["tool_calls_count"] or 0),
-            f"{r['input_tokens'] or 0}/{r['output_tokens'] or 0}",
-            f"{r['duration_ms'] or 0:.0f}",
+            *(cell(r) for _, cell, _ in chosen),
             Text(" ".join((r["query"] or "").split())),
         )
     return table

@@ -34,48 +34,56 @@ _GENAI_ROLES = {
     "invoke_agent": AGENT,
     "invoke_workflow": WORKFLOW,
 }
-_TRACELOOP_MARKERS = (
-    "llm.request.type",
-    "traceloop.workflow.name",
-    "traceloop.entity.path",
-    "llm.usage.total_tokens",
-    "gen_ai.usage.total_tokens",
-)
-_LEGACY_LLM_KEYS = (
-    "gen_ai.prompt.0.role",
-    "gen_ai.prompt.0.content",
-    "gen_ai.completion.0.role",
-    "gen_ai.completion.0.content",
-)
-# GenAI LLM spans from before ``gen_ai.operation.name`` existed (semconv <= 1.26)
-_GENAI_LLM_KEYS = ("gen_ai.system", "gen_ai.prompt", "gen_ai.completion", "gen_ai.input.messages")
+_LEGACY_REQUEST_TYPES = {"chat": LLM, "completion": LLM}
 
 
-def _lower(value: Any) -> str:
-    return value.strip().lower() if isinstance(value, str) else ""
+def _role(table: dict[str, int], value: Any, upper: bool = False) -> int:
+    if type(value) is not str:
+        return OTHER
+    role = table.get(value)
+    if role is None:
+        value = value.strip()
+        role = table.get(value.upper() if upper else value.lower(), OTHER)
+    return role
 
 
 def detect(span: Span) -> tuple[int, str]:
     """``(role, convention)`` of ``span``: role is OTHER/AGENT/WORKFLOW/LLM/TOOL, convention is
     ``"genai"``, ``"openinference"``, ``"openllmetry"`` or ``""`` when no convention applies."""
-    attrs = span.attributes
-    kind = attrs.get("openinference.span.kind")
+    a = span.attributes
+    kind = a.get("openinference.span.kind")
     if kind is not None:
-        return _OPENINFERENCE_ROLES.get(_lower(kind).upper(), OTHER), OPENINFERENCE
-    kind = attrs.get("traceloop.span.kind")
+        return _role(_OPENINFERENCE_ROLES, kind, upper=True), OPENINFERENCE
+    kind = a.get("traceloop.span.kind")
     if kind is not None:
-        return _TRACELOOP_ROLES.get(_lower(kind), OTHER), OPENLLMETRY
-    op = attrs.get("gen_ai.operation.name")
+        return _role(_TRACELOOP_ROLES, kind), OPENLLMETRY
+    op = a.get("gen_ai.operation.name")
     if op is not None:
-        role = _GENAI_ROLES.get(_lower(op), OTHER)
-        if role == LLM and any(k in attrs for k in _TRACELOOP_MARKERS):
+        role = _role(_GENAI_ROLES, op)
+        if role == LLM and (
+            "llm.request.type" in a  # OpenLLMetry >= 0.55 writes GenAI attributes, plus these
+            or "traceloop.workflow.name" in a
+            or "traceloop.entity.path" in a
+            or "llm.usage.total_tokens" in a
+            or "gen_ai.usage.total_tokens" in a
+        ):
             return LLM, OPENLLMETRY
         return role, GENAI
-    request_type = attrs.get("llm.request.type")
+    request_type = a.get("llm.request.type")
     if request_type is not None:
-        return (LLM if _lower(request_type) in ("chat", "completion") else OTHER), OPENLLMETRY
-    if any(k in attrs for k in _LEGACY_LLM_KEYS):
+        return (LLM if _role(_LEGACY_REQUEST_TYPES, request_type) else OTHER), OPENLLMETRY
+    if (
+        "gen_ai.prompt.0.role" in a
+        or "gen_ai.prompt.0.content" in a
+        or "gen_ai.completion.0.role" in a
+        or "gen_ai.completion.0.content" in a
+    ):
         return LLM, OPENLLMETRY
-    if "gen_ai.request.model" in attrs and any(k in attrs for k in _GENAI_LLM_KEYS):
+    if "gen_ai.request.model" in a and (  # GenAI before gen_ai.operation.name (semconv <= 1.26)
+        "gen_ai.system" in a
+        or "gen_ai.prompt" in a
+        or "gen_ai.completion" in a
+        or "gen_ai.input.messages" in a
+    ):
         return LLM, GENAI
     return OTHER, ""

@@ -49,10 +49,16 @@ class ToolInfo:
 
 @dataclass(slots=True)
 class AgentInfo:
-    """An agent (or workflow / top) span: its name, question, answer and token totals."""
+    """An agent (or workflow / top) span: its name, question, answer and token totals.
+
+    ``query`` / ``response`` hold text told apart from the span's input / output; ``raw_input`` /
+    ``raw_output`` the whole payload as text, used only when the LLM messages give nothing either.
+    """
 
     name: str = ""
     query: str | None = None
     response: str | None = None
+    raw_input: str | None = None
+    raw_output: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None

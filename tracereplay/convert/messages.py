@@ -73,16 +73,39 @@ def normalize_part(part: Any) -> Part | None:
     return None
 
 
+def normalize_parts(raw: list[Any]) -> list[Part]:
+    """A part list normalized; parts already in the normalized shape are kept as they are."""
+    out = []
+    for part in raw:
+        if type(part) is dict:
+            kind = part.get("type")
+            if (
+                (kind == "text" and type(part.get("content")) is str)
+                or (
+                    kind == "tool_call"
+                    and type(part.get("id")) is str
+                    and type(part.get("name")) is str
+                    and type(part.get("arguments", "")) is not str
+                )
+                or (
+                    kind == "tool_call_response"
+                    and type(part.get("id")) is str
+                    and "response" in part
+                )
+            ):
+                out.append(part)
+                continue
+        normalized = normalize_part(part)
+        if normalized is not None:
+            out.append(normalized)
+    return out
+
+
 def _content_parts(content: Any) -> list[Part]:
     if content is None or content == "":
         return []
     if isinstance(content, list):
-        parts = []
-        for item in content:
-            part = normalize_part(item)
-            if part is not None:
-                parts.append(part)
-        return parts
+        return normalize_parts(content)
     return [text_part(content)]
 
 
@@ -107,18 +130,15 @@ def normalize_message(message: Any, default_role: str = "user") -> Message | Non
         return {"role": default_role, "parts": [text_part(message)]}
     if not isinstance(message, dict):
         return None
-    role = as_name(message.get("role")) or default_role
+    role = message.get("role")
+    if type(role) is not str or not role:
+        role = as_name(role) or default_role
     raw_parts = message.get("parts")
-    if isinstance(raw_parts, list):
-        parts = []
-        for item in raw_parts:
-            part = normalize_part(item)
-            if part is not None:
-                parts.append(part)
-        return {"role": role, "parts": parts}
+    if type(raw_parts) is list:
+        return {"role": role, "parts": normalize_parts(raw_parts)}
     content = message.get("content")
     call_id = message.get("tool_call_id")
-    if role in ("tool", "function") and (call_id is not None or role == "tool"):
+    if role in ("tool", "function"):
         if isinstance(content, list) and all(isinstance(p, dict) for p in content):
             content = "".join(as_text(p.get("text", p.get("content"))) for p in content)
         return {"role": role, "parts": [tool_response_part(call_id, content)]}
@@ -175,7 +195,7 @@ def system_message(instructions: Any) -> Message | None:
     """``gen_ai.system_instructions`` (a bare part list, or text) as a system message."""
     value = decoded(instructions)
     if isinstance(value, list):
-        parts = [p for p in map(normalize_part, value) if p is not None]
+        parts = normalize_parts(value)
     elif value is None or value == "":
         return None
     else:
@@ -184,86 +204,128 @@ def system_message(instructions: Any) -> Message | None:
 
 
 # ---------------------------------------------------------------- flattened indexed attributes
-def indexed(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """Group ``{prefix}{i}.{rest}`` keys by ``i`` (in index order): ``[{rest: value}, ...]``."""
-    n = len(prefix)
-    groups: dict[int, dict[str, Any]] = {}
+Groups = list[dict[str, Any]]
+
+
+def indexed_pair(
+    attrs: dict[str, Any], first: str, second: str, lists: tuple[str, ...]
+) -> tuple[Groups, Groups]:
+    """Group ``{prefix}{i}.{field}`` keys by ``i`` for two prefixes in one pass over ``attrs``.
+
+    Each group maps ``field`` to its value, except fields under a nested list prefix in ``lists``
+    (``{list}{k}.{sub}``), gathered as ``group[list] = [{sub: value}, ...]`` in ``k`` order.
+    """
+    n1, n2 = len(first), len(second)
+    found: tuple[dict[int, dict[str, Any]], dict[int, dict[str, Any]]] = ({}, {})
     for key, value in attrs.items():
-        if key.startswith(prefix):
-            index, _, rest = key[n:].partition(".")
-            if rest and index.isdigit():
-                group = groups.get(int(index))
-                if group is None:
-                    group = groups[int(index)] = {}
-                group[rest] = value
-    return [groups[i] for i in sorted(groups)]
-
-
-def _sub_indexed(fields: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
-    return indexed(fields, prefix) if any(k.startswith(prefix) for k in fields) else []
-
-
-def from_openinference(attrs: dict[str, Any], prefix: str, default_role: str) -> list[Message]:
-    """OpenInference ``llm.input_messages.N.message.*`` (or output) attributes as messages."""
-    out = []
-    for fields in indexed(attrs, prefix):
-        msg: dict[str, Any] = {"role": fields.get("message.role")}
-        contents = _sub_indexed(fields, "message.contents.")
-        if contents:
-            msg["content"] = [
-                {
-                    "type": as_name(c.get("message_content.type")) or "text",
-                    "text": c.get("message_content.text"),
-                }
-                for c in contents
-                if c.get("message_content.text") is not None
-            ]
+        if key.startswith(first):
+            groups, rest = found[0], key[n1:]
+        elif key.startswith(second):
+            groups, rest = found[1], key[n2:]
         else:
-            msg["content"] = fields.get("message.content")
-        calls = _sub_indexed(fields, "message.tool_calls.")
-        if calls:
-            msg["tool_calls"] = [
-                {
-                    "id": c.get("tool_call.id"),
-                    "function": {
-                        "name": c.get("tool_call.function.name"),
-                        "arguments": c.get("tool_call.function.arguments"),
-                    },
-                }
-                for c in calls
-            ]
-        if "message.tool_call_id" in fields:
-            msg["tool_call_id"] = fields["message.tool_call_id"]
-        normalized = normalize_message(msg, default_role)
-        if normalized is not None:
-            out.append(normalized)
-    return out
-
-
-def from_legacy_indexed(
-    attrs: dict[str, Any], prefix: str, default_role: str
-) -> tuple[list[Message], str]:
-    """OpenLLMetry <= 0.54 ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` as messages, plus
-    the first ``finish_reason``."""
+            continue
+        index, _, field = rest.partition(".")
+        if not field or not index.isdigit():
+            continue
+        group = groups.get(int(index))
+        if group is None:
+            group = groups[int(index)] = {}
+        for nested in lists:
+            if field.startswith(nested):
+                k, _, sub = field[len(nested) :].partition(".")
+                if sub and k.isdigit():
+                    items = group.get(nested)
+                    if not isinstance(items, dict):
+                        items = group[nested] = {}
+                    items.setdefault(int(k), {})[sub] = value
+                break
+        else:
+            group[field] = value
     out = []
+    for groups in found:
+        ordered = []
+        for i in sorted(groups):
+            group = groups[i]
+            for nested in lists:
+                items = group.get(nested)
+                if items is not None:
+                    group[nested] = [items[k] for k in sorted(items)]
+            ordered.append(group)
+        out.append(ordered)
+    return out[0], out[1]
+
+
+_OI_LISTS = ("message.tool_calls.", "message.contents.")
+
+
+def _openinference_message(fields: dict[str, Any], default_role: str) -> Message | None:
+    msg: dict[str, Any] = {"role": fields.get("message.role")}
+    contents = fields.get("message.contents.")
+    if contents:
+        msg["content"] = [
+            {
+                "type": as_name(c.get("message_content.type")) or "text",
+                "text": c.get("message_content.text"),
+            }
+            for c in contents
+            if c.get("message_content.text") is not None
+        ]
+    else:
+        msg["content"] = fields.get("message.content")
+    calls = fields.get("message.tool_calls.")
+    if calls:
+        msg["tool_calls"] = [
+            {
+                "id": c.get("tool_call.id"),
+                "function": {
+                    "name": c.get("tool_call.function.name"),
+                    "arguments": c.get("tool_call.function.arguments"),
+                },
+            }
+            for c in calls
+        ]
+    if "message.tool_call_id" in fields:
+        msg["tool_call_id"] = fields["message.tool_call_id"]
+    return normalize_message(msg, default_role)
+
+
+def from_openinference(attrs: dict[str, Any]) -> tuple[list[Message], list[Message]]:
+    """OpenInference ``llm.input_messages.N.message.*`` and ``llm.output_messages.N.message.*``
+    attributes as input and output messages."""
+    inputs, outputs = indexed_pair(attrs, "llm.input_messages.", "llm.output_messages.", _OI_LISTS)
+    return (
+        [m for m in (_openinference_message(f, "user") for f in inputs) if m is not None],
+        [m for m in (_openinference_message(f, "assistant") for f in outputs) if m is not None],
+    )
+
+
+def _legacy_message(fields: dict[str, Any], default_role: str) -> Message | None:
+    content = fields.get("content")
+    if isinstance(content, str) and content.startswith("[{"):
+        parsed = decoded(content)  # list content is serialized as JSON
+        if isinstance(parsed, list) and all(isinstance(p, dict) for p in parsed):
+            content = parsed
+    msg: dict[str, Any] = {"role": fields.get("role"), "content": content}
+    calls = fields.get("tool_calls.")
+    if calls:
+        msg["tool_calls"] = calls
+    if "tool_call_id" in fields:
+        msg["tool_call_id"] = fields["tool_call_id"]
+    return normalize_message(msg, default_role)
+
+
+def from_legacy_indexed(attrs: dict[str, Any]) -> tuple[list[Message], list[Message], str]:
+    """OpenLLMetry <= 0.54 ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` as input and output
+    messages, plus the first completion's ``finish_reason``."""
+    inputs, outputs = indexed_pair(attrs, "gen_ai.prompt.", "gen_ai.completion.", ("tool_calls.",))
     finish = ""
-    for fields in indexed(attrs, prefix):
-        content = fields.get("content")
-        if isinstance(content, str) and content.startswith("[{"):
-            parsed = decoded(content)  # list content is serialized as JSON
-            if isinstance(parsed, list) and all(isinstance(p, dict) for p in parsed):
-                content = parsed
-        msg: dict[str, Any] = {"role": fields.get("role"), "content": content}
-        calls = _sub_indexed(fields, "tool_calls.")
-        if calls:
-            msg["tool_calls"] = calls
-        if "tool_call_id" in fields:
-            msg["tool_call_id"] = fields["tool_call_id"]
-        normalized = normalize_message(msg, default_role)
-        if normalized is not None:
-            out.append(normalized)
+    for fields in outputs:
         finish = finish or as_name(fields.get("finish_reason"))
-    return out, finish
+    return (
+        [m for m in (_legacy_message(f, "user") for f in inputs) if m is not None],
+        [m for m in (_legacy_message(f, "assistant") for f in outputs) if m is not None],
+        finish,
+    )
 
 
 # ---------------------------------------------------------------- GenAI <= 1.36 log events

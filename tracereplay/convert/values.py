@@ -28,9 +28,11 @@ def loads(value: Any, default: Any = None) -> Any:
 
 def decoded(value: Any) -> Any:
     """A JSON string decoded, any other value (or a string that is not JSON) unchanged."""
-    if isinstance(value, str):
-        text = value.lstrip()
-        if text[:1] in ('{', '[', '"') or text in ("true", "false", "null"):
+    if isinstance(value, str) and value:
+        head = value[0]
+        if head in " \t\r\n":
+            head = value.lstrip()[:1]
+        if head in ("{", "[", '"') or value in ("true", "false", "null"):
             out = loads(value, _MISSING)
             if out is not _MISSING:
                 return out

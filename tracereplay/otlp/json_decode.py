@@ -10,18 +10,17 @@ omitted defaults; unknown fields are ignored.
 from __future__ import annotations
 
 import binascii
-from base64 import b64decode, b64encode, urlsafe_b64decode
+from base64 import b64decode, b64encode
 from typing import Any
 
 import orjson
 
 from tracereplay.errors import DecodeError
+from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.otlp.ids import (
     ZERO_SPAN_ID,
     ZERO_TRACE_ID,
     log_ids_problem,
-    optional_hex,
-    parent_hex,
     span_ids_problem,
 )
 from tracereplay.otlp.limits import apply_limits
@@ -60,6 +59,8 @@ def _int(value: Any, what: str) -> int:
     """An int64/uint64/fixed64 field: decimal string or JSON number."""
     if value.__class__ is int:
         return value
+    if value is None:
+        return 0
     if isinstance(value, str):
         try:
             return int(value)
@@ -92,8 +93,9 @@ def _bytes_value(value: Any) -> str:
     try:
         raw = b64decode(value, validate=True)
     except (binascii.Error, ValueError):
+        standard = value.rstrip("=").replace("-", "+").replace("_", "/")
         try:
-            raw = urlsafe_b64decode(value + "=" * (-len(value) % 4))
+            raw = b64decode(standard + "=" * (-len(standard) % 4), validate=True)
         except (binascii.Error, ValueError):
             raise _BadJson(f"bytesValue is not base64: {value!r:.40}") from None
     return b64encode(raw).decode("ascii")
@@ -172,163 +174,187 @@ def key_values(kvs: Any) -> dict[str, Any]:
         return out
     if kvs.__class__ is not list:
         raise _BadJson("attributes must be a list of {key, value}")
+    other_value = _other_value
     for kv in kvs:
-        if kv.__class__ is not dict:
-            raise _BadJson(f"an attribute must be an object, got {kv!r:.40}")
         v = kv.get("value")
-        if v.__class__ is dict:
-            s = v.get("stringValue")
-            if s.__class__ is not str:
-                s = _other_value(v)
+        if v:
+            x = v.get("stringValue")
+            if x.__class__ is not str:
+                x = other_value(v)
         else:
-            s = _other_value(v)
+            x = None
         key = kv.get("key") or ""
         if key.__class__ is not str:
             raise _BadJson(f"an attribute key must be a string, got {key!r:.40}")
-        out[key] = s
+        out[key] = x
     return out
 
 
-def _id_bytes(value: Any, cache: dict[str, bytes]) -> bytes:
-    """A hex id (any case) → bytes; ``b""`` when absent; _BadId when not hex."""
+_ZERO_TRACE_HEX = ZERO_TRACE_ID.hex()
+_ZERO_SPAN_HEX = ZERO_SPAN_ID.hex()
+
+
+def _hex_id(value: Any, cache: dict[str, str]) -> str:
+    """A hex id (any case) → lowercase hex; ``""`` when absent; _BadId when not hex."""
     if not value:
-        return b""
-    raw = cache.get(value)
-    if raw is None:
-        if not isinstance(value, str):
+        return ""
+    h = cache.get(value)
+    if h is None:
+        if value.__class__ is not str:
             raise _BadId
         try:
-            raw = bytes.fromhex(value)
+            h = bytes.fromhex(value).hex()
         except ValueError:
             raise _BadId from None
-        cache[value] = raw
-    return raw
+        cache[value] = h
+    return h
 
 
-def _decode_span(
-    s: Any,
-    ids: dict[str, bytes],
-    out: Decoded,
-    service: str,
-    scope: str,
-    resource: dict[str, Any],
-) -> Span | None:
-    if s.__class__ is not dict:
-        raise _BadJson(f"a span must be an object, got {s!r:.40}")
-    try:
-        tid = _id_bytes(s.get("traceId") or s.get("trace_id"), ids)
-        sid = _id_bytes(s.get("spanId") or s.get("span_id"), ids)
-        pid = _id_bytes(s.get("parentSpanId") or s.get("parent_span_id"), ids)
-    except _BadId:
-        out.reject_span("span ids must be hex strings")
-        return None
-    if (
-        len(tid) != 16
-        or len(sid) != 8
-        or tid == ZERO_TRACE_ID
-        or sid == ZERO_SPAN_ID
-        or (pid and len(pid) != 8)
-    ):
-        out.reject_span(span_ids_problem(tid, sid, pid) or "invalid span")
-        return None
-    kind = s.get("kind", 0)
-    if kind.__class__ is not int:
-        kind = _enum(kind, KIND_BY_NAME, "SPAN_KIND_", "kind")
-    status = s.get("status")
-    code, message = 0, ""
-    if status:
-        code = status.get("code", 0)
-        if code.__class__ is not int:
-            code = _enum(code, STATUS_BY_NAME, "STATUS_CODE_", "status.code")
-        message = status.get("message") or ""
-    events = s.get("events")
-    links = s.get("links")
-    try:
-        link_list = [
-            {
-                "trace_id": _id_bytes(_field(link, "traceId", "trace_id"), ids).hex(),
-                "span_id": _id_bytes(_field(link, "spanId", "span_id"), ids).hex(),
-                "attributes": key_values(link.get("attributes")),
-            }
-            for link in _list(links, "links")
-        ]
-    except _BadId:
-        out.reject_span("link ids must be hex strings")
-        return None
-    name = s.get("name") or ""
-    if not isinstance(name, str) or not isinstance(message, str):
-        raise _BadJson("span name and status message must be strings")
-    return Span(
-        tid.hex(),
-        sid.hex(),
-        parent_hex(pid),
-        name,
-        kind,
-        _int(s.get("startTimeUnixNano") or s.get("start_time_unix_nano") or 0, "startTimeUnixNano"),
-        _int(s.get("endTimeUnixNano") or s.get("end_time_unix_nano") or 0, "endTimeUnixNano"),
-        code,
-        message,
-        key_values(s.get("attributes")),
-        [
-            {
-                "name": _field(e, "name") or "",
-                "time_unix_nano": _int(
-                    e.get("timeUnixNano") or e.get("time_unix_nano") or 0, "timeUnixNano"
-                ),
-                "attributes": key_values(e.get("attributes")),
-            }
-            for e in _list(events, "events")
-        ]
-        if events
-        else [],
-        link_list,
-        service,
-        scope,
-        resource,
-    )
+def _time(obj: dict[str, Any], camel: str, snake: str) -> int:
+    """A fixed64 time field (decimal string or number); 0 when absent."""
+    x = obj.get(camel)
+    if x.__class__ is str:
+        return int(x)
+    if x is None:
+        x = obj.get(snake)
+        if x is None:
+            return 0
+    return _int(x, camel)
+
+
+def _events(events: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": _field(e, "name") or "",
+            "time_unix_nano": _time(e, "timeUnixNano", "time_unix_nano"),
+            "attributes": key_values(e.get("attributes")),
+        }
+        for e in _list(events, "events")
+    ]
+
+
+def _links(links: Any, ids: dict[str, str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "trace_id": _hex_id(_field(link, "traceId", "trace_id"), ids),
+            "span_id": _hex_id(_field(link, "spanId", "span_id"), ids),
+            "attributes": key_values(link.get("attributes")),
+        }
+        for link in _list(links, "links")
+    ]
 
 
 def _traces_from_dict(req: dict[str, Any], out: Decoded) -> None:
-    ids: dict[str, bytes] = {}
+    ids: dict[str, str] = {}
     append = out.spans.append
+    hex_id = _hex_id
+    other_value = _other_value
     for rs in _list(_field(req, "resourceSpans", "resource_spans"), "resourceSpans"):
         resource = key_values(_field(_field(rs, "resource"), "attributes"))
         service = service_name_of(resource)
         for ss in _list(_field(rs, "scopeSpans", "scope_spans"), "scopeSpans"):
             scope = _field(_field(ss, "scope"), "name") or ""
             for s in _list(ss.get("spans"), "spans"):
-                span = _decode_span(s, ids, out, service, scope, resource)
-                if span is not None:
-                    append(span)
+                try:
+                    tid = hex_id(s.get("traceId") or s.get("trace_id"), ids)
+                    sid = hex_id(s.get("spanId") or s.get("span_id"), ids)
+                    pid = hex_id(s.get("parentSpanId") or s.get("parent_span_id"), ids)
+                    links = s.get("links")
+                    link_list = _links(links, ids) if links else []
+                except _BadId:
+                    out.reject_span("span and link ids must be hex strings")
+                    continue
+                if (
+                    len(tid) != 32
+                    or len(sid) != 16
+                    or tid == _ZERO_TRACE_HEX
+                    or sid == _ZERO_SPAN_HEX
+                    or (pid and len(pid) != 16)
+                ):
+                    problem = span_ids_problem(
+                        bytes.fromhex(tid), bytes.fromhex(sid), bytes.fromhex(pid)
+                    )
+                    out.reject_span(problem or "invalid span")
+                    continue
+                # the hot loop: key_values() inlined
+                attributes: dict[str, Any] = {}
+                kvs = s.get("attributes")
+                if kvs:
+                    if kvs.__class__ is not list:
+                        raise _BadJson("attributes must be a list of {key, value}")
+                    for kv in kvs:
+                        v = kv.get("value")
+                        if v:
+                            x = v.get("stringValue")
+                            if x.__class__ is not str:
+                                x = other_value(v)
+                        else:
+                            x = None
+                        key = kv.get("key") or ""
+                        if key.__class__ is not str:
+                            raise _BadJson(f"an attribute key must be a string, got {key!r:.40}")
+                        attributes[key] = x
+                kind = s.get("kind", 0)
+                if kind.__class__ is not int:
+                    kind = _enum(kind, KIND_BY_NAME, "SPAN_KIND_", "kind")
+                status = s.get("status")
+                if status:
+                    code = status.get("code", 0)
+                    if code.__class__ is not int:
+                        code = _enum(code, STATUS_BY_NAME, "STATUS_CODE_", "status.code")
+                    message = status.get("message") or ""
+                else:
+                    code, message = 0, ""
+                name = s.get("name") or ""
+                if name.__class__ is not str or message.__class__ is not str:
+                    raise _BadJson("span name and status message must be strings")
+                events = s.get("events")
+                append(
+                    Span(
+                        tid,
+                        sid,
+                        "" if pid == _ZERO_SPAN_HEX else pid,
+                        name,
+                        kind,
+                        _time(s, "startTimeUnixNano", "start_time_unix_nano"),
+                        _time(s, "endTimeUnixNano", "end_time_unix_nano"),
+                        code,
+                        message,
+                        attributes,
+                        _events(events) if events else [],
+                        link_list,
+                        service,
+                        scope,
+                        resource,
+                    )
+                )
 
 
 def _decode_log(
-    r: Any, service: str, scope: str, ids: dict[str, bytes], out: Decoded
+    r: Any, service: str, scope: str, ids: dict[str, str], out: Decoded
 ) -> LogRecord | None:
-    if r.__class__ is not dict:
-        raise _BadJson(f"a log record must be an object, got {r!r:.40}")
     try:
-        tid = _id_bytes(r.get("traceId") or r.get("trace_id"), ids)
-        sid = _id_bytes(r.get("spanId") or r.get("span_id"), ids)
+        tid = _hex_id(r.get("traceId") or r.get("trace_id"), ids)
+        sid = _hex_id(r.get("spanId") or r.get("span_id"), ids)
     except _BadId:
         out.reject_log("log record ids must be hex strings")
         return None
-    problem = log_ids_problem(tid, sid)
+    problem = log_ids_problem(bytes.fromhex(tid), bytes.fromhex(sid))
     if problem:
         out.reject_log(problem)
         return None
     attributes = key_values(r.get("attributes"))
     event_name = r.get("eventName") or r.get("event_name") or attributes.get("event.name") or ""
-    time_ns = r.get("timeUnixNano") or r.get("time_unix_nano")
-    if not time_ns or time_ns == "0":
-        time_ns = r.get("observedTimeUnixNano") or r.get("observed_time_unix_nano") or 0
+    time_ns = _time(r, "timeUnixNano", "time_unix_nano") or _time(
+        r, "observedTimeUnixNano", "observed_time_unix_nano"
+    )
     severity = r.get("severityText") or r.get("severity_text") or ""
-    if not isinstance(severity, str):
+    if severity.__class__ is not str:
         raise _BadJson("severityText must be a string")
     return LogRecord(
-        trace_id=optional_hex(tid),
-        span_id=optional_hex(sid),
-        time_ns=_int(time_ns, "timeUnixNano"),
+        trace_id="" if tid == _ZERO_TRACE_HEX else tid,
+        span_id="" if sid == _ZERO_SPAN_HEX else sid,
+        time_ns=time_ns,
         event_name=event_name if isinstance(event_name, str) else str(event_name),
         body=any_value(r.get("body")),
         attributes=attributes,
@@ -339,7 +365,7 @@ def _decode_log(
 
 
 def _logs_from_dict(req: dict[str, Any], out: Decoded) -> None:
-    ids: dict[str, bytes] = {}
+    ids: dict[str, str] = {}
     append = out.logs.append
     for rl in _list(_field(req, "resourceLogs", "resource_logs"), "resourceLogs"):
         service = service_name_of(key_values(_field(_field(rl, "resource"), "attributes")))
@@ -370,7 +396,7 @@ def traces_from_dict(req: dict[str, Any], out: Decoded) -> None:
     """Append the spans of a parsed OTLP/JSON traces request to ``out``; DecodeError if malformed."""
     try:
         _traces_from_dict(req, out)
-    except (_BadJson, AttributeError, TypeError) as err:
+    except (_BadJson, AttributeError, TypeError, ValueError) as err:
         raise DecodeError(f"invalid OTLP/JSON traces request ({_reason(err)})") from None
 
 
@@ -378,25 +404,27 @@ def logs_from_dict(req: dict[str, Any], out: Decoded) -> None:
     """Append the log records of a parsed OTLP/JSON logs request to ``out``; DecodeError if malformed."""
     try:
         _logs_from_dict(req, out)
-    except (_BadJson, AttributeError, TypeError) as err:
+    except (_BadJson, AttributeError, TypeError, ValueError) as err:
         raise DecodeError(f"invalid OTLP/JSON logs request ({_reason(err)})") from None
 
 
 def _reason(err: Exception) -> str:
-    if isinstance(err, _BadJson):
+    if isinstance(err, (_BadJson, ValueError)):
         return str(err)
-    return "unexpected value type"
+    return "a field has the wrong JSON type"
 
 
 def decode_traces_json(data: bytes | str | dict[str, Any], limits: Limits | None = None) -> Decoded:
     """Decode an OTLP/JSON ``ExportTraceServiceRequest`` (bytes, text, or an already parsed dict)."""
     out = Decoded()
-    traces_from_dict(load_json(data), out)
+    with gc_paused():
+        traces_from_dict(load_json(data), out)
     return apply_limits(out, limits)
 
 
 def decode_logs_json(data: bytes | str | dict[str, Any], limits: Limits | None = None) -> Decoded:
     """Decode an OTLP/JSON ``ExportLogsServiceRequest`` (bytes, text, or an already parsed dict)."""
     out = Decoded()
-    logs_from_dict(load_json(data), out)
+    with gc_paused():
+        logs_from_dict(load_json(data), out)
     return apply_limits(out, limits)

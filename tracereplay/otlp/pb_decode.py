@@ -17,12 +17,12 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from tracereplay.errors import DecodeError
+from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.otlp.ids import (
     ZERO_SPAN_ID,
     ZERO_TRACE_ID,
     log_ids_problem,
     optional_hex,
-    parent_hex,
     span_ids_problem,
 )
 from tracereplay.otlp.limits import apply_limits
@@ -84,10 +84,32 @@ def parse_logs_request(data: bytes) -> ExportLogsServiceRequest:
         raise DecodeError(f"invalid protobuf ExportLogsServiceRequest ({err})") from None
 
 
+def _events(events: Iterable[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": e.name,
+            "time_unix_nano": e.time_unix_nano,
+            "attributes": key_values(e.attributes),
+        }
+        for e in events
+    ]
+
+
+def _links(links: Iterable[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "trace_id": link.trace_id.hex(),
+            "span_id": link.span_id.hex(),
+            "attributes": key_values(link.attributes),
+        }
+        for link in links
+    ]
+
+
 def traces_from_request(req: ExportTraceServiceRequest, out: Decoded) -> None:
     """Append the spans of a parsed request to ``out`` (invalid ones counted as rejected)."""
-    spans = out.spans
-    append = spans.append
+    append = out.spans.append
+    other_value = _other_value
     for rs in req.resource_spans:
         resource = key_values(rs.resource.attributes)
         service = service_name_of(resource)
@@ -106,6 +128,16 @@ def traces_from_request(req: ExportTraceServiceRequest, out: Decoded) -> None:
                 ):
                     out.reject_span(span_ids_problem(tid, sid, pid) or "invalid span")
                     continue
+                # the hot loop: key_values() inlined, with fast paths for strings and ints
+                attributes: dict[str, Any] = {}
+                for kv in s.attributes:
+                    v = kv.value
+                    x = v.string_value
+                    if x:
+                        attributes[kv.key] = x
+                    else:
+                        x = v.int_value
+                        attributes[kv.key] = x if x else other_value(v)
                 status = s.status
                 events = s.events
                 links = s.links
@@ -113,34 +145,16 @@ def traces_from_request(req: ExportTraceServiceRequest, out: Decoded) -> None:
                     Span(
                         tid.hex(),
                         sid.hex(),
-                        parent_hex(pid),
+                        pid.hex() if pid and pid != ZERO_SPAN_ID else "",
                         s.name,
                         s.kind,
                         s.start_time_unix_nano,
                         s.end_time_unix_nano,
                         status.code,
                         status.message,
-                        key_values(s.attributes),
-                        [
-                            {
-                                "name": e.name,
-                                "time_unix_nano": e.time_unix_nano,
-                                "attributes": key_values(e.attributes),
-                            }
-                            for e in events
-                        ]
-                        if events
-                        else [],
-                        [
-                            {
-                                "trace_id": link.trace_id.hex(),
-                                "span_id": link.span_id.hex(),
-                                "attributes": key_values(link.attributes),
-                            }
-                            for link in links
-                        ]
-                        if links
-                        else [],
+                        attributes,
+                        _events(events) if events else [],
+                        _links(links) if links else [],
                         service,
                         scope,
                         resource,
@@ -182,12 +196,14 @@ def logs_from_request(req: ExportLogsServiceRequest, out: Decoded) -> None:
 def decode_traces_pb(data: bytes, limits: Limits | None = None) -> Decoded:
     """Decode a binary OTLP ``ExportTraceServiceRequest`` (the body of ``POST /v1/traces``)."""
     out = Decoded()
-    traces_from_request(parse_traces_request(data), out)
+    with gc_paused():
+        traces_from_request(parse_traces_request(data), out)
     return apply_limits(out, limits)
 
 
 def decode_logs_pb(data: bytes, limits: Limits | None = None) -> Decoded:
     """Decode a binary OTLP ``ExportLogsServiceRequest`` (the body of ``POST /v1/logs``)."""
     out = Decoded()
-    logs_from_request(parse_logs_request(data), out)
+    with gc_paused():
+        logs_from_request(parse_logs_request(data), out)
     return apply_limits(out, limits)

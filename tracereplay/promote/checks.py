@@ -56,5 +56,30 @@ def _suffix(path: tuple[int | str, ...]) -> str:
 
 
 def _kind_problems(spec: CheckSpec) -> list[tuple[tuple[int | str, ...], str]]:
-    """What the check registry says about one spec's kind and options."""
-    return []
+    """What the check registry says about one spec: an unknown kind, or bad options."""
+    try:
+        from tracereplay.evaluate.checks.registry import prepare_check
+    except ImportError:  # an install without the evaluator: the structure is all we can check
+        return []
+    prepared = prepare_check(spec)
+    if prepared.problem is None:
+        return []
+    return [((("kind",) if prepared.entry is None else ()), prepared.problem)]
+
+
+def load_check_modules(modules: Sequence[str]) -> None:
+    """Import modules that register custom checks (``@tracereplay.check``), so definitions
+    using their kinds validate. The current directory is importable, as for ``--agent``."""
+    import importlib
+    import os
+    import sys
+
+    if modules and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # any failure importing user code is a one-line error
+            raise InvalidChecksError(
+                f"cannot import checks module '{name}': {type(exc).__name__}: {exc}"
+            ) from None

@@ -90,7 +90,9 @@ def _format_name(name: str) -> str:
 
 
 def _format_block(doc: Document) -> str:
-    body = "\n".join(("- " + line) if line.startswith("-") else line for line in doc.content.split("\n"))
+    body = "\n".join(
+        ("- " + line) if line.startswith("-") else line for line in doc.content.split("\n")
+    )
     return f"{BEGIN}\nname: {_format_name(doc.name)}\n\n{body}\n{END}"
 
 
@@ -101,14 +103,20 @@ def _parse_block(lines: list[str], start: int) -> tuple[Document, int]:
     while i < len(lines) and lines[i] != "":
         header = lines[i]
         if header == END:
-            raise DocumentFormatError(f"document text line {i + 1}: block has no empty line after its headers")
+            raise DocumentFormatError(
+                f"document text line {i + 1}: block has no empty line after its headers"
+            )
         key, sep, value = header.partition(": ")
         if not sep and header.endswith(":"):
             key, value = header[:-1], ""
         elif not sep:
-            raise DocumentFormatError(f"document text line {i + 1}: expected a 'name: ...' header, got {header[:40]!r}")
+            raise DocumentFormatError(
+                f"document text line {i + 1}: expected a 'name: ...' header, got {header[:40]!r}"
+            )
         if key != "name":
-            raise DocumentFormatError(f"document text line {i + 1}: unknown document header {key!r} (only 'name')")
+            raise DocumentFormatError(
+                f"document text line {i + 1}: unknown document header {key!r} (only 'name')"
+            )
         if name is not None:
             raise DocumentFormatError(f"document text line {i + 1}: the name header is given twice")
         name = _parse_name(value, i)
@@ -130,7 +138,9 @@ def _parse_block(lines: list[str], start: int) -> tuple[Document, int]:
     if i >= len(lines):
         raise DocumentFormatError(f"document text line {start + 1}: block is not closed by {END}")
     if not body:
-        raise DocumentFormatError(f"document text line {i + 1}: block has no content line (write one empty line for empty content)")
+        raise DocumentFormatError(
+            f"document text line {i + 1}: block has no content line (write one empty line for empty content)"
+        )
     return Document(name=DEFAULT_NAME if name is None else name, content="\n".join(body)), i + 1
 
 
@@ -140,7 +150,9 @@ def _parse_name(value: str, index: int) -> str:
     try:
         name = json.loads(value)
     except ValueError:
-        raise DocumentFormatError(f"document text line {index + 1}: bad quoted name {value[:40]!r}") from None
+        raise DocumentFormatError(
+            f"document text line {index + 1}: bad quoted name {value[:40]!r}"
+        ) from None
     if not isinstance(name, str):
         raise DocumentFormatError(f"document text line {index + 1}: bad quoted name {value[:40]!r}")
     return name

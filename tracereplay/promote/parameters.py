@@ -48,4 +48,6 @@ def missing_parameters_reason(missing: Iterable[str]) -> str:
 
 def fill_parameters(text: str, values: Mapping[str, str]) -> str:
     """``text`` with every placeholder that ``values`` names replaced; others are left as is."""
-    return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), text)
+    return PLACEHOLDER.sub(
+        lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), text
+    )

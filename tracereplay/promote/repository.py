@@ -57,8 +57,14 @@ def get_suite(store: Store, ident: str) -> EvalSuite:
                 return found
         if len(rows) > 1:
             raise AmbiguousIdError(f"suite id '{ident}' is ambiguous: give more of it or the name")
-    names = [r[0] for r in store.con.execute("SELECT name FROM eval_suites ORDER BY name").fetchall()]
-    known = f" (suites: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''})" if names else " (there are no suites yet)"
+    names = [
+        r[0] for r in store.con.execute("SELECT name FROM eval_suites ORDER BY name").fetchall()
+    ]
+    known = (
+        f" (suites: {', '.join(names[:10])}{', ...' if len(names) > 10 else ''})"
+        if names
+        else " (there are no suites yet)"
+    )
     raise NotFoundError(f"no suite named '{ident}'{known}")
 
 
@@ -130,9 +136,7 @@ def cases_by_source(store: Store, suite_id: str, run_ids: Iterable[str]) -> dict
     ids = list(set(run_ids))
     if not ids:
         return {}
-    found = _cases(
-        store, "suite_id = ? AND source_run_id IN (SELECT unnest(?))", [suite_id, ids]
-    )
+    found = _cases(store, "suite_id = ? AND source_run_id IN (SELECT unnest(?))", [suite_id, ids])
     return {c.source_run_id: c for c in found if c.source_run_id}
 
 

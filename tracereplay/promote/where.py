@@ -21,7 +21,9 @@ def matching_run_ids(store: Store, predicate: str, limit: int | None = None) -> 
     """
     pred = predicate.strip()
     if not pred:
-        raise BadPredicateError("--where needs a SQL predicate over runs, e.g. \"status = 'failed'\"")
+        raise BadPredicateError(
+            "--where needs a SQL predicate over runs, e.g. \"status = 'failed'\""
+        )
     if limit is not None and limit < 1:
         raise BadPredicateError(f"--limit must be at least 1, not {limit}")
     sql = (
@@ -33,7 +35,9 @@ def matching_run_ids(store: Store, predicate: str, limit: int | None = None) -> 
     except duckdb.Error as exc:
         raise BadPredicateError(f"bad --where predicate: {duckdb_message(exc)}") from None
     if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
-        raise BadPredicateError("bad --where predicate: it must be one SQL condition, not statements")
+        raise BadPredicateError(
+            "bad --where predicate: it must be one SQL condition, not statements"
+        )
     store.con.execute("BEGIN TRANSACTION")
     try:
         rows = store.con.execute(sql).fetchall()

@@ -7,6 +7,7 @@ a span: first ``redact``, then the size cap with a visible truncation marker.
 
 from __future__ import annotations
 
+import json as stdjson
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,6 +58,16 @@ def _default(obj: Any) -> Any:
     return str(obj)
 
 
+def _dumps(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value, default=_default, option=_DUMPS_OPTS)
+    except TypeError:  # integers beyond 64 bits, unusual keys: the slow, tolerant encoder
+        try:
+            return stdjson.dumps(value, default=_default, ensure_ascii=False).encode()
+        except (TypeError, ValueError):
+            return orjson.dumps(str(value))
+
+
 @dataclass(frozen=True)
 class ContentPolicy:
     """How recorded content is filtered: ``capture``, ``redact`` hook, ``max_value_chars`` cap."""
@@ -91,14 +102,14 @@ class ContentPolicy:
             return [self.clean(v) for v in value]
         if value is None or isinstance(value, (bool, int, float)):
             return value
-        return self.clean(orjson.loads(orjson.dumps(value, default=_default, option=_DUMPS_OPTS)))
+        return self.clean(stdjson.loads(_dumps(value)))
 
     def json(self, value: Any) -> str:
         """``value`` as JSON text, every string in it redacted and capped."""
-        raw = orjson.dumps(value, default=_default, option=_DUMPS_OPTS)
+        raw = _dumps(value)
         if self.redact is None and len(raw) <= self.max_value_chars:
             return raw.decode()  # no string inside can exceed the cap
-        return orjson.dumps(self.clean(orjson.loads(raw))).decode()
+        return _dumps(self.clean(stdjson.loads(raw))).decode()
 
     def value(self, value: Any) -> str:
         """A string as itself (redacted, capped), anything else as JSON text."""

@@ -41,7 +41,9 @@ class _Health:
             self._stats.spans_failed += count
             self._stats.export_errors += 1
             self._stats.last_error = message
-        self._log_once(f"export:{kind}", "tracereplay could not export %d span(s): %s", count, message)
+        self._log_once(
+            f"export:{kind}", "tracereplay could not export %d span(s): %s", count, message
+        )
 
     def dropped(self, count: int = 1) -> None:
         with self._lock:
@@ -56,7 +58,9 @@ class _Health:
         with self._lock:
             self._stats.instrumentation_errors += 1
             self._stats.last_error = message
-        self._log_once(f"instr:{where}", "tracereplay instrumentation error (ignored) in %s", message)
+        self._log_once(
+            f"instr:{where}", "tracereplay instrumentation error (ignored) in %s", message
+        )
 
     def _log_once(self, key: str, msg: str, *args: object) -> None:
         with self._lock:

@@ -28,6 +28,11 @@ class CountingBatchSpanProcessor(BatchSpanProcessor):
         self._queue = getattr(inner, "_queue", None)
         self._capacity: int | None = getattr(inner, "_max_queue_size", None)
 
+    @property
+    def queued(self) -> int:
+        """Spans waiting in the queue for the export thread."""
+        return len(self._queue) if self._queue is not None else 0
+
     def on_end(self, span: ReadableSpan) -> None:
         queue = self._queue
         if (

@@ -63,6 +63,10 @@ class Admission:
     def in_flight(self) -> int:
         return self._requests
 
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
     def admit(self, nbytes: int) -> Ticket:
         """Admit a request whose body holds ``nbytes`` so far, or raise ``Busy``/``Unavailable``."""
         retry = self.limits.retry_after_s

@@ -27,4 +27,3 @@ class TokenCheck:
         if scheme.lower() != "bearer":
             return False
         return hmac.compare_digest(credential.strip().encode(), self._expected)
-

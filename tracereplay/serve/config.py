@@ -46,7 +46,9 @@ class Limits(BaseModel):
         default=1 * MiB, gt=0, description="characters kept per attribute value"
     )
     retry_after_s: int = Field(default=1, gt=0, description="Retry-After given under backpressure")
-    read_timeout_s: float = Field(default=30.0, gt=0, description="idle or stalled connection timeout")
+    read_timeout_s: float = Field(
+        default=30.0, gt=0, description="idle or stalled connection timeout"
+    )
 
 
 class ServeConfig(BaseModel):

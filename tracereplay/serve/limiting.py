@@ -129,7 +129,9 @@ def _walk_json(obj: Any, limits: Limits, cut_values: bool) -> bool:
                 if cut_values:
                     for kv in value:
                         if kv.__class__ is dict:
-                            changed = _json_value(kv.get("value"), limits.max_value_length) or changed
+                            changed = (
+                                _json_value(kv.get("value"), limits.max_value_length) or changed
+                            )
             elif key == "body" and cut_values:
                 changed = _json_value(value, limits.max_value_length) or changed
             elif value.__class__ in (dict, list):

@@ -18,9 +18,9 @@ import threading
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from tracereplay.errors import TraceReplayError
 from tracereplay.models.evals import CheckSpec, ScoreResult, Status
@@ -66,15 +66,18 @@ class CheckKind:
     options_model: type[BaseModel]
     description: str
     builtin: bool
+    option_fields: dict[str, str] = field(default_factory=dict)
     pass_extra: bool = False
+    validate: Callable[[dict[str, Any]], None] | None = None
 
     def options_schema(self) -> dict[str, Any]:
         """JSON schema of the options (what a suite may put next to ``kind``)."""
-        return self.options_model.model_json_schema()
+        return self.options_model.model_json_schema(by_alias=True)
 
     @property
     def option_names(self) -> list[str]:
-        return list(self.options_model.model_fields)
+        """The option names, in declaration order."""
+        return list(self.option_fields)
 
 
 _REGISTRY: dict[str, CheckKind] = {}
@@ -94,8 +97,12 @@ def _load_builtins() -> None:
         _BUILTINS_LOADED = True
 
 
-def _options_model(kind: str, func: Callable[..., Any]) -> tuple[type[BaseModel], bool]:
-    """A strict pydantic model from the keyword parameters after ``subject``."""
+def _options_model(
+    kind: str, func: Callable[..., Any]
+) -> tuple[type[BaseModel], dict[str, str], bool]:
+    """A strict pydantic model from the keyword parameters after ``subject``; also returns
+    option name -> model field name (an option named like a BaseModel attribute, e.g.
+    ``schema``, is stored under another field name with the option name as alias)."""
     sig = inspect.signature(func)
     params = list(sig.parameters.values())
     if not params or params[0].kind not in (
@@ -112,6 +119,7 @@ def _options_model(kind: str, func: Callable[..., Any]) -> tuple[type[BaseModel]
             f"check {kind!r}: cannot resolve annotations of {func.__qualname__}: {exc}"
         ) from exc
     fields: dict[str, Any] = {}
+    names: dict[str, str] = {}
     extra = False
     for p in params[1:]:
         if p.kind is inspect.Parameter.VAR_KEYWORD:
@@ -126,10 +134,16 @@ def _options_model(kind: str, func: Callable[..., Any]) -> tuple[type[BaseModel]
                 f"check {kind!r}: option name {p.name!r} is reserved (CheckSpec uses it)"
             )
         default = ... if p.default is inspect.Parameter.empty else p.default
-        fields[p.name] = (hints.get(p.name, Any), default)
+        hint = hints.get(p.name, Any)
+        field_name = p.name
+        if hasattr(BaseModel, p.name) or p.name.startswith("_"):
+            field_name = f"opt_{p.name.lstrip('_')}_"
+            hint = Annotated[hint, Field(alias=p.name)]
+        fields[field_name] = (hint, default)
+        names[p.name] = field_name
     config = ConfigDict(extra="allow" if extra else "forbid", strict=True)
     model = create_model(f"{kind}Options", __config__=config, **fields)
-    return model, extra
+    return model, names, extra
 
 
 def register_check(
@@ -138,21 +152,29 @@ def register_check(
     *,
     description: str | None = None,
     builtin: bool = False,
+    validate: Callable[[dict[str, Any]], None] | None = None,
 ) -> CheckKind:
-    """Register ``func`` as check ``kind`` (what ``@check`` does)."""
+    """Register ``func`` as check ``kind`` (what ``@check`` does).
+
+    ``validate(options)``, when given, runs once per spec after type validation and raises
+    ``CheckError`` / ``ValueError`` for options that are well typed but unusable (a bad regex).
+    """
     if not kind or not isinstance(kind, str):
         raise CheckDefinitionError("a check kind must be a non-empty string")
     if not builtin:
         _load_builtins()
-    model, extra = _options_model(kind, func)
+    model, option_fields, extra = _options_model(kind, func)
     doc = description if description is not None else inspect.getdoc(func) or ""
+    summary = " ".join(doc.strip().split("\n\n")[0].split())
     entry = CheckKind(
         kind=kind,
         func=func,
         options_model=model,
-        description=doc.strip().splitlines()[0] if doc.strip() else "",
+        description=summary,
         builtin=builtin,
+        option_fields=option_fields,
         pass_extra=extra,
+        validate=validate,
     )
     with _LOCK:
         old = _REGISTRY.get(kind)
@@ -194,11 +216,13 @@ def check(kind: str | Callable[..., Any] | None = None, *, description: str | No
     return decorate
 
 
-def builtin_check(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def builtin_check(
+    kind: str, *, validate: Callable[[dict[str, Any]], None] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator used by tracereplay's own check modules."""
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        register_check(kind, func, builtin=True)
+        register_check(kind, func, builtin=True, validate=validate)
         return func
 
     return decorate
@@ -275,9 +299,14 @@ def prepare_check(spec: CheckSpec) -> PreparedCheck:
         return PreparedCheck(
             label, spec.kind, entry, {}, f"{spec.kind}: {_describe_validation(entry, exc)}"
         )
-    opts = {name: getattr(model, name) for name in entry.options_model.model_fields}
+    opts = {opt: getattr(model, fld) for opt, fld in entry.option_fields.items()}
     if entry.pass_extra and model.model_extra:
         opts.update(model.model_extra)
+    if entry.validate is not None:
+        try:
+            entry.validate(opts)
+        except (CheckError, ValueError) as exc:
+            return PreparedCheck(label, spec.kind, entry, {}, f"{spec.kind}: {exc}")
     return PreparedCheck(label, spec.kind, entry, opts, None)
 
 
@@ -363,7 +392,7 @@ def _to_score(label: str, out: Any) -> ScoreResult:
     if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], bool):
         return _make(label, out[0], None, str(out[1]), {})
     if isinstance(out, ScoreResult):
-        if out.status is Status.ERROR:
+        if out.status == Status.ERROR:
             return error_score(label, out.explanation or "check reported an error")
         return _make(label, out.passed, out.score, out.explanation, out.details)
     return error_score(

@@ -1,0 +1,190 @@
+"""Case-level scoring (status precedence, mean score, reason), repeats, summaries, recorded mode."""
+
+from __future__ import annotations
+
+import pytest
+from eval_check_helpers import call, expect, make_case, make_run, make_subject
+
+from tracereplay.evaluate import (
+    case_status,
+    error_result,
+    evaluate_recorded,
+    merge_repeats,
+    score_case,
+    score_recorded,
+    summarize,
+)
+from tracereplay.models import AgentResult, CheckSpec, EvaluationResult, ScoreResult, Status
+
+CHECKS = [
+    CheckSpec(kind="containsExpected"),
+    CheckSpec(kind="regex", pattern=r"\d+ ?C"),
+    CheckSpec(kind="toolCallArgsMatch"),
+]
+
+
+def _valid(result: EvaluationResult) -> EvaluationResult:
+    EvaluationResult.model_validate(result.model_dump())  # built unvalidated: must still be valid
+    return result
+
+
+def test_all_passed():
+    subject = make_subject(
+        "Sunny, 21 C",
+        expected="sunny",
+        calls=[call("get_weather", city="Paris")],
+        expected_calls=[expect("get_weather", {"city": "Paris"})],
+    )
+    r = _valid(score_case(subject.case, CHECKS, subject, duration_ms=12.5, run_id="r1"))
+    assert (r.status, r.score, r.reason) == (Status.PASSED, 1.0, "all 3 checks passed")
+    assert [c.check for c in r.checks] == ["containsExpected", "regex", "toolCallArgsMatch"]
+    assert (r.case_id, r.duration_ms, r.run_id) == (subject.case.id, 12.5, "r1")
+
+
+def test_failed_check_fails_the_case_and_score_is_the_mean():
+    subject = make_subject("Rainy, 12 C", expected="sunny")
+    r = _valid(score_case(subject.case, CHECKS, subject))
+    assert r.status is Status.FAILED
+    assert r.score == pytest.approx(2 / 3)
+    assert r.reason == "containsExpected: response does not contain the expected text 'sunny'"
+
+
+def test_failed_wins_over_error_and_errors_do_not_count_in_the_score():
+    checks = [*CHECKS, CheckSpec(kind="regex", name="bad", pattern="(")]
+    subject = make_subject("Rainy, 12 C", expected="sunny")
+    r = _valid(score_case(subject.case, checks, subject))
+    assert r.status is Status.FAILED
+    assert r.score == pytest.approx(2 / 3)
+    assert "bad (error): regex: invalid regular expression" in r.reason
+
+
+def test_error_without_failure_is_an_error():
+    checks = [CheckSpec(kind="nonEmpty"), CheckSpec(kind="maxLatencyMs", limit=10)]
+    subject = make_subject("hello")
+    r = _valid(score_case(subject.case, checks, subject))
+    assert r.status is Status.ERROR and r.score == 1.0
+    assert r.reason.startswith("maxLatencyMs (error): the run's duration is unknown")
+
+
+def test_all_errored_has_no_score():
+    subject = make_subject("hello")
+    r = score_case(subject.case, [CheckSpec(kind="nope")], subject)
+    assert r.status is Status.ERROR and r.score is None
+
+
+def test_no_checks_is_an_error():
+    subject = make_subject("hello")
+    r = _valid(score_case(subject.case, [], subject))
+    assert r.status is Status.ERROR and "no checks configured" in r.reason
+
+
+def test_case_checks_override_the_suite():
+    case = make_case("sunny", checks=[CheckSpec(kind="nonEmpty")])
+    subject = make_subject("rain")
+    subject.case = case
+    r = score_case(case, CHECKS, subject)
+    assert r.status is Status.PASSED and [c.check for c in r.checks] == ["nonEmpty"]
+    case_no_checks = make_case("sunny", checks=[])
+    assert score_case(case_no_checks, CHECKS, subject).status is Status.ERROR
+
+
+def test_case_status_precedence():
+    p = ScoreResult(check="a", score=1, passed=True, status=Status.PASSED)
+    f = ScoreResult(check="b", score=0, passed=False, status=Status.FAILED)
+    e = ScoreResult(check="c", status=Status.ERROR)
+    assert case_status([p, p]) is Status.PASSED
+    assert case_status([p, e]) is Status.ERROR
+    assert case_status([e, f, p]) is Status.FAILED
+    assert case_status([]) is Status.PASSED
+
+
+def test_long_reasons_are_clipped():
+    subject = make_subject("x" * 10, expected="y" * 2000)
+    r = score_case(subject.case, [CheckSpec(kind="exact", name=f"e{i}") for i in range(20)], subject)
+    assert len(r.reason) <= 500
+
+
+def _res(status: Status, score: float | None, reason: str = "") -> EvaluationResult:
+    return EvaluationResult(case_id="c", status=status, score=score, reason=reason, duration_ms=1)
+
+
+def test_merge_repeats():
+    ok = _res(Status.PASSED, 1.0)
+    assert merge_repeats([ok]) is ok
+    merged = _valid(merge_repeats([ok, ok, ok]))
+    assert (merged.status, merged.score, merged.reason) == (Status.PASSED, 1.0, "all 3 repetitions passed")
+    assert merged.duration_ms == 3
+    merged = _valid(merge_repeats([ok, _res(Status.ERROR, None, "boom"), _res(Status.FAILED, 0.5, "bad")]))
+    assert merged.status is Status.FAILED
+    assert merged.score == pytest.approx(0.75)
+    assert merged.reason == "2 of 3 repetitions did not pass; repetition 3: bad"
+    merged = merge_repeats([ok, _res(Status.ERROR, None, "timed out after 5s")])
+    assert merged.status is Status.ERROR and "repetition 2: timed out" in merged.reason
+    with pytest.raises(ValueError):
+        merge_repeats([])
+
+
+def test_summarize():
+    s = summarize(
+        [
+            _res(Status.PASSED, 1.0),
+            _res(Status.PASSED, 0.8),
+            _res(Status.FAILED, 0.3),
+            _res(Status.ERROR, None),
+        ]
+    )
+    assert (s.total, s.passed, s.failed, s.errored) == (4, 2, 1, 1)
+    assert s.pass_rate == 0.5
+    assert s.aggregate_score == pytest.approx(0.7)
+    empty = summarize([])
+    assert (empty.total, empty.pass_rate, empty.aggregate_score) == (0, 0.0, None)
+
+
+class TestRecorded:
+    def test_scores_each_case_against_its_source_run(self):
+        good = make_run(
+            AgentResult(
+                response="Sunny, 21 C",
+                tool_calls=[call("get_weather", city="Paris")],
+            ),
+            run_id="run-good",
+        )
+        bad = make_run(AgentResult(response="Rain"), run_id="run-bad")
+        cases = [
+            make_case("sunny", [expect("get_weather", {"city": "Paris"})], seq=0, source_run_id="run-good"),
+            make_case("sunny", seq=1, source_run_id="run-bad"),
+            make_case("sunny", seq=2, source_run_id="run-gone"),
+            make_case("sunny", seq=3),
+        ]
+        runs = {r.run_id: r for r in (good, bad)}
+        results = [_valid(r) for r in evaluate_recorded(cases, CHECKS, runs)]
+        assert [r.status for r in results] == [
+            Status.PASSED,
+            Status.FAILED,
+            Status.ERROR,
+            Status.ERROR,
+        ]
+        assert [r.case_id for r in results] == [c.id for c in cases]
+        assert results[0].run_id == "run-good" and results[0].duration_ms >= 0
+        assert results[2].reason == "source run run-gone of case #2 was not found"
+        assert "case #3 has no source run (hand-written)" in results[3].reason
+        # a lookup function works like a mapping
+        again = list(evaluate_recorded(cases[:2], CHECKS, runs.get))
+        assert [r.status for r in again] == [Status.PASSED, Status.FAILED]
+
+    def test_budgets_see_the_recorded_run(self):
+        rec = make_run(AgentResult(response="ok"), duration_ms=3000, input_tokens=10, output_tokens=5)
+        case = make_case("ok", source_run_id=rec.run_id)
+        checks = [CheckSpec(kind="maxLatencyMs", limit=2000), CheckSpec(kind="maxTokens", limit=20)]
+        r = score_recorded(case, checks, rec)
+        assert r.status is Status.FAILED
+        assert [c.status for c in r.checks] == [Status.FAILED, Status.PASSED]
+
+    def test_missing_run_without_source_is_an_error(self):
+        r = score_recorded(make_case("x"), CHECKS, None)
+        assert r.status is Status.ERROR and r.checks == []
+
+
+def test_error_result():
+    r = _valid(error_result("case-1", "agent raised ValueError: x", duration_ms=3, run_id="r"))
+    assert (r.status, r.score, r.reason, r.run_id) == (Status.ERROR, None, "agent raised ValueError: x", "r")

@@ -1,0 +1,140 @@
+"""The embedded default: spans go to the spool beside the DuckDB file; reading commands drain it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+import tracereplay
+from tracereplay.ingest.drain import open_store
+from tracereplay.sdk import SpoolSpanExporter, stats
+from tracereplay.store.paths import spool_dir
+from tracereplay.store.spool import list_segments
+
+
+@tracereplay.tool
+def get_weather(city: str) -> dict[str, object]:
+    return {"city": city, "weather": "foggy", "temperature_c": 14}
+
+
+@tracereplay.tool
+def get_population(city: str) -> int:
+    raise TimeoutError(f"population service timed out for {city}")
+
+
+def weather_run(query: str = "What's the weather and population in San Francisco?") -> str:
+    with tracereplay.agent_run(
+        "weather_agent", query, context="SF is in California.", parameters={"max_rounds": 3}
+    ) as run:
+        with run.llm_call(model="gpt-4o-mini", messages=query, provider="openai") as llm:
+            llm.set_output(
+                tool_calls=[
+                    {"id": "call_1", "name": "get_weather", "arguments": {"city": "SF"}},
+                    {"id": "call_2", "name": "get_population", "arguments": {"city": "SF"}},
+                ],
+                finish_reason="tool_calls",
+            )
+            llm.set_usage(207, 46)
+        get_weather("SF")
+        try:
+            get_population("SF")
+        except TimeoutError:
+            pass
+        with run.llm_call(model="gpt-4o-mini", messages=query, provider="openai") as llm:
+            llm.set_output("Foggy, 14 °C; population unknown.")
+            llm.set_usage(301, 19)
+        run.set_response("Foggy, 14 °C; population unknown.")
+        return run.run_id
+
+
+def provider(name: str = "spool-test") -> TracerProvider:
+    return TracerProvider(resource=Resource.create({"service.name": name}))
+
+
+def test_runs_reach_the_store_through_the_spool(tmp_path: Path) -> None:
+    db = tmp_path / "agent.duckdb"
+    setup = tracereplay.configure(db=db, tracer_provider=provider())
+    assert (setup.destination, setup.db_path) == ("spool", db)
+    run_id = weather_run()
+    with (
+        pytest.raises(ValueError),
+        tracereplay.agent_run("weather_agent", "bad question") as run,
+    ):
+        failed_id = run.run_id
+        raise ValueError("the model returned garbage")
+    assert tracereplay.flush()
+    assert list_segments(spool_dir(db)), "flush wrote a spool segment"
+    assert not db.exists(), "the agent never opens the DuckDB file"
+    assert stats().spans_exported == 6
+
+    with open_store(db) as store:
+        assert store.count("spans") == 6
+        run = store.get_run(run_id)
+        failed = store.get_run(failed_id)
+    assert run.agent_name == "weather_agent" and run.service_name == "spool-test"
+    assert run.status == "success"
+    assert run.query == "What's the weather and population in San Francisco?"
+    assert run.result.response == "Foggy, 14 °C; population unknown."
+    assert [d.to_dict() for d in run.context] == [
+        {"name": "context", "content": "SF is in California."}
+    ]
+    assert run.parameters == {"max_rounds": 3}
+    assert run.result.total_llm_calls == 2 and run.result.total_rounds == 2
+    assert (run.input_tokens, run.output_tokens) == (508, 65)
+    calls = [(c.tool_name, c.tool_call_id, c.arguments, c.round) for c in run.result.tool_calls]
+    assert calls == [
+        ("get_weather", "call_1", {"city": "SF"}, 1),
+        ("get_population", "call_2", {"city": "SF"}, 1),
+    ]
+    assert "timed out" in (run.result.tool_calls[1].error or "")
+    assert failed.status == "failed" and "garbage" in (failed.error or "")
+
+
+def test_spool_exporter_plugs_into_any_tracer_provider(tmp_path: Path) -> None:
+    db = tmp_path / "plain.duckdb"
+    tp = provider("plain-otel")
+    tp.add_span_processor(SimpleSpanProcessor(SpoolSpanExporter(db)))
+    tracer = tp.get_tracer("my-app")
+    with tracer.start_as_current_span("invoke_agent plain") as span:
+        span.set_attribute("gen_ai.operation.name", "invoke_agent")
+        span.set_attribute("gen_ai.agent.name", "plain")
+    tp.shutdown()
+    assert [s.done for s in list_segments(spool_dir(db))] == [True]  # closed at shutdown
+    with open_store(db) as store:
+        rows = store.query_dicts("SELECT agent_name, service_name FROM runs", [])
+    assert rows == [{"agent_name": "plain", "service_name": "plain-otel"}]
+    assert list_segments(spool_dir(db)) == []  # drained and retired
+
+
+def test_db_defaults_like_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRACEREPLAY_DB", raising=False)
+    for var in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"):
+        monkeypatch.delenv(var, raising=False)
+    assert (
+        tracereplay.configure(tracer_provider=provider()).db_path == tmp_path / "tracereplay.duckdb"
+    )
+    monkeypatch.setenv("TRACEREPLAY_DB", str(tmp_path / "env.duckdb"))
+    setup = tracereplay.configure(tracer_provider=provider())
+    assert setup.db_path == tmp_path / "env.duckdb"
+    weather_run()
+    assert tracereplay.flush()
+    with open_store(os.environ["TRACEREPLAY_DB"]) as store:
+        assert store.count("runs") == 1
+
+
+def test_configuring_again_replaces_the_destination(tmp_path: Path) -> None:
+    tp = provider()
+    tracereplay.configure(db=tmp_path / "first.duckdb", tracer_provider=tp)
+    weather_run()
+    tracereplay.configure(db=tmp_path / "second.duckdb", tracer_provider=tp)
+    weather_run()
+    assert tracereplay.flush()
+    for name in ("first", "second"):
+        with open_store(tmp_path / f"{name}.duckdb") as store:
+            assert store.count("runs") == 1, name  # not exported twice

@@ -1,0 +1,314 @@
+"""``tracereplay eval``: score a suite's cases (recorded mode) or replay them (``--agent``)."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import orjson
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
+from rich.table import Table
+from rich.text import Text
+
+from tracereplay.cli.common import console, db_path, err_console
+from tracereplay.errors import BadParameterError
+from tracereplay.evaluate.evaluation import EvalOutcome, EvalSettings, Progress, run_evaluation
+from tracereplay.evaluate.junit import write_junit
+from tracereplay.evaluate.outcomes import CaseReport, CaseRun
+from tracereplay.evaluate.runner import RunnerOptions
+from tracereplay.models import Status
+
+STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
+
+
+class ToolMatchOption(str, Enum):
+    strict = "strict"
+    fifo = "fifo"
+
+
+class _BarProgress(Progress):
+    """A rich progress bar on stderr (drawn only on a terminal)."""
+
+    def __init__(self, label: str) -> None:
+        self.bar = RichProgress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("[red]{task.fields[bad]}"),
+            TimeElapsedColumn(),
+            console=err_console,
+            transient=True,
+            disable=not err_console.is_terminal,
+        )
+        self.label = label
+        self.task: Any = None
+        self.bad = 0
+
+    def start(self, total: int) -> None:
+        self.bar.start()
+        self.task = self.bar.add_task(Text(self.label).plain, total=total, bad="")
+
+    def advance(self, run: CaseRun) -> None:
+        if run.status is not Status.PASSED:
+            self.bad += 1
+        self.bar.update(self.task, advance=1, bad=f"{self.bad} not passed" if self.bad else "")
+
+    def stop(self) -> None:
+        self.bar.stop()
+
+
+def eval_command(
+    suite: Annotated[str, typer.Argument(help="Suite name (or a unique prefix of its id).")],
+    agent: Annotated[
+        Optional[str],
+        typer.Option(
+            help="Replay: call this agent (module:callable, imported from the current directory "
+            "or PYTHONPATH) for every case, its @tracereplay.tool calls answered from the "
+            "recording. Without it, recorded mode scores each case's source run as recorded.",
+        ),
+    ] = None,
+    tool_match: Annotated[
+        Optional[ToolMatchOption],
+        typer.Option(
+            "--tool-match",
+            help="Replay: strict (default) answers a tool call from a recording with the same "
+            "name and arguments; fifo from the next unused recording of that name.",
+            show_default=False,
+        ),
+    ] = None,
+    live_tools: Annotated[
+        bool,
+        typer.Option(
+            "--live-tools",
+            help="Replay: run the real tool for a call no recording answers (and for "
+            "hand-written cases), instead of making the case an ERROR.",
+        ),
+    ] = False,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Cases run at the same time (threads).")
+    ] = 4,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            help="Seconds one attempt of a case may take before it is an ERROR (0: no limit).",
+        ),
+    ] = 60.0,
+    retries: Annotated[
+        int, typer.Option(min=0, help="Run a case again this many times when it is an ERROR.")
+    ] = 0,
+    fail_fast: Annotated[
+        bool, typer.Option("--fail-fast", help="Stop starting cases after the first that fails.")
+    ] = False,
+    repeat: Annotated[
+        int,
+        typer.Option(min=1, help="Run every case N times; it passes only if every time passes."),
+    ] = 1,
+    tag: Annotated[
+        Optional[list[str]],
+        typer.Option("--tag", help="Only cases with this tag (repeatable: any of them)."),
+    ] = None,
+    case: Annotated[
+        Optional[list[str]],
+        typer.Option("--case", help="Only this case (id or unique prefix; repeatable)."),
+    ] = None,
+    checks: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--checks",
+            help="Import this module (or .py file) first: its @check functions become check "
+            "kinds (repeatable).",
+        ),
+    ] = None,
+    label: Annotated[
+        Optional[str], typer.Option(help="A note stored with the eval run (e.g. a branch).")
+    ] = None,
+    json_file: Annotated[
+        Optional[Path],
+        typer.Option("--json", help="Also write the results as JSON to this file."),
+    ] = None,
+    junit_file: Annotated[
+        Optional[Path],
+        typer.Option("--junit", help="Also write JUnit XML (for CI) to this file."),
+    ] = None,
+) -> None:
+    """Evaluate a suite: score every case and store the results (eval_runs, case_results).
+
+    Exit code 0 when every case passed, 1 when any failed or errored, 2 for bad usage.
+
+    [bold]Examples[/bold]
+
+      tracereplay eval weather                       # recorded mode: score what the runs did
+      tracereplay eval weather --agent weather_agent:answer --concurrency 8
+      tracereplay eval weather --agent my_agent:run --tool-match fifo --junit report.xml
+    """
+    if agent is None and (tool_match is not None or live_tools):
+        raise BadParameterError("--tool-match and --live-tools apply to replay: add --agent")
+    settings = EvalSettings(
+        suite=suite,
+        db=db_path(),
+        agent=agent,
+        tool_match=(tool_match or ToolMatchOption.strict).value,  # type: ignore[arg-type]
+        live_tools=live_tools,
+        runner=RunnerOptions(
+            concurrency=concurrency,
+            timeout_s=timeout or None,
+            retries=retries,
+            fail_fast=fail_fast,
+            repeat=repeat,
+        ),
+        tags=tuple(tag or ()),
+        case_ids=tuple(case or ()),
+        check_modules=tuple(checks or ()),
+        label=label,
+    )
+    outcome = run_evaluation(settings, _BarProgress(f"eval {suite}"))
+    console.print(results_table(outcome.reports, repeat > 1))
+    print_problems(outcome.reports)
+    print_summary(outcome)
+    if json_file is not None:
+        write_json(json_file, outcome)
+    if junit_file is not None:
+        write_junit(junit_file, outcome.record, outcome.reports)
+    if outcome.runner.interrupted:
+        err_console.print("interrupted: the results so far are saved", style="yellow", markup=False)
+        raise typer.Exit(130)
+    raise typer.Exit(outcome.exit_code)
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def results_table(reports: list[CaseReport], repeated: bool) -> Table:
+    """One row per case: seq, id, status, score, time, query."""
+    table = Table(header_style="bold", pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True, min_width=2)
+    table.add_column("case", no_wrap=True, style="cyan", min_width=8)
+    table.add_column("status", no_wrap=True, min_width=6)
+    table.add_column("score", justify="right", no_wrap=True, min_width=5)
+    if repeated:
+        table.add_column("passed", justify="right", no_wrap=True, min_width=6)
+    table.add_column("ms", justify="right", no_wrap=True, min_width=5)
+    table.add_column("query", overflow="ellipsis", no_wrap=True, ratio=1, min_width=12)
+    for r in reports:
+        status = r.result.status.value
+        row = [
+            str(r.case.seq),
+            Text(r.case.id[:8]),
+            Text(status, style=STATUS_STYLE[status]),
+            _score(r.result.score),
+        ]
+        if repeated:
+            ok = sum(1 for x in r.runs if x.status is Status.PASSED)
+            row.append(f"{ok}/{len(r.runs)}")
+        row += [f"{r.result.duration_ms:.0f}", Text(" ".join(r.case.query.split()))]
+        table.add_row(*row)
+    return table
+
+
+def print_problems(reports: list[CaseReport]) -> None:
+    """Why each case that did not pass did not, and what the replay saw."""
+    for r in reports:
+        status = r.result.status.value
+        notes = []
+        for run in r.runs:
+            if run.replay is None:
+                continue
+            for d in run.replay.drift:
+                if d.answered:
+                    notes.append(f"argument drift: {d.tool} " + "; ".join(d.differences[:3]))
+            if run.replay.unused:
+                names = ", ".join(u.tool for u in run.replay.unused[:5])
+                notes.append(f"{len(run.replay.unused)} recorded call(s) never made: {names}")
+            if run.replay.live_calls:
+                notes.append(f"{run.replay.live_calls} tool call(s) ran live")
+            break  # the first repetition is representative
+        if status == "PASSED" and not notes:
+            continue
+        head = Text(f"{status:<6} ", style=STATUS_STYLE[status])
+        head.append(f"#{r.case.seq} {r.case.id[:8]}", style="cyan")
+        if status != "PASSED":
+            head.append(f"  {r.result.reason}")
+        console.print(head)
+        for note in notes:
+            console.print(Text(f"       {note}", style="dim"))
+
+
+def print_summary(outcome: EvalOutcome) -> None:
+    rec = outcome.record
+    line = Text()
+    line.append(f"eval run {rec.eval_run_id}", style="bold")
+    line.append(f"  suite {rec.suite_name}  {rec.mode}")
+    if rec.agent:
+        line.append(f" ({rec.agent})")
+    console.print(line)
+    parts = Text()
+    parts.append(f"{rec.passed} passed", style="green")
+    parts.append(", ")
+    parts.append(f"{rec.failed} failed", style="red" if rec.failed else "")
+    parts.append(", ")
+    parts.append(f"{rec.errored} errored", style="yellow" if rec.errored else "")
+    parts.append(f" of {rec.total_cases} cases")
+    if rec.pass_rate is not None:
+        parts.append(f"  pass rate {rec.pass_rate:.1%}")
+    if rec.aggregate_score is not None:
+        parts.append(f"  score {rec.aggregate_score:.3f}")
+    if rec.finished_at is not None:
+        parts.append(f"  {(rec.finished_at - rec.started_at).total_seconds():.2f}s")
+    console.print(parts)
+    not_run = outcome.selected - len(outcome.reports)
+    if outcome.runner.stopped and not_run:
+        console.print(
+            f"--fail-fast: stopped after the first case that did not pass; {not_run} case(s) not run",
+            style="yellow",
+            markup=False,
+        )
+
+
+def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
+    """The ``--json`` document: the eval run and each case with its checks and repetitions."""
+    cases = []
+    for r in outcome.reports:
+        cases.append(
+            {
+                "case_id": r.case.id,
+                "seq": r.case.seq,
+                "query": r.case.query,
+                "tags": r.case.tags,
+                **r.result.model_dump(mode="json"),
+                "repetitions": [
+                    {
+                        "repetition": x.repetition,
+                        "attempts": x.attempts,
+                        "status": x.status.value,
+                        "score": x.result.score,
+                        "reason": x.result.reason,
+                        "run_id": x.result.run_id,
+                        "source_run_id": x.source_run_id,
+                        "response": x.response,
+                        "tool_calls": [t.to_dict() for t in x.tool_calls],
+                        "replay": x.replay.to_dict() if x.replay is not None else None,
+                    }
+                    for x in r.runs
+                ],
+            }
+        )
+    return {"eval_run": outcome.record.to_dict(), "cases": cases}
+
+
+def write_json(path: Path, outcome: EvalOutcome) -> None:
+    data = orjson.dumps(outcome_json(outcome), option=orjson.OPT_INDENT_2) + b"\n"
+    if str(path) == "-":
+        sys.stdout.buffer.write(data)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)

@@ -1,0 +1,167 @@
+"""``tracereplay serve``: receive OTLP over HTTP and gRPC into the store."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from pydantic import ValidationError
+
+from tracereplay.cli.common import db_path
+from tracereplay.serve import Limits, ServeConfig, ServeError, serve
+from tracereplay.serve.config import MiB
+
+_LIMITS = "Limits"
+_SECURITY = "Security"
+
+
+def _mib(value: float) -> int:
+    return max(1, int(value * MiB))
+
+
+def serve_command(
+    host: Annotated[
+        str, typer.Option(help="Address to listen on. Anything but loopback wants --token.")
+    ] = "127.0.0.1",
+    http_port: Annotated[
+        int, typer.Option(help="OTLP/HTTP port (0: any free port; see --no-http).")
+    ] = 4318,
+    grpc_port: Annotated[
+        int, typer.Option(help="OTLP/gRPC port (0: any free port; see --no-grpc).")
+    ] = 4317,
+    no_http: Annotated[bool, typer.Option("--no-http", help="Do not serve OTLP/HTTP.")] = False,
+    no_grpc: Annotated[bool, typer.Option("--no-grpc", help="Do not serve OTLP/gRPC.")] = False,
+    token: Annotated[
+        Optional[str],
+        typer.Option(
+            envvar="TRACEREPLAY_TOKEN",
+            show_envvar=True,
+            help="Require 'Authorization: Bearer TOKEN' (HTTP) / 'authorization' metadata (gRPC).",
+            rich_help_panel=_SECURITY,
+        ),
+    ] = None,
+    tls_cert: Annotated[
+        Optional[Path],
+        typer.Option(
+            help="PEM certificate: serve both protocols over TLS.", rich_help_panel=_SECURITY
+        ),
+    ] = None,
+    tls_key: Annotated[
+        Optional[Path],
+        typer.Option(help="PEM private key for --tls-cert.", rich_help_panel=_SECURITY),
+    ] = None,
+    max_request_mib: Annotated[
+        float, typer.Option(help="Largest body as sent (413 above).", rich_help_panel=_LIMITS)
+    ] = 64,
+    max_decompressed_mib: Annotated[
+        float,
+        typer.Option(
+            help="Largest body once inflated; gzip bombs stop here (413).", rich_help_panel=_LIMITS
+        ),
+    ] = 64,
+    max_inflight_mib: Annotated[
+        float,
+        typer.Option(
+            help="Body bytes of all requests handled at once (429 above).", rich_help_panel=_LIMITS
+        ),
+    ] = 256,
+    max_inflight_requests: Annotated[
+        int, typer.Option(help="Requests handled at once (429 above).", rich_help_panel=_LIMITS)
+    ] = 64,
+    max_connections: Annotated[
+        int, typer.Option(help="Open OTLP/HTTP connections (503 above).", rich_help_panel=_LIMITS)
+    ] = 256,
+    max_backlog_mib: Annotated[
+        float,
+        typer.Option(help="Spooled data not yet in DuckDB (503 above).", rich_help_panel=_LIMITS),
+    ] = 512,
+    max_attributes: Annotated[
+        int,
+        typer.Option(
+            help="Attributes kept per span, event, link and log record.", rich_help_panel=_LIMITS
+        ),
+    ] = 128,
+    max_value_length: Annotated[
+        int,
+        typer.Option(
+            help="Characters kept per string attribute value or log body.", rich_help_panel=_LIMITS
+        ),
+    ] = 1_048_576,
+    retry_after: Annotated[
+        int,
+        typer.Option(
+            help="Seconds clients are told to wait under backpressure.", rich_help_panel=_LIMITS
+        ),
+    ] = 1,
+    read_timeout: Annotated[
+        float,
+        typer.Option(
+            help="Seconds before an idle or stalled connection is closed.", rich_help_panel=_LIMITS
+        ),
+    ] = 30.0,
+    grpc_workers: Annotated[int, typer.Option(help="gRPC handler threads.")] = 8,
+    drain_interval: Annotated[
+        float, typer.Option(help="Seconds between moves of the spool into DuckDB.")
+    ] = 0.5,
+    shutdown_grace: Annotated[
+        float, typer.Option(help="Seconds to let requests in flight finish on SIGTERM/SIGINT.")
+    ] = 30.0,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request.")] = False,
+) -> None:
+    """Receive OTLP spans and logs over HTTP (4318) and gRPC (4317) into the store.
+
+    Point any OpenTelemetry exporter or Collector at it. A request is answered only once it is on disk (the spool beside the DuckDB file, fsync'd); a background drainer stores it in DuckDB within about a second, and every other command keeps working on the same file meanwhile. See docs/serving.md.
+
+    [bold]Examples[/bold]
+
+      tracereplay serve
+      OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 python my_agent.py
+      tracereplay serve --host 0.0.0.0 --token s3cret --tls-cert cert.pem --tls-key key.pem
+    """
+    _setup_logging(verbose)
+    try:
+        config = ServeConfig(
+            db=db_path(),
+            host=host,
+            http_port=None if no_http else http_port,
+            grpc_port=None if no_grpc else grpc_port,
+            token=token or None,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            limits=Limits(
+                max_request_bytes=_mib(max_request_mib),
+                max_decompressed_bytes=_mib(max_decompressed_mib),
+                max_inflight_bytes=_mib(max_inflight_mib),
+                max_inflight_requests=max_inflight_requests,
+                max_connections=max_connections,
+                max_backlog_bytes=_mib(max_backlog_mib),
+                max_attributes=max_attributes,
+                max_value_length=max_value_length,
+                retry_after_s=retry_after,
+                read_timeout_s=read_timeout,
+            ),
+            grpc_workers=grpc_workers,
+            drain_interval_s=drain_interval,
+            shutdown_grace_s=shutdown_grace,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        option = "--" + str(first["loc"][-1]).replace("_", "-")
+        raise ServeError(f"bad value for {option}: {first['msg']}") from None
+    raise typer.Exit(serve(config))
+
+
+def _setup_logging(verbose: bool) -> None:
+    logger = logging.getLogger("tracereplay")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("tracereplay serve: %(levelname)s: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve_command)

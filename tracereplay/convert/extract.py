@@ -1,0 +1,54 @@
+"""Pick the convention reader for a span: one entry point per span role."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tracereplay.convert import genai, openinference, openllmetry
+from tracereplay.convert.detect import GENAI, OPENINFERENCE, OPENLLMETRY
+from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
+from tracereplay.convert.values import as_name
+from tracereplay.spans import LogRecord, Span
+
+
+def llm_info(span: Span, convention: str, logs: Sequence[LogRecord] = ()) -> LlmInfo:
+    """The LLM call recorded by ``span``."""
+    if convention == OPENINFERENCE:
+        return openinference.llm_info(span)
+    return openllmetry.llm_info(span, logs)  # GenAI form first, then the indexed form
+
+
+def tool_info(span: Span, convention: str) -> ToolInfo:
+    """The tool call recorded by ``span``."""
+    if convention == OPENINFERENCE:
+        return openinference.tool_info(span)
+    if convention == OPENLLMETRY:
+        return openllmetry.tool_info(span)
+    return genai.tool_info(span)
+
+
+def agent_info(span: Span, convention: str) -> AgentInfo:
+    """The agent (or workflow, or plain top span) heading a run."""
+    a = span.attributes
+    if convention == GENAI:
+        return genai.agent_info(span)
+    if convention == OPENINFERENCE:
+        return openinference.agent_info(span)
+    if convention == OPENLLMETRY:
+        return openllmetry.agent_info(span)
+    # a span of no convention (an HTTP handler...): use whatever input/output it carries
+    if genai.INPUT_MESSAGES in a or genai.OUTPUT_MESSAGES in a:
+        info = genai.agent_info(span)
+    elif "input.value" in a or "output.value" in a:
+        info = openinference.agent_info(span)
+    elif "traceloop.entity.input" in a or "traceloop.entity.output" in a:
+        info = openllmetry.agent_info(span)
+    else:
+        info = AgentInfo()
+    info.name = (
+        as_name(a.get("gen_ai.agent.name"))
+        or as_name(a.get("agent.name"))
+        or as_name(a.get("traceloop.entity.name"))
+        or span.name
+    )
+    return info

@@ -1,0 +1,158 @@
+"""OpenTelemetry GenAI semantic conventions: ``chat`` / ``execute_tool`` / ``invoke_agent`` spans.
+
+Reads the current attributes (``gen_ai.input.messages``, ``gen_ai.tool.call.*``,
+``gen_ai.provider.name``), the older ones (``gen_ai.system``, ``gen_ai.usage.prompt_tokens``,
+``gen_ai.prompt`` / ``gen_ai.completion`` JSON), and message content sent as events: span events
+(semconv 1.27) or OTLP log records joined by span id (semconv 1.28 - 1.36, and the 1.37
+``gen_ai.client.inference.operation.details`` event).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
+from tracereplay.convert.messages import (
+    Message,
+    from_events,
+    last_text,
+    parse_messages,
+    system_message,
+)
+from tracereplay.convert.values import arguments_dict, as_int, as_name, as_text, first_name
+from tracereplay.spans import LogRecord, Span
+
+INPUT_MESSAGES = "gen_ai.input.messages"
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+
+def tokens(attrs: dict[str, Any], key: str, legacy: str) -> int | None:
+    """A usage count from ``key``, else from its pre-1.27 name ``legacy``."""
+    value = as_int(attrs.get(key))
+    return as_int(attrs.get(legacy)) if value is None else value
+
+
+def event_name(record: LogRecord) -> str:
+    """A log record's event name: ``eventName`` on the wire, or the older ``event.name`` attr."""
+    return record.event_name or as_name(record.attributes.get("event.name"))
+
+
+def _event_messages(
+    span: Span, logs: Sequence[LogRecord]
+) -> tuple[list[Message], list[Message], str]:
+    pairs: list[tuple[str, Any]] = []
+    inputs: list[Message] = []
+    outputs: list[Message] = []
+    finish = ""
+    for event in span.events:
+        name = event.get("name")
+        attrs = event.get("attributes")
+        if not isinstance(attrs, dict):
+            continue
+        if name == "gen_ai.content.prompt":
+            inputs, _ = parse_messages(attrs.get("gen_ai.prompt"), "user")
+        elif name == "gen_ai.content.completion":
+            outputs, finish = parse_messages(attrs.get("gen_ai.completion"), "assistant")
+        elif name == DETAILS_EVENT:
+            inputs, _ = parse_messages(attrs.get(INPUT_MESSAGES), "user")
+            outputs, finish = parse_messages(attrs.get(OUTPUT_MESSAGES), "assistant")
+        elif isinstance(name, str) and name.startswith("gen_ai."):
+            pairs.append((name, attrs))
+    for record in logs:
+        name = event_name(record)
+        if name == DETAILS_EVENT:
+            source = record.attributes if INPUT_MESSAGES in record.attributes else record.body
+            if isinstance(source, dict):
+                inputs, _ = parse_messages(source.get(INPUT_MESSAGES), "user")
+                outputs, finish = parse_messages(source.get(OUTPUT_MESSAGES), "assistant")
+        elif name.startswith("gen_ai."):
+            pairs.append((name, record.body))
+    if pairs:
+        event_in, event_out, event_finish = from_events(pairs)
+        inputs = inputs or event_in
+        outputs = outputs or event_out
+        finish = finish or event_finish
+    return inputs, outputs, finish
+
+
+def llm_info(span: Span, logs: Sequence[LogRecord] = ()) -> LlmInfo:
+    """A GenAI ``chat`` (or ``text_completion`` / ``generate_content``) span's call."""
+    a = span.attributes
+    info = LlmInfo(
+        model=as_name(a.get("gen_ai.response.model")) or as_name(a.get("gen_ai.request.model")),
+        provider=as_name(a.get("gen_ai.provider.name")) or as_name(a.get("gen_ai.system")),
+        input_tokens=tokens(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+        output_tokens=tokens(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+        finish_reason=first_name(a.get("gen_ai.response.finish_reasons")),
+    )
+    finish = ""
+    if INPUT_MESSAGES in a:
+        info.input_messages, _ = parse_messages(a[INPUT_MESSAGES], "user")
+    elif "gen_ai.prompt" in a:
+        info.input_messages, _ = parse_messages(a["gen_ai.prompt"], "user")
+    if OUTPUT_MESSAGES in a:
+        info.output_messages, finish = parse_messages(a[OUTPUT_MESSAGES], "assistant")
+    elif "gen_ai.completion" in a:
+        info.output_messages, finish = parse_messages(a["gen_ai.completion"], "assistant")
+    if (not info.input_messages or not info.output_messages) and (span.events or logs):
+        event_in, event_out, event_finish = _event_messages(span, logs)
+        info.input_messages = info.input_messages or event_in
+        info.output_messages = info.output_messages or event_out
+        finish = finish or event_finish
+    system = a.get("gen_ai.system_instructions")
+    if system is not None:
+        message = system_message(system)
+        if message is not None and not (
+            info.input_messages and info.input_messages[0]["role"] == "system"
+        ):
+            info.input_messages = [message, *info.input_messages]
+    info.finish_reason = info.finish_reason or finish
+    return info
+
+
+def tool_info(span: Span) -> ToolInfo:
+    """A GenAI ``execute_tool`` span's call."""
+    a = span.attributes
+    name = as_name(a.get("gen_ai.tool.name"))
+    if not name:
+        name = span.name.removeprefix("execute_tool").strip() or span.name
+    args = a.get("gen_ai.tool.call.arguments")
+    result = a.get("gen_ai.tool.call.result")
+    return ToolInfo(
+        name=name,
+        call_id=as_name(a.get("gen_ai.tool.call.id")),
+        arguments=None if args is None else arguments_dict(args),
+        result=None if result is None else as_text(result),
+    )
+
+
+def agent_info(span: Span) -> AgentInfo:
+    """A GenAI ``invoke_agent`` / ``invoke_workflow`` span: name, question, answer, totals."""
+    a = span.attributes
+    name = as_name(a.get("gen_ai.agent.name"))
+    if not name:
+        for prefix in ("invoke_agent", "invoke_workflow"):
+            if span.name.startswith(prefix):
+                name = span.name[len(prefix) :].strip()
+                break
+        name = name or as_name(a.get("gen_ai.workflow.name")) or span.name
+    query = response = raw_in = raw_out = None
+    if INPUT_MESSAGES in a:
+        messages, _ = parse_messages(a[INPUT_MESSAGES], "user")
+        query = last_text(messages, "user") or last_text(messages) or None
+        raw_in = as_text(a[INPUT_MESSAGES])
+    if OUTPUT_MESSAGES in a:
+        messages, _ = parse_messages(a[OUTPUT_MESSAGES], "assistant")
+        response = last_text(messages) or None
+        raw_out = as_text(a[OUTPUT_MESSAGES])
+    return AgentInfo(
+        name=name,
+        query=query,
+        response=response,
+        raw_input=raw_in,
+        raw_output=raw_out,
+        input_tokens=tokens(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
+        output_tokens=tokens(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+    )

@@ -1,0 +1,114 @@
+"""OpenLLMetry / Traceloop: ``traceloop.span.kind`` workflow / agent / task / tool decorator
+spans, and LLM spans in the <= 0.54 indexed form (``gen_ai.prompt.N.*``,
+``gen_ai.completion.N.tool_calls.K.*``). LLM spans from >= 0.55 use the GenAI attributes and
+are read by :mod:`tracereplay.convert.genai`.
+
+``traceloop.entity.input`` is ``{"args": [...], "kwargs": {...}}`` JSON; ``traceloop.entity.output``
+is the JSON of the return value, so a returned string arrives quoted and is decoded here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tracereplay.convert import genai
+from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
+from tracereplay.convert.messages import from_legacy_indexed, payload_text
+from tracereplay.convert.values import as_name, as_text, decoded
+from tracereplay.spans import LogRecord, Span
+
+
+def _has_prompt(attrs: dict[str, Any]) -> bool:
+    return "gen_ai.prompt.0.role" in attrs or "gen_ai.prompt.0.content" in attrs
+
+
+def _has_completion(attrs: dict[str, Any]) -> bool:
+    return "gen_ai.completion.0.role" in attrs or "gen_ai.completion.0.content" in attrs
+
+
+def llm_info(span: Span, logs: Sequence[LogRecord] = ()) -> LlmInfo:
+    """An OpenLLMetry LLM span's call (indexed <= 0.54 form, or the GenAI form)."""
+    info = genai.llm_info(span, logs)
+    a = span.attributes
+    if (not info.input_messages and _has_prompt(a)) or (
+        not info.output_messages and _has_completion(a)
+    ):
+        inputs, outputs, finish = from_legacy_indexed(a)
+        info.input_messages = info.input_messages or inputs
+        info.output_messages = info.output_messages or outputs
+        info.finish_reason = info.finish_reason or finish
+    return info
+
+
+def entity_name(span: Span, suffix: str) -> str:
+    """``traceloop.entity.name``, else the span name without its ``.{kind}`` suffix."""
+    name = as_name(span.attributes.get("traceloop.entity.name"))
+    return name or span.name.removesuffix(suffix) or span.name
+
+
+def entity_arguments(value: Any) -> dict[str, Any] | None:
+    """Tool arguments from ``traceloop.entity.input``: the kwargs, plus ``args`` when positional
+    arguments were passed; ``None`` when the input is absent."""
+    if value is None:
+        return None
+    value = decoded(value)
+    if isinstance(value, dict) and ("kwargs" in value or "args" in value):
+        kwargs = value.get("kwargs")
+        out = dict(kwargs) if isinstance(kwargs, dict) else {}
+        args = value.get("args")
+        if isinstance(args, list) and args:
+            out["args"] = args
+        return out
+    if isinstance(value, dict):
+        return value
+    return {} if value == "" else {"input": value}
+
+
+def entity_output(value: Any) -> str:
+    """``traceloop.entity.output`` as text: a JSON string decoded, other JSON kept compact."""
+    return as_text(decoded(value))
+
+
+def _input_text(value: Any) -> str | None:
+    value = decoded(value)
+    if isinstance(value, dict) and ("args" in value or "kwargs" in value):
+        args = value.get("args")
+        strings = [v for v in args if isinstance(v, str)] if isinstance(args, list) else []
+        if len(strings) == 1:
+            return strings[0]
+        kwargs = value.get("kwargs")
+        return payload_text(kwargs) if isinstance(kwargs, dict) and kwargs else None
+    return payload_text(value)
+
+
+def tool_info(span: Span) -> ToolInfo:
+    """A Traceloop ``tool`` span's call (these carry no call id: matched by name and order)."""
+    a = span.attributes
+    output = a.get("traceloop.entity.output")
+    name = as_name(a.get("traceloop.entity.name")) or as_name(a.get("gen_ai.tool.name"))
+    return ToolInfo(
+        name=name or span.name.removesuffix(".tool") or span.name,
+        call_id=as_name(a.get("gen_ai.tool.call.id")),
+        arguments=entity_arguments(a.get("traceloop.entity.input")),
+        result=None if output is None else entity_output(output),
+    )
+
+
+def agent_info(span: Span) -> AgentInfo:
+    """A Traceloop ``agent`` / ``workflow`` span: name, question, answer."""
+    a = span.attributes
+    raw_in = a.get("traceloop.entity.input")
+    raw_out = a.get("traceloop.entity.output")
+    name = as_name(a.get("gen_ai.agent.name")) or as_name(a.get("traceloop.entity.name"))
+    response = None
+    if raw_out is not None:
+        out = decoded(raw_out)
+        response = out if isinstance(out, str) else payload_text(out)
+    return AgentInfo(
+        name=name or span.name.rsplit(".", 1)[0] or span.name,
+        query=None if raw_in is None else _input_text(raw_in),
+        response=response,
+        raw_input=None if raw_in is None else as_text(raw_in),
+        raw_output=None if raw_out is None else entity_output(raw_out),
+    )

@@ -1,0 +1,63 @@
+"""Scoring cases: checks, the case-level verdict, recorded mode.
+
+Small, store-agnostic API for runners (see docs/evaluating.md):
+
+- ``CheckSubject(case, result, run=None, ...)``: what checks look at;
+- ``run_check(spec, subject) -> ScoreResult``; ``validate_check_specs(specs) -> list[str]``;
+- ``score_case(case, suite_checks, subject) -> EvaluationResult``; ``error_result(...)``;
+- ``score_recorded`` / ``evaluate_recorded``: recorded mode against source runs;
+- ``summarize(results)``, ``merge_repeats(results)``;
+- ``check`` (decorator) and ``load_check_modules(names)`` for custom checks.
+"""
+
+from tracereplay.evaluate.checks import (
+    CheckDefinitionError,
+    CheckError,
+    CheckKind,
+    CheckModuleError,
+    Verdict,
+    check,
+    list_check_kinds,
+    load_check_modules,
+    prepare_check,
+    run_check,
+    validate_check_specs,
+)
+from tracereplay.evaluate.recorded import evaluate_recorded, score_recorded, subject_for_run
+from tracereplay.evaluate.scoring import (
+    EvalSummary,
+    case_status,
+    error_result,
+    merge_repeats,
+    resolve_checks,
+    result_from_scores,
+    score_case,
+    summarize,
+)
+from tracereplay.evaluate.subject import CheckSubject
+
+__all__ = [
+    "CheckDefinitionError",
+    "CheckError",
+    "CheckKind",
+    "CheckModuleError",
+    "CheckSubject",
+    "EvalSummary",
+    "Verdict",
+    "case_status",
+    "check",
+    "error_result",
+    "evaluate_recorded",
+    "list_check_kinds",
+    "load_check_modules",
+    "merge_repeats",
+    "prepare_check",
+    "resolve_checks",
+    "result_from_scores",
+    "run_check",
+    "score_case",
+    "score_recorded",
+    "subject_for_run",
+    "summarize",
+    "validate_check_specs",
+]

@@ -1,0 +1,178 @@
+"""Loading the agent to replay (``module:callable``) and calling it the way the suite expects.
+
+The callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it does
+not declare is left out (``**kwargs`` takes both), so ``fn(query)`` is enough for a simple agent.
+It may be ``async``, and returns the response text or an ``AgentResult``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import os
+import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from tracereplay.errors import TraceReplayError
+from tracereplay.models import AgentResult, Document
+
+
+class AgentLoadError(TraceReplayError):
+    """``--agent`` names nothing callable, or its module fails to import."""
+
+
+class AgentResultError(Exception):
+    """The agent returned something that is neither a string nor an ``AgentResult``."""
+
+
+@dataclass(frozen=True)
+class AgentCallable:
+    """A loaded agent: the function plus which optional keywords it takes."""
+
+    spec: str
+    fn: Callable[..., Any]
+    is_async: bool
+    takes_context: bool
+    takes_parameters: bool
+
+    @property
+    def name(self) -> str:
+        """The callable's name (``module:callable`` minus the module)."""
+        return self.spec.rpartition(":")[2]
+
+    def kwargs(
+        self, documents: Sequence[Document], parameters: Mapping[str, str]
+    ) -> dict[str, Any]:
+        """The keyword arguments this callable gets for one case."""
+        kwargs: dict[str, Any] = {}
+        if self.takes_context:
+            kwargs["context"] = list(documents)
+        if self.takes_parameters:
+            kwargs["parameters"] = dict(parameters)
+        return kwargs
+
+    def call_sync(
+        self, query: str, documents: Sequence[Document], parameters: Mapping[str, str]
+    ) -> Any:
+        """Call a sync agent (an async one is run to completion on a fresh event loop)."""
+        out = self.fn(query, **self.kwargs(documents, parameters))
+        if inspect.isawaitable(out):
+            return asyncio.run(_await(out))
+        return out
+
+    async def call_async(
+        self, query: str, documents: Sequence[Document], parameters: Mapping[str, str]
+    ) -> Any:
+        """Call the agent from a coroutine (a sync agent runs right here, blocking the loop)."""
+        out = self.fn(query, **self.kwargs(documents, parameters))
+        if inspect.isawaitable(out):
+            out = await out
+        return out
+
+
+async def _await(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+def load_agent(spec: str) -> AgentCallable:
+    """Import ``module:callable`` (dotted attributes allowed after the colon) from the current
+    directory or ``PYTHONPATH``; one-line ``AgentLoadError`` when that is impossible."""
+    module_name, sep, attr_path = spec.strip().partition(":")
+    if not sep or not module_name or not attr_path:
+        raise AgentLoadError(
+            f"--agent '{spec}' must look like module:callable (e.g. my_agent:run_agent)"
+        )
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise AgentLoadError(
+                f"--agent '{spec}': no module named '{module_name}' in the current directory "
+                "or on PYTHONPATH"
+            ) from None
+        raise AgentLoadError(
+            f"--agent '{spec}': importing {module_name} failed: {_one_line(exc)}"
+        ) from None
+    except Exception as exc:  # the user's module raised while importing
+        raise AgentLoadError(
+            f"--agent '{spec}': importing {module_name} failed: "
+            f"{type(exc).__name__}: {_one_line(exc)}"
+        ) from None
+    target: Any = module
+    for part in attr_path.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise AgentLoadError(f"--agent '{spec}': {module_name} has no '{attr_path}'") from None
+    if not callable(target):
+        raise AgentLoadError(
+            f"--agent '{spec}': {attr_path} is a {type(target).__name__}, not a callable"
+        )
+    return inspect_agent(spec, target)
+
+
+def inspect_agent(spec: str, fn: Callable[..., Any]) -> AgentCallable:
+    """Read from ``fn``'s signature whether it is async and takes ``context`` / ``parameters``."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # some builtins: call with the query alone
+        return AgentCallable(spec, fn, _is_async(fn), False, False)
+    params = sig.parameters.values()
+    var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    positional = [
+        p
+        for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    var_pos = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
+    if not positional and not var_pos:
+        raise AgentLoadError(
+            f"--agent '{spec}': the callable must take the query as its first positional argument"
+        )
+
+    def takes(name: str) -> bool:
+        p = sig.parameters.get(name)
+        if p is None:
+            return var_kw
+        return p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+    return AgentCallable(spec, fn, _is_async(fn), takes("context"), takes("parameters"))
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    call = getattr(fn, "__call__", None)  # noqa: B004 - instances with an async __call__
+    return inspect.iscoroutinefunction(fn) or (
+        call is not None and not inspect.isfunction(fn) and inspect.iscoroutinefunction(call)
+    )
+
+
+def to_agent_result(value: Any) -> AgentResult:
+    """The agent's return value as an ``AgentResult`` (a string becomes its ``response``)."""
+    if isinstance(value, AgentResult):
+        return value
+    if isinstance(value, str):
+        return AgentResult(response=value)
+    if isinstance(value, Mapping):
+        try:
+            return AgentResult.model_validate(dict(value))
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            loc = ".".join(str(x) for x in first.get("loc", ())) or "result"
+            raise AgentResultError(
+                f"the agent returned a dict that is not an AgentResult ({loc}: {first['msg']})"
+            ) from None
+    raise AgentResultError(
+        f"the agent returned {type(value).__name__}; return a str or a tracereplay.AgentResult"
+    )
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())

@@ -1,0 +1,83 @@
+"""Seeing a replay's spans in-process, so the case is scored on the run they make.
+
+The spans still go to the store the usual way (the SDK's exporter, the spool); ``TraceCapture``
+is a second span processor on the same provider that keeps the ended spans of the traces it is
+told to watch, and ``to_spans`` turns them into tracereplay ``Span``s through the same OTLP
+encoding the spool uses, so ``convert_trace`` sees exactly what ingestion will see.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Sequence
+
+from opentelemetry.context import Context
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+
+from tracereplay.otlp import decode_traces_pb
+from tracereplay.spans import Span as TrSpan
+
+
+class TraceCapture(SpanProcessor):
+    """Keeps the ended spans of watched traces until they are taken."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._spans: dict[int, list[ReadableSpan]] = {}
+
+    def watch(self, trace_id: int) -> None:
+        with self._lock:
+            self._spans.setdefault(trace_id, [])
+
+    def take(self, trace_id: int, *, keep_watching: bool = False) -> list[ReadableSpan]:
+        """The spans of ``trace_id`` ended so far (and stop watching it unless told not to)."""
+        with self._lock:
+            spans = self._spans.get(trace_id, [])
+            if keep_watching:
+                self._spans[trace_id] = []
+            else:
+                self._spans.pop(trace_id, None)
+        return spans
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        return None
+
+    def on_end(self, span: ReadableSpan) -> None:
+        ctx = span.context
+        if ctx is None:
+            return
+        with self._lock:
+            bucket = self._spans.get(ctx.trace_id)
+            if bucket is not None:
+                bucket.append(span)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            self._spans.clear()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+_captures: weakref.WeakKeyDictionary[TracerProvider, TraceCapture] = weakref.WeakKeyDictionary()
+_captures_lock = threading.Lock()
+
+
+def capture_for(provider: TracerProvider) -> TraceCapture:
+    """The capture processor of ``provider`` (added on first use, once per provider)."""
+    with _captures_lock:
+        capture = _captures.get(provider)
+        if capture is None:
+            capture = TraceCapture()
+            provider.add_span_processor(capture)
+            _captures[provider] = capture
+        return capture
+
+
+def to_spans(spans: Sequence[ReadableSpan]) -> list[TrSpan]:
+    """OpenTelemetry SDK spans as tracereplay ``Span``s (through OTLP protobuf)."""
+    if not spans:
+        return []
+    return list(decode_traces_pb(encode_spans(spans).SerializeToString()).spans)

@@ -1,0 +1,202 @@
+"""``llmJudge``: ask a model behind any OpenAI-compatible ``/chat/completions`` endpoint to grade
+the response 0..1.
+
+The reply's score is parsed strictly: a bare number, ``{"score": x}``, or ``score: x`` lines that
+agree. Anything else (no score, a score outside 0..1, ``8/10``, two different scores) is an
+ERROR quoting the reply, never a 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.error
+import urllib.request
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, Field
+
+from tracereplay.evaluate.checks.common import clip
+from tracereplay.evaluate.checks.registry import CheckError, Verdict, builtin_check
+from tracereplay.evaluate.subject import CheckSubject
+
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+
+SYSTEM_PROMPT = (
+    "You grade answers of an AI agent. Reply with a line 'score: X' where X is a number "
+    "between 0 and 1 (1 = fully correct and helpful, 0 = wrong or unhelpful), optionally "
+    "followed by one line explaining why."
+)
+
+DEFAULT_PROMPT = """Question given to the agent:
+{query}
+
+Reference material:
+{context}
+
+Expected answer (may be empty):
+{expected}
+
+Tools the agent called:
+{tool_calls}
+
+The agent's answer:
+{output}
+
+How well does the agent's answer satisfy the question and agree with the expected answer?"""
+
+PLACEHOLDERS = ("query", "output", "expected", "context", "tool_calls")
+
+
+def render_prompt(template: str, subject: CheckSubject) -> str:
+    """Fill ``{query}``, ``{output}``, ``{expected}``, ``{context}`` and ``{tool_calls}``; other
+    braces are left as they are."""
+    case = subject.case
+    values = {
+        "query": case.query,
+        "output": subject.output,
+        "expected": case.expected_output or "",
+        "context": "\n\n".join(f"[{d.name}]\n{d.content}" for d in case.context) or "(none)",
+        "tool_calls": "\n".join(
+            f"- {tc.tool_name}({json.dumps(tc.arguments, ensure_ascii=False, default=str)})"
+            + (f" -> error: {tc.error}" if tc.error else "")
+            for tc in subject.result.tool_calls
+        )
+        or "(none)",
+    }
+    out = template
+    for key in PLACEHOLDERS:
+        out = out.replace("{" + key + "}", values[key])
+    return out
+
+
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_BARE = re.compile(rf"^\s*({_NUMBER})\.?\s*$")
+_LABELLED = re.compile(
+    rf"\bscore\b[\s*_\"']*[:=][\s*_\"']*({_NUMBER})(?![\d.eE+-]*\s*(?:/|%|out\s+of\b))",
+    re.IGNORECASE,
+)
+_FENCED = re.compile(r"^\s*```[\w-]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
+
+
+def parse_score(reply: str) -> float:
+    """The 0..1 score in a judge's reply; raises ``CheckError`` quoting the reply otherwise."""
+    quoted = clip(reply.strip().replace("\n", " "), 200)
+    text = reply.strip()
+    fenced = _FENCED.match(text)
+    body = fenced.group(1).strip() if fenced else text
+    found: list[float] = []
+    if body.startswith("{"):
+        try:
+            obj = json.loads(body)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and "score" in obj:
+            value = obj["score"]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise CheckError(f"judge reply has a non-numeric score: {quoted!r}")
+            found.append(float(value))
+    if not found:
+        bare = _BARE.match(body)
+        if bare:
+            found.append(float(bare.group(1)))
+        else:
+            found.extend(float(m.group(1)) for m in _LABELLED.finditer(text))
+    if not found:
+        raise CheckError(f"judge reply has no score (expected 'score: <0..1>'): {quoted!r}")
+    if len(set(found)) > 1:
+        raise CheckError(f"judge reply gives different scores: {quoted!r}")
+    score = found[0]
+    if not 0.0 <= score <= 1.0:
+        raise CheckError(f"judge score {score:g} is outside 0..1: {quoted!r}")
+    return score
+
+
+def _chat_url(endpoint: str) -> str:
+    endpoint = endpoint.rstrip("/")
+    return endpoint if endpoint.endswith("/chat/completions") else endpoint + "/chat/completions"
+
+
+def _reply_text(payload: Any) -> str:
+    try:
+        content = payload["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise CheckError(
+            f"endpoint answered without choices[0].message.content: {clip(json.dumps(payload), 200)}"
+        ) from None
+    if isinstance(content, list):  # content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if not isinstance(content, str):
+        raise CheckError("endpoint answered a non-text message content")
+    return content
+
+
+def call_chat(
+    endpoint: str, model: str, messages: list[dict[str, str]], api_key: str | None, timeout: float
+) -> str:
+    """POST a chat completion request and return the reply text; failures raise ``CheckError``."""
+    url = _chat_url(endpoint)
+    body = json.dumps({"model": model, "messages": messages, "temperature": 0}).encode()
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read()
+    except urllib.error.HTTPError as exc:
+        detail = clip(exc.read().decode("utf-8", "replace").strip().replace("\n", " "), 200)
+        raise CheckError(f"judge endpoint {url} answered HTTP {exc.code}: {detail}") from None
+    except TimeoutError:
+        raise CheckError(f"judge endpoint {url} timed out after {timeout:g}s") from None
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        if isinstance(reason, TimeoutError):
+            raise CheckError(f"judge endpoint {url} timed out after {timeout:g}s") from None
+        raise CheckError(f"cannot reach judge endpoint {url}: {reason}") from None
+    except OSError as exc:
+        raise CheckError(f"cannot reach judge endpoint {url}: {exc}") from None
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        raise CheckError(
+            f"judge endpoint {url} answered non-JSON: {clip(raw.decode('utf-8', 'replace'), 200)!r}"
+        ) from None
+    return _reply_text(payload)
+
+
+@builtin_check("llmJudge")
+def llm_judge(
+    subject: CheckSubject,
+    model: Annotated[str, Field(min_length=1)],
+    endpoint: str | None = None,
+    prompt: str | None = None,
+    threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
+    apiKeyEnv: Annotated[
+        str | None, Field(validation_alias=AliasChoices("apiKeyEnv", "api_key_env"))
+    ] = None,
+    timeout: Annotated[float, Field(gt=0)] = 60.0,
+) -> Verdict:
+    """An LLM grades the response 0..1 (OpenAI-compatible chat endpoint); passes at
+    ``threshold``. An unparseable reply is an ERROR, never a 0."""
+    url = endpoint or os.environ.get("OPENAI_BASE_URL") or DEFAULT_ENDPOINT
+    if apiKeyEnv:
+        api_key = os.environ.get(apiKeyEnv)
+        if not api_key:
+            raise CheckError(f"environment variable {apiKeyEnv} (apiKeyEnv) is not set")
+    else:
+        api_key = os.environ.get("OPENAI_API_KEY")
+    messages = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": render_prompt(prompt or DEFAULT_PROMPT, subject)},
+    ]
+    reply = call_chat(url, model, messages, api_key, timeout)
+    score = parse_score(reply)
+    passed = score >= threshold
+    return Verdict(
+        passed,
+        score,
+        f"judge {model} scored {score:g} ({'>=' if passed else '<'} threshold {threshold:g})",
+        {"reply": clip(reply, 2000), "model": model, "threshold": threshold},
+    )

@@ -1,0 +1,155 @@
+"""Comparing two eval runs of one suite, case by case.
+
+Buckets (by case id; a case's status is over all its repetitions):
+
+- Regressed: passed in A, not in B;   - Fixed: not passed in A, passed in B;
+- StillFailing: passed in neither;    - Unchanged: passed in both;
+- Added: only in B;                   - Removed: only in A.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import Field
+
+from tracereplay.errors import TraceReplayError
+from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord
+from tracereplay.evaluate.results_store import get_eval_run, load_case_runs
+from tracereplay.evaluate.scoring import merge_repeats
+from tracereplay.models import EvaluationResult, Status
+from tracereplay.models.run import _Record
+from tracereplay.store.db import Store
+
+Bucket = Literal["Regressed", "Fixed", "StillFailing", "Added", "Removed", "Unchanged"]
+BUCKETS: tuple[Bucket, ...] = (
+    "Regressed",
+    "Fixed",
+    "StillFailing",
+    "Added",
+    "Removed",
+    "Unchanged",
+)
+
+
+class DifferentSuitesError(TraceReplayError):
+    """The two eval runs score different suites: there is nothing to compare case by case."""
+
+
+class CaseDiff(_Record):
+    """One case in the comparison."""
+
+    case_id: str
+    seq: int
+    query: str = ""
+    bucket: Bucket
+    status_a: Status | None = None
+    status_b: Status | None = None
+    score_a: float | None = None
+    score_b: float | None = None
+    reason_a: str = ""
+    reason_b: str = ""
+
+    @property
+    def delta(self) -> float | None:
+        """Score in B minus score in A (None when either is unknown)."""
+        if self.score_a is None or self.score_b is None:
+            return None
+        return self.score_b - self.score_a
+
+
+class EvalDiff(_Record):
+    """Two eval runs of one suite compared: every case in a bucket."""
+
+    a: EvalRunRecord
+    b: EvalRunRecord
+    cases: list[CaseDiff] = Field(default_factory=list)
+
+    def bucket(self, name: Bucket) -> list[CaseDiff]:
+        return [c for c in self.cases if c.bucket == name]
+
+    def counts(self) -> dict[str, int]:
+        return {name: len(self.bucket(name)) for name in BUCKETS}
+
+
+def per_case(runs: Sequence[CaseRun]) -> dict[str, tuple[int, EvaluationResult]]:
+    """Each case's ``(seq, result over its repetitions)``."""
+    grouped: dict[str, list[CaseRun]] = defaultdict(list)
+    for r in runs:
+        grouped[r.case_id].append(r)
+    return {
+        cid: (rs[0].seq, merge_repeats([r.result for r in sorted(rs, key=lambda r: r.repetition)]))
+        for cid, rs in grouped.items()
+    }
+
+
+def _bucket(a: EvaluationResult | None, b: EvaluationResult | None) -> Bucket:
+    if a is None:
+        return "Added"
+    if b is None:
+        return "Removed"
+    pa_, pb = a.status is Status.PASSED, b.status is Status.PASSED
+    if pa_ and pb:
+        return "Unchanged"
+    if pa_:
+        return "Regressed"
+    if pb:
+        return "Fixed"
+    return "StillFailing"
+
+
+def compare(
+    a: EvalRunRecord,
+    b: EvalRunRecord,
+    runs_a: Sequence[CaseRun],
+    runs_b: Sequence[CaseRun],
+    queries: dict[str, str] | None = None,
+) -> EvalDiff:
+    """Bucket every case of ``a`` and ``b`` (which must be of the same suite)."""
+    if a.suite_id != b.suite_id:
+        raise DifferentSuitesError(
+            f"eval runs {a.eval_run_id[:8]} (suite '{a.suite_name}') and {b.eval_run_id[:8]} "
+            f"(suite '{b.suite_name}') are of different suites; diff compares two runs of one suite"
+        )
+    cases_a, cases_b = per_case(runs_a), per_case(runs_b)
+    queries = queries or {}
+    out: list[CaseDiff] = []
+    for case_id in cases_a.keys() | cases_b.keys():
+        seq_a, ra = cases_a.get(case_id, (None, None))
+        seq_b, rb = cases_b.get(case_id, (None, None))
+        seq = seq_b if seq_b is not None else seq_a
+        out.append(
+            CaseDiff(
+                case_id=case_id,
+                seq=seq if seq is not None else 0,
+                query=queries.get(case_id, ""),
+                bucket=_bucket(ra, rb),
+                status_a=ra.status if ra else None,
+                status_b=rb.status if rb else None,
+                score_a=ra.score if ra else None,
+                score_b=rb.score if rb else None,
+                reason_a=ra.reason if ra else "",
+                reason_b=rb.reason if rb else "",
+            )
+        )
+    out.sort(key=lambda c: (BUCKETS.index(c.bucket), c.seq, c.case_id))
+    return EvalDiff(a=a, b=b, cases=out)
+
+
+def diff_eval_runs(store: Store, ident_a: str, ident_b: str) -> EvalDiff:
+    """Load two eval runs (ids or unique prefixes) and compare them."""
+    a = get_eval_run(store, ident_a)
+    b = get_eval_run(store, ident_b)
+    if a.suite_id != b.suite_id:
+        return compare(a, b, [], [])  # raises DifferentSuitesError
+    runs_a = load_case_runs(store, a.eval_run_id, with_checks=False)
+    runs_b = load_case_runs(store, b.eval_run_id, with_checks=False)
+    ids = list({r.case_id for r in runs_a} | {r.case_id for r in runs_b})
+    queries = dict(
+        store.con.execute(
+            "SELECT case_id, query FROM eval_cases WHERE case_id IN (SELECT unnest(?))", [ids]
+        ).fetchall()
+    )
+    return compare(a, b, runs_a, runs_b, queries)

@@ -1,0 +1,380 @@
+"""One eval run from start to end: load the suite, run its cases, store the results as they come.
+
+The store is held only for moments (the DuckDB file is shared by many processes): once to load
+the suite, its cases and their source runs and to add the ``eval_runs`` row; then once per batch
+of results (every ~second) while the cases run; then once at the end. A Ctrl-C keeps every
+result handed over so far and marks the eval run ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from tracereplay.errors import BadParameterError, TraceReplayError
+from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
+from tracereplay.evaluate.checks import load_check_modules
+from tracereplay.evaluate.git_info import git_state
+from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
+from tracereplay.evaluate.recorded import score_recorded
+from tracereplay.evaluate.replay import ToolMatch
+from tracereplay.evaluate.replayer import Replayer
+from tracereplay.evaluate.results_store import insert_case_runs, insert_eval_run, update_eval_run
+from tracereplay.evaluate.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
+from tracereplay.evaluate.scoring import error_result, merge_repeats, resolve_checks, summarize
+from tracereplay.evaluate.sources import load_runs
+from tracereplay.ingest.drain import open_store
+from tracereplay.models import EvalCase, EvalSuite, Run
+from tracereplay.promote.parameters import (
+    missing_parameters,
+    missing_parameters_reason,
+    suite_required_parameters,
+)
+from tracereplay.promote.repository import get_suite, list_cases
+from tracereplay.store.paths import DB_ENV
+
+#: results are written at least this often (seconds) while cases run
+FLUSH_SECONDS = 1.0
+FLUSH_RESULTS = 2000
+
+
+class EmptySelectionError(TraceReplayError):
+    """The suite (or the --tag / --case selection) has no case to run."""
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """What ``tracereplay eval`` was asked to do."""
+
+    suite: str
+    db: Path
+    agent: str | None = None
+    tool_match: ToolMatch = "strict"
+    live_tools: bool = False
+    runner: RunnerOptions = field(default_factory=RunnerOptions)
+    tags: tuple[str, ...] = ()
+    case_ids: tuple[str, ...] = ()
+    check_modules: tuple[str, ...] = ()
+    label: str | None = None
+
+    @property
+    def mode(self) -> str:
+        return "replay" if self.agent else "recorded"
+
+    def options(self) -> dict[str, Any]:
+        """What is stored in ``eval_runs.options``."""
+        r = self.runner
+        return {
+            "tool_match": self.tool_match if self.agent else None,
+            "live_tools": self.live_tools,
+            "concurrency": r.concurrency,
+            "timeout_s": r.timeout_s,
+            "retries": r.retries,
+            "fail_fast": r.fail_fast,
+            "repeat": r.repeat,
+            "tags": list(self.tags),
+            "cases": list(self.case_ids),
+            "checks": list(self.check_modules),
+        }
+
+
+@dataclass
+class EvalOutcome:
+    """An eval run's record, its per-case reports (in ``seq`` order) and how the run ended."""
+
+    record: EvalRunRecord
+    suite: EvalSuite
+    reports: list[CaseReport]
+    runner: RunnerReport
+    selected: int
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every selected case ran and passed, else 1."""
+        ok = all(r.result.status.value == "PASSED" for r in self.reports)
+        return 0 if ok and len(self.reports) == self.selected else 1
+
+
+class Progress:
+    """Hooks the CLI uses to show progress (all called in the calling thread)."""
+
+    def start(self, total: int) -> None: ...
+
+    def advance(self, run: CaseRun) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def select_cases(
+    cases: Sequence[EvalCase], tags: Sequence[str], case_ids: Sequence[str]
+) -> list[EvalCase]:
+    """Cases having any of ``tags`` (if given) and named by ``case_ids`` prefixes (if given)."""
+    chosen = list(cases)
+    if case_ids:
+        wanted: set[str] = set()
+        for ident in case_ids:
+            text = ident.strip().lower()
+            hits = [c.id for c in cases if c.id.startswith(text)] if text else []
+            if not hits:
+                raise BadParameterError(f"--case '{ident}' matches no case of this suite")
+            if len(hits) > 1:
+                raise BadParameterError(
+                    f"--case '{ident}' is ambiguous: it starts {len(hits)} case ids"
+                )
+            wanted.add(hits[0])
+        chosen = [c for c in chosen if c.id in wanted]
+    if tags:
+        tag_set = set(tags)
+        chosen = [c for c in chosen if tag_set.intersection(c.tags)]
+    return chosen
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C until the block ends (a write is never cut in half); main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+class _ResultWriter:
+    """Buffers case results and writes them in batches (and the eval run row at the end)."""
+
+    def __init__(self, db: Path, record: EvalRunRecord, suite: EvalSuite) -> None:
+        self.db = db
+        self.record = record
+        self.suite = suite
+        self.pending: list[CaseRun] = []
+        self.kinds: dict[str, dict[str, str]] = {}
+        self.last_flush = time.monotonic()
+
+    def add(self, run: CaseRun, case: EvalCase) -> None:
+        if run.case_id not in self.kinds:
+            self.kinds[run.case_id] = {
+                s.label: s.kind for s in resolve_checks(case, self.suite.checks)
+            }
+        self.pending.append(run)
+        due = time.monotonic() - self.last_flush >= FLUSH_SECONDS
+        if due or len(self.pending) >= FLUSH_RESULTS:
+            self.flush()
+
+    def flush(self, final: EvalRunRecord | None = None) -> None:
+        with _sigint_deferred():
+            if self.pending or final is not None:
+                with open_store(self.db) as store, store.transaction():
+                    insert_case_runs(
+                        store, self.record.eval_run_id, self.suite.id, self.pending, self.kinds
+                    )
+                    if final is not None:
+                        update_eval_run(store, final)
+            self.pending = []
+            self.last_flush = time.monotonic()
+
+
+def _setup_replay(settings: EvalSettings) -> AgentCallable:
+    """Import the agent, and send the spans of its runs to the store (unless it set up
+    tracereplay itself)."""
+    from tracereplay.sdk import configure, current_setup
+
+    os.environ[DB_ENV] = str(settings.db)  # an agent calling configure() itself lands here too
+    assert settings.agent is not None
+    agent = load_agent(settings.agent)
+    setup = current_setup()
+    if setup is None or (setup.destination == "spool" and setup.db_path != settings.db):
+        configure(db=settings.db)
+    return agent
+
+
+def run_evaluation(settings: EvalSettings, progress: Progress | None = None) -> EvalOutcome:
+    """Run an eval as ``settings`` say; store and return its results. Never leaves the eval run
+    ``running``: it ends ``completed``, ``stopped`` (--fail-fast) or ``interrupted`` (Ctrl-C)."""
+    progress = progress or Progress()
+    if settings.check_modules:
+        load_check_modules(settings.check_modules)
+    agent = _setup_replay(settings) if settings.agent else None
+
+    with open_store(settings.db) as store:
+        suite = get_suite(store, settings.suite)
+        cases = select_cases(list_cases(store, suite.id), settings.tags, settings.case_ids)
+        if not cases:
+            what = (
+                "no case matches the --tag / --case selection"
+                if (settings.tags or settings.case_ids)
+                else "it has no cases (promote runs into it first)"
+            )
+            raise EmptySelectionError(f"nothing to evaluate in suite '{suite.name}': {what}")
+        sources = load_runs(store, [c.source_run_id for c in cases if c.source_run_id])
+        git = git_state()
+        record = EvalRunRecord(
+            eval_run_id=str(uuid.uuid4()),
+            suite_id=suite.id,
+            suite_name=suite.name,
+            mode="replay" if agent else "recorded",
+            agent=settings.agent,
+            label=settings.label,
+            started_at=datetime.now(timezone.utc),
+            git_commit=git.commit if git else None,
+            git_dirty=git.dirty if git else None,
+            options=settings.options(),
+        )
+        insert_eval_run(store, record)
+
+    writer = _ResultWriter(settings.db, record, suite)
+    by_id = {c.id: c for c in cases}
+    runs: list[CaseRun] = []
+    report = RunnerReport()
+    options = settings.runner
+
+    def on_result(run: CaseRun) -> None:
+        runs.append(run)
+        progress.advance(run)
+        writer.add(run, by_id[run.case_id])
+
+    required = suite_required_parameters(suite)
+    runnable: list[EvalCase] = []
+    not_run: list[CaseRun] = []
+    for case in cases:
+        missing = missing_parameters(case, required) if required else []
+        if missing:
+            not_run.extend(
+                _not_run(case, rep, missing_parameters_reason(missing))
+                for rep in range(options.repeat)
+            )
+        else:
+            runnable.append(case)
+
+    attempt: Callable[[Job], CaseRun]
+    if agent is not None:
+        attempt = Replayer(
+            agent=agent,
+            suite=suite,
+            eval_run_id=record.eval_run_id,
+            source_runs=sources,
+            tool_match=settings.tool_match,
+            live_tools=settings.live_tools,
+            timeout_s=options.timeout_s,
+        ).attempt
+    else:
+        attempt = _recorded_attempt(suite, sources)
+
+    progress.start(len(cases) * options.repeat)
+    try:
+        for run in not_run:
+            on_result(run)
+        stop_now = options.fail_fast and bool(not_run)
+        if not stop_now:
+            report = run_jobs(
+                expand_jobs(runnable, options.repeat),
+                attempt,
+                options,
+                on_result,
+                isolate=agent is not None,
+            )
+        else:
+            report = RunnerReport(stopped=True)
+        report.finished += len(not_run)
+    except KeyboardInterrupt:
+        report.interrupted = True
+    finally:
+        progress.stop()
+    report.not_run = len(cases) * options.repeat - len(runs)
+
+    if agent is not None:
+        from tracereplay.sdk import flush
+
+        flush()  # the replay runs' spans reach the spool before the store is opened again
+    reports = _case_reports(cases, runs)
+    status = "interrupted" if report.interrupted else "stopped" if report.stopped else "completed"
+    summary = summarize([r.result for r in reports])
+    final = record.model_copy(
+        update={
+            "finished_at": datetime.now(timezone.utc),
+            "status": status,
+            "total_cases": summary.total,
+            "passed": summary.passed,
+            "failed": summary.failed,
+            "errored": summary.errored,
+            "pass_rate": summary.pass_rate if summary.total else None,
+            "aggregate_score": summary.aggregate_score,
+            "options": {**record.options, "not_run": report.not_run},
+        }
+    )
+    try:
+        writer.flush(final)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        final = final.model_copy(update={"status": "interrupted"})
+        writer.flush(final)
+    return EvalOutcome(final, suite, reports, report, len(cases))
+
+
+def _not_run(case: EvalCase, repetition: int, reason: str) -> CaseRun:
+    now = datetime.now(timezone.utc)
+    return CaseRun(
+        case_id=case.id,
+        seq=case.seq,
+        repetition=repetition,
+        result=error_result(case.id, reason),
+        source_run_id=case.source_run_id,
+        started_at=now,
+        finished_at=now,
+    )
+
+
+def _recorded_attempt(suite: EvalSuite, sources: dict[str, Run]) -> Callable[[Job], CaseRun]:
+    """Recorded mode: score the case against its source run's recorded result."""
+
+    def attempt(job: Job) -> CaseRun:
+        case = job.case
+        started = datetime.now(timezone.utc)
+        run = sources.get(case.source_run_id) if case.source_run_id else None
+        result = score_recorded(case, suite.checks, run)
+        return CaseRun.model_construct(
+            case_id=case.id,
+            seq=case.seq,
+            repetition=job.repetition,
+            attempts=1,
+            result=result,
+            source_run_id=case.source_run_id,
+            response=run.result.response if run is not None else None,
+            tool_calls=run.result.tool_calls if run is not None else [],
+            replay=None,
+            started_at=started,
+            finished_at=datetime.now(timezone.utc),
+        )
+
+    return attempt
+
+
+def _case_reports(cases: Sequence[EvalCase], runs: Sequence[CaseRun]) -> list[CaseReport]:
+    """Per case (in ``seq`` order) the result over its finished repetitions."""
+    grouped: dict[str, list[CaseRun]] = {}
+    for run in runs:
+        grouped.setdefault(run.case_id, []).append(run)
+    reports = []
+    for case in sorted(cases, key=lambda c: c.seq):
+        reps = sorted(grouped.get(case.id, []), key=lambda r: r.repetition)
+        if reps:
+            reports.append(
+                CaseReport.model_construct(
+                    case=case, result=merge_repeats([r.result for r in reps]), runs=reps
+                )
+            )
+    return reports

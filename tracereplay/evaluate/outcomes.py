@@ -1,0 +1,115 @@
+"""What an eval run produces: one ``CaseRun`` per case and repetition, the replay report of a
+replayed case, the per-case ``EvaluationResult`` over its repetitions, and the eval run record."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from tracereplay.models import EvalCase, EvaluationResult, Status, ToolCallRecord
+from tracereplay.models.run import _Record
+
+EvalMode = Literal["recorded", "replay"]
+EvalRunStatus = Literal["running", "completed", "stopped", "interrupted"]
+
+
+class RecordedCallRef(_Record):
+    """A recorded tool call, by its position in the source run's tool calls."""
+
+    position: int
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ArgumentDrift(_Record):
+    """The replay called a recorded tool with other arguments than the recording."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict, description="what the replay passed")
+    recorded_position: int
+    recorded_arguments: dict[str, Any] = Field(default_factory=dict)
+    differences: list[str] = Field(default_factory=list)
+    answered: bool = Field(
+        description="fifo matching answered the call from this recording anyway; strict did not"
+    )
+
+
+class UnansweredCall(_Record):
+    """A tool call no recording answered: an ERROR, unless ``live`` (``--live-tools``) ran it."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    live: bool = False
+
+
+class ReplayReport(_Record):
+    """How a replay's tool calls met the recording."""
+
+    tool_match: Literal["strict", "fifo"] = "strict"
+    has_recording: bool = True
+    answered: int = 0
+    drift: list[ArgumentDrift] = Field(default_factory=list)
+    unanswered: list[UnansweredCall] = Field(default_factory=list)
+    unused: list[RecordedCallRef] = Field(default_factory=list)
+
+    @property
+    def missing(self) -> list[UnansweredCall]:
+        """Calls with no recording that did not run live (each makes the case an ERROR)."""
+        return [c for c in self.unanswered if not c.live]
+
+    @property
+    def live_calls(self) -> int:
+        return sum(1 for c in self.unanswered if c.live)
+
+
+class CaseRun(_Record):
+    """One repetition of one case: its ``EvaluationResult`` plus what was scored and how."""
+
+    case_id: str
+    seq: int = 0
+    repetition: int = 0
+    attempts: int = 1
+    result: EvaluationResult
+    source_run_id: str | None = None
+    response: str | None = None
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    replay: ReplayReport | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def status(self) -> Status:
+        return self.result.status
+
+
+class CaseReport(_Record):
+    """A case with its result over all repetitions, and each repetition."""
+
+    case: EvalCase
+    result: EvaluationResult
+    runs: list[CaseRun] = Field(default_factory=list)
+
+
+class EvalRunRecord(_Record):
+    """A row of ``eval_runs``: one evaluation of a suite (or of some of its cases)."""
+
+    eval_run_id: str
+    suite_id: str
+    suite_name: str
+    mode: EvalMode
+    agent: str | None = None
+    label: str | None = None
+    started_at: datetime
+    finished_at: datetime | None = None
+    git_commit: str | None = None
+    git_dirty: bool | None = None
+    status: EvalRunStatus = "running"
+    total_cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    pass_rate: float | None = None
+    aggregate_score: float | None = None
+    options: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,236 @@
+"""Answering a replay's tool calls from the source run's recorded tool calls.
+
+``RecordedTools`` is the tool interceptor evaluation installs (``tracereplay.sdk.replay``):
+
+- ``strict`` (default): a call is answered by an unused recording with the same tool name and
+  equal arguments (numbers by value, ``1 == 1.0``; a bool is not a number);
+- ``fifo``: by the next unused recording of that tool name, whatever its arguments.
+
+A call with other arguments than the recording it meets is *argument drift*: reported, and in
+strict mode left unanswered. An unanswered call raises ``NoRecordingError`` in the agent (the
+case becomes an ERROR naming the tool and arguments), unless ``live_tools`` lets the real tool
+run. Recordings the replay never used are reported too. Safe to call from several threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import orjson
+
+from tracereplay.evaluate.checks.common import clip
+from tracereplay.evaluate.matching import arg_differences, values_match
+from tracereplay.evaluate.outcomes import (
+    ArgumentDrift,
+    RecordedCallRef,
+    ReplayReport,
+    UnansweredCall,
+)
+from tracereplay.models import ToolCallRecord
+from tracereplay.sdk.replay import RUN_LIVE
+
+ToolMatch = Literal["strict", "fifo"]
+TOOL_MATCHES: tuple[str, ...] = ("strict", "fifo")
+
+
+class NoRecordingError(Exception):
+    """Raised into the agent for a tool call the recording cannot answer."""
+
+
+class RecordedToolError(Exception):
+    """The recorded call failed: the replayed call fails the same way (same message)."""
+
+
+def normalize_arguments(arguments: Any) -> dict[str, Any]:
+    """Arguments as JSON values (tuples become lists, objects their JSON form)."""
+    try:
+        value = orjson.loads(orjson.dumps(arguments, default=_json_default))
+    except TypeError:
+        value = {"value": repr(arguments)}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _json_default(obj: Any) -> Any:
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    return str(obj)
+
+
+def arguments_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Same keys and equal values (numbers by value)."""
+    return values_match(a, b) and values_match(b, a)
+
+
+def render_call(tool: str, arguments: dict[str, Any], limit: int = 160) -> str:
+    """``tool({"arg": value})`` on one line, clipped."""
+    args = orjson.dumps(arguments, default=str, option=orjson.OPT_SORT_KEYS).decode()
+    return clip(f"{tool}({args})", limit)
+
+
+def recorded_value(call: ToolCallRecord) -> Any:
+    """What a recorded call gives back: its result, decoded when it is a JSON object or array
+    (tools returning structures were recorded as their JSON text); else the text itself."""
+    text = call.result
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return orjson.loads(stripped)
+        except orjson.JSONDecodeError:
+            pass
+    return text
+
+
+class RecordedTools:
+    """The interceptor of one replayed case: answers from ``calls`` and keeps the report."""
+
+    def __init__(
+        self,
+        calls: Sequence[ToolCallRecord],
+        match: ToolMatch = "strict",
+        *,
+        live_tools: bool = False,
+        has_recording: bool = True,
+    ) -> None:
+        if match not in TOOL_MATCHES:
+            raise ValueError(f"tool match must be strict or fifo, not {match!r}")
+        self.calls = list(calls)
+        self.match: ToolMatch = match
+        self.live_tools = live_tools
+        self.has_recording = has_recording
+        self._arguments = [normalize_arguments(c.arguments) for c in self.calls]
+        self._used = [False] * len(self.calls)
+        self._lock = threading.Lock()
+        self._answered = 0
+        self._drift: list[ArgumentDrift] = []
+        self._unanswered: list[UnansweredCall] = []
+
+    def __call__(self, tool_name: str, arguments: dict[str, Any], /) -> Any:
+        args = normalize_arguments(arguments)
+        with self._lock:
+            index = self._find(tool_name, args)
+            if index is None:
+                self._unanswered.append(
+                    UnansweredCall(tool=tool_name, arguments=args, live=self.live_tools)
+                )
+                if self.live_tools:
+                    return RUN_LIVE
+                raise NoRecordingError(self.no_recording_message(tool_name, args))
+            self._used[index] = True
+            self._answered += 1
+            call = self.calls[index]
+        if call.error is not None:
+            raise RecordedToolError(call.error)
+        return recorded_value(call)
+
+    def _find(self, tool_name: str, args: dict[str, Any]) -> int | None:
+        """The recording answering the call (marking drift on the way), or None."""
+        same_name = [
+            i for i, c in enumerate(self.calls) if not self._used[i] and c.tool_name == tool_name
+        ]
+        if not same_name:
+            return None
+        for i in same_name:
+            if arguments_equal(self._arguments[i], args):
+                return i
+        # drift: the same tool with other arguments
+        if self.match == "fifo":
+            chosen = same_name[0]
+        else:
+            chosen = min(same_name, key=lambda i: len(self._differences(i, args)))
+        self._drift.append(
+            ArgumentDrift(
+                tool=tool_name,
+                arguments=args,
+                recorded_position=chosen,
+                recorded_arguments=self._arguments[chosen],
+                differences=self._differences(chosen, args),
+                answered=self.match == "fifo",
+            )
+        )
+        return chosen if self.match == "fifo" else None
+
+    def _differences(self, index: int, args: dict[str, Any]) -> list[str]:
+        recorded = self._arguments[index]
+        diffs = arg_differences(recorded, args)
+        diffs += [
+            f"{k}: not recorded (replay passed {clip(repr(args[k]), 40)})"
+            for k in args
+            if k not in recorded
+        ]
+        return diffs
+
+    def no_recording_message(self, tool_name: str, args: dict[str, Any]) -> str:
+        """Why a call got no answer, naming the tool and its arguments."""
+        call = render_call(tool_name, args)
+        if not self.has_recording:
+            return (
+                f"no recording for tool call {call}: the case has no source run "
+                "(pass --live-tools to run its tools)"
+            )
+        recorded = [
+            render_call(c.tool_name, self._arguments[i], 100)
+            for i, c in enumerate(self.calls)
+            if c.tool_name == tool_name
+        ]
+        if not recorded:
+            return f"no recording for tool call {call}: the source run never called {tool_name}"
+        unused = [
+            render_call(tool_name, self._arguments[i], 100)
+            for i, c in enumerate(self.calls)
+            if c.tool_name == tool_name and not self._used[i]
+        ]
+        if not unused:
+            return (
+                f"no recording for tool call {call}: the source run called {tool_name} "
+                f"{len(recorded)} time(s) and the replay used every one"
+            )
+        return (
+            f"no recording for tool call {call} (--tool-match {self.match}); "
+            f"recorded: {'; '.join(unused[:2])}"
+        )
+
+    def report(self) -> ReplayReport:
+        """The drift, unanswered and unused calls so far."""
+        with self._lock:
+            return ReplayReport(
+                tool_match=self.match,
+                has_recording=self.has_recording,
+                answered=self._answered,
+                drift=list(self._drift),
+                unanswered=list(self._unanswered),
+                unused=[
+                    RecordedCallRef(position=i, tool=c.tool_name, arguments=self._arguments[i])
+                    for i, c in enumerate(self.calls)
+                    if not self._used[i]
+                ],
+            )
+
+
+def replay_error_reason(report: ReplayReport) -> str | None:
+    """The case's ERROR reason when some tool call had no recording (None otherwise)."""
+    missing = report.missing
+    if not missing:
+        return None
+    first = missing[0]
+    more = f" (and {len(missing) - 1} more unanswered call(s))" if len(missing) > 1 else ""
+    drift = next(
+        (d for d in report.drift if d.tool == first.tool and d.arguments == first.arguments),
+        None,
+    )
+    text = f"no recording for tool call {render_call(first.tool, first.arguments)}"
+    if not report.has_recording:
+        text += ": the case has no source run (pass --live-tools to run its tools)"
+    elif drift is not None:
+        text += (
+            f" (--tool-match {report.tool_match}); recorded "
+            f"{render_call(drift.tool, drift.recorded_arguments, 100)}: "
+            + "; ".join(drift.differences[:3])
+        )
+    else:
+        text += f" (--tool-match {report.tool_match})"
+    return text + more

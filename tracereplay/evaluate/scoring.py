@@ -1,0 +1,177 @@
+"""Scoring one case: run its checks, fold them into an ``EvaluationResult``; aggregate runs.
+
+Case status (Supervised AI's PASSED / FAILED / ERROR):
+
+- FAILED when any check failed (even if another errored: the case is known not to pass, and a
+  retry could not change that);
+- else ERROR when any check could not run (bad option, judge unreachable) — a runner's
+  ``--retries`` retries exactly these;
+- else PASSED (every check passed). A case with no checks at all is an ERROR.
+
+The case score is the mean of the scores of the checks that ran (ERROR checks excluded);
+None when none ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel
+
+from tracereplay.evaluate.checks.common import clip
+from tracereplay.evaluate.checks.registry import run_check
+from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.models.evals import CheckSpec, EvalCase, EvaluationResult, ScoreResult, Status
+
+_REASON_LIMIT = 500
+
+
+def resolve_checks(case: EvalCase, suite_checks: Sequence[CheckSpec]) -> Sequence[CheckSpec]:
+    """The checks a case is scored by: its own ``checks`` when set, else the suite's."""
+    return case.checks if case.checks is not None else suite_checks
+
+
+def case_status(scores: Iterable[ScoreResult]) -> Status:
+    """FAILED if any check failed, else ERROR if any errored, else PASSED."""
+    errored = False
+    for s in scores:
+        if s.status == Status.FAILED:
+            return Status.FAILED
+        if s.status == Status.ERROR:
+            errored = True
+    return Status.ERROR if errored else Status.PASSED
+
+
+def result_from_scores(
+    case_id: str,
+    scores: list[ScoreResult],
+    *,
+    duration_ms: float = 0.0,
+    run_id: str | None = None,
+) -> EvaluationResult:
+    """Fold check results into a case result (status, mean score, one-line reason)."""
+    if not scores:
+        return error_result(
+            case_id, "no checks configured for this case or its suite", duration_ms=duration_ms
+        )
+    status = case_status(scores)
+    ran = [s.score for s in scores if s.status != Status.ERROR and s.score is not None]
+    score = sum(ran) / len(ran) if ran else None
+    if status == Status.PASSED:
+        reason = f"all {len(scores)} check{'s' if len(scores) != 1 else ''} passed"
+    else:
+        parts = [f"{s.check}: {s.explanation}" for s in scores if s.status == Status.FAILED]
+        parts += [f"{s.check} (error): {s.explanation}" for s in scores if s.status == Status.ERROR]
+        reason = clip("; ".join(parts), _REASON_LIMIT)
+    return EvaluationResult.model_construct(
+        case_id=case_id,
+        status=status,
+        score=score,
+        reason=reason,
+        checks=scores,
+        duration_ms=duration_ms,
+        run_id=run_id,
+    )
+
+
+def error_result(
+    case_id: str,
+    reason: str,
+    *,
+    duration_ms: float = 0.0,
+    run_id: str | None = None,
+    checks: list[ScoreResult] | None = None,
+) -> EvaluationResult:
+    """An ERROR case result (agent raised, timed out, no source run ...)."""
+    return EvaluationResult.model_construct(
+        case_id=case_id,
+        status=Status.ERROR,
+        score=None,
+        reason=clip(reason, _REASON_LIMIT),
+        checks=checks or [],
+        duration_ms=duration_ms,
+        run_id=run_id,
+    )
+
+
+def score_case(
+    case: EvalCase,
+    suite_checks: Sequence[CheckSpec],
+    subject: CheckSubject,
+    *,
+    duration_ms: float = 0.0,
+    run_id: str | None = None,
+) -> EvaluationResult:
+    """Run the case's checks (its own, else the suite's) on ``subject``. Never raises."""
+    specs = resolve_checks(case, suite_checks)
+    scores = [run_check(spec, subject) for spec in specs]
+    return result_from_scores(case.id, scores, duration_ms=duration_ms, run_id=run_id)
+
+
+def merge_repeats(results: Sequence[EvaluationResult]) -> EvaluationResult:
+    """One result for a case run ``--repeat N`` times: it passes only if every repetition passed.
+
+    The worst repetition (FAILED, then ERROR) supplies status, reason and check results; the
+    score is the mean of the repetitions' scores.
+    """
+    if not results:
+        raise ValueError("merge_repeats needs at least one result")
+    if len(results) == 1:
+        return results[0]
+    rank = {Status.FAILED: 0, Status.ERROR: 1, Status.PASSED: 2}
+    worst_i = min(range(len(results)), key=lambda i: rank[results[i].status])
+    worst = results[worst_i]
+    scored = [r.score for r in results if r.score is not None]
+    n = len(results)
+    bad = sum(1 for r in results if r.status != Status.PASSED)
+    if worst.status == Status.PASSED:
+        reason = f"all {n} repetitions passed"
+    else:
+        reason = f"{bad} of {n} repetitions did not pass; repetition {worst_i + 1}: {worst.reason}"
+    return EvaluationResult.model_construct(
+        case_id=worst.case_id,
+        status=worst.status,
+        score=sum(scored) / len(scored) if scored else None,
+        reason=clip(reason, _REASON_LIMIT),
+        checks=worst.checks,
+        duration_ms=sum(r.duration_ms for r in results),
+        run_id=worst.run_id,
+    )
+
+
+class EvalSummary(BaseModel):
+    """Counts over the case results of one eval run."""
+
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    pass_rate: float = 0.0
+    aggregate_score: float | None = None
+
+
+def summarize(results: Iterable[EvaluationResult]) -> EvalSummary:
+    """Counts, ``pass_rate`` = passed / total, ``aggregate_score`` = mean of case scores
+    (cases without a score, i.e. ERROR with no check run, are left out)."""
+    total = passed = failed = errored = 0
+    score_sum = 0.0
+    scored = 0
+    for r in results:
+        total += 1
+        if r.status == Status.PASSED:
+            passed += 1
+        elif r.status == Status.FAILED:
+            failed += 1
+        else:
+            errored += 1
+        if r.score is not None:
+            score_sum += r.score
+            scored += 1
+    return EvalSummary(
+        total=total,
+        passed=passed,
+        failed=failed,
+        errored=errored,
+        pass_rate=passed / total if total else 0.0,
+        aggregate_score=score_sum / scored if scored else None,
+    )

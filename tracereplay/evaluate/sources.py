@@ -1,0 +1,85 @@
+"""Loading the source runs of many cases at once (what recorded mode scores and replay answers
+tool calls from): two queries for any number of runs, instead of two per run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from tracereplay.models import AgentResult, Document, LlmCall, Run
+from tracereplay.store.db import Store
+
+_RUN_COLUMNS = (
+    "run_id", "trace_id", "root_span_id", "parent_run_id", "agent_name", "service_name", "kind",
+    "convention", "query", "context", "parameters", "models", "input_tokens", "output_tokens",
+    "started_at", "duration_ms", "error", "eval_run_id", "case_id", "result",
+)  # fmt: skip
+
+
+def _loads(text: str | None, default: Any) -> Any:
+    return default if not text else orjson.loads(text)
+
+
+def load_runs(store: Store, run_ids: Iterable[str]) -> dict[str, Run]:
+    """The stored runs among ``run_ids`` by id (ids not in the store are left out).
+
+    LLM calls come without their messages (checks need their count, tokens and durations).
+    """
+    ids = sorted(set(run_ids))
+    if not ids:
+        return {}
+    rows = store.con.execute(
+        f"SELECT {', '.join(_RUN_COLUMNS)} FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
+    ).fetchall()
+    llm: dict[str, list[LlmCall]] = {}
+    for run_id, rnd, span_id, model, provider, tin, tout, dur, finish, started in store.con.execute(
+        "SELECT run_id, round, span_id, model, provider, input_tokens, output_tokens,"
+        " duration_ms, finish_reason, started_at FROM llm_calls"
+        " WHERE run_id IN (SELECT unnest(?)) ORDER BY run_id, round",
+        [ids],
+    ).fetchall():
+        llm.setdefault(run_id, []).append(
+            LlmCall.model_construct(
+                round=rnd,
+                span_id=span_id or "",
+                model=model or "",
+                provider=provider or "",
+                input_tokens=tin,
+                output_tokens=tout,
+                duration_ms=dur or 0.0,
+                finish_reason=finish or "",
+                started_at=started,
+                input_messages=[],
+                output_messages=[],
+            )
+        )
+    runs: dict[str, Run] = {}
+    for row in rows:
+        d = dict(zip(_RUN_COLUMNS, row))
+        run_id = d["run_id"]
+        runs[run_id] = Run.model_construct(
+            run_id=run_id,
+            trace_id=d["trace_id"],
+            root_span_id=d["root_span_id"],
+            parent_run_id=d["parent_run_id"],
+            agent_name=d["agent_name"] or "",
+            service_name=d["service_name"] or "",
+            kind=d["kind"] or "live",
+            convention=d["convention"] or "",
+            query=d["query"] or "",
+            context=[Document.model_validate(x) for x in _loads(d["context"], [])],
+            parameters=_loads(d["parameters"], {}),
+            models=_loads(d["models"], []),
+            input_tokens=d["input_tokens"] or 0,
+            output_tokens=d["output_tokens"] or 0,
+            started_at=d["started_at"],
+            duration_ms=d["duration_ms"] or 0.0,
+            error=d["error"],
+            eval_run_id=d["eval_run_id"],
+            case_id=d["case_id"],
+            result=AgentResult.model_validate_json(d["result"]) if d["result"] else AgentResult(),
+            llm_calls=llm.get(run_id, []),
+        )
+    return runs

@@ -1,0 +1,84 @@
+"""Promotion: recorded runs become ``EvalCase``s of ``EvalSuite``s, and suites travel as files.
+
+Modules: ``promote`` (runs -> cases), ``repository`` (the ``eval_suites``/``eval_cases``
+tables), ``suites`` (create/remove/add by hand), ``suite_file`` + ``suite_import`` (YAML/JSON
+files), ``documents`` (context document blocks), ``parameters`` (``{{name}}`` placeholders),
+``checks`` (default checks, validation), ``where`` (``--where`` run selection).
+"""
+
+from tracereplay.promote.checks import (
+    DEFAULT_CHECK_KINDS,
+    InvalidChecksError,
+    check_problems,
+    default_checks,
+    validate_checks,
+)
+from tracereplay.promote.documents import (
+    DocumentFormatError,
+    documents_to_text,
+    format_documents,
+    parse_documents,
+    text_to_documents,
+)
+from tracereplay.promote.parameters import (
+    fill_parameters,
+    missing_parameters,
+    missing_parameters_reason,
+    required_parameters,
+    suite_required_parameters,
+)
+from tracereplay.promote.promote import (
+    BulkPromoteResult,
+    PromoteError,
+    PromoteOptions,
+    PromoteResult,
+    case_from_run,
+    infer_kind,
+    parse_kind,
+    promote_run,
+    promote_where,
+)
+from tracereplay.promote.repository import get_case, get_suite, list_cases, list_suites
+from tracereplay.promote.suite_file import SuiteFileError, dump_suite, load_suite
+from tracereplay.promote.suite_import import ImportPlan, import_suite
+from tracereplay.promote.suites import add_case, create_suite, remove_cases, remove_suite
+
+__all__ = [
+    "DEFAULT_CHECK_KINDS",
+    "BulkPromoteResult",
+    "DocumentFormatError",
+    "ImportPlan",
+    "InvalidChecksError",
+    "PromoteError",
+    "PromoteOptions",
+    "PromoteResult",
+    "SuiteFileError",
+    "add_case",
+    "case_from_run",
+    "check_problems",
+    "create_suite",
+    "default_checks",
+    "documents_to_text",
+    "dump_suite",
+    "fill_parameters",
+    "format_documents",
+    "get_case",
+    "get_suite",
+    "import_suite",
+    "infer_kind",
+    "list_cases",
+    "list_suites",
+    "load_suite",
+    "missing_parameters",
+    "missing_parameters_reason",
+    "parse_documents",
+    "parse_kind",
+    "promote_run",
+    "promote_where",
+    "remove_cases",
+    "remove_suite",
+    "required_parameters",
+    "suite_required_parameters",
+    "text_to_documents",
+    "validate_checks",
+]

@@ -1,0 +1,238 @@
+"""Promotion: a recorded run becomes an ``EvalCase`` of a suite (created on first use)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, get_args
+
+import orjson
+
+from tracereplay.errors import TraceReplayError
+from tracereplay.models import AgentResult, Document, EvalCase, EvalSuite, Run
+from tracereplay.models.evals import SourceKind
+from tracereplay.promote import repository as repo
+from tracereplay.promote.checks import default_checks
+from tracereplay.promote.suites import build
+from tracereplay.promote.where import matching_run_ids
+from tracereplay.store.db import Store
+
+SOURCE_KIND_VALUES: tuple[str, ...] = get_args(SourceKind)
+
+
+class PromoteError(TraceReplayError):
+    """A run that cannot be promoted as asked."""
+
+
+@dataclass(frozen=True)
+class PromoteOptions:
+    """How to turn runs into cases; ``None`` means "decide from the run"."""
+
+    kind: SourceKind | None = None
+    expected_output: str | None = None
+    expected_tools: bool | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass
+class PromoteResult:
+    """One promotion: the case (new, or the one the run already had in the suite)."""
+
+    case: EvalCase
+    created: bool
+    suite: EvalSuite
+    suite_created: bool
+
+
+@dataclass
+class BulkPromoteResult:
+    """A ``--where`` promotion: what was new, what was already there, what was skipped."""
+
+    suite: EvalSuite | None
+    suite_created: bool
+    matched: int
+    created: list[EvalCase] = field(default_factory=list)
+    existing: list[EvalCase] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (run id, reason)
+
+
+def parse_kind(text: str) -> SourceKind:
+    """A source kind from user text (``failed_run``, ``failed-run`` ...); one-line error otherwise."""
+    value = text.strip().lower().replace("-", "_")
+    if value not in SOURCE_KIND_VALUES:
+        raise PromoteError(f"unknown kind '{text}' (choose one of {', '.join(SOURCE_KIND_VALUES)})")
+    return value  # type: ignore[return-value]
+
+
+def infer_kind(run: Run) -> SourceKind:
+    """``reference_run`` for a successful run, ``failed_run`` for any other status.
+    (``negative_score`` is never inferred: it is given explicitly.)"""
+    return "reference_run" if run.result.status == "success" else "failed_run"
+
+
+def case_from_run(
+    run: Run, suite_id: str, seq: int, options: PromoteOptions, promoted_at: datetime
+) -> EvalCase:
+    """The case a run becomes (pure: nothing is read or written)."""
+    if not run.query.strip():
+        raise PromoteError(f"run {run.run_id} has no query, so there is nothing to replay")
+    kind = options.kind or infer_kind(run)
+    reference = kind == "reference_run"
+    expected_output = options.expected_output
+    if expected_output is None and reference:
+        expected_output = run.result.response
+    copy_tools = reference if options.expected_tools is None else options.expected_tools
+    expected_tools = (
+        [{"name": tc.tool_name, "arguments": tc.arguments} for tc in run.result.tool_calls]
+        if copy_tools
+        else []
+    )
+    metadata: dict[str, Any] = {"source_trace_id": run.trace_id}
+    if run.error:
+        metadata["source_error"] = run.error
+    return build(
+        EvalCase,
+        f"case from run {run.run_id}",
+        suite_id=suite_id,
+        seq=seq,
+        query=run.query,
+        context=list(run.context),
+        expected_output=expected_output,
+        expected_tool_calls=expected_tools,
+        parameters=_parameters(run.parameters),
+        promoted_at=promoted_at,
+        source_kind=kind,
+        source_run_id=run.run_id,
+        tags=list(dict.fromkeys(options.tags)),
+        metadata=metadata,
+    )
+
+
+def promote_run(
+    store: Store,
+    run_ident: str,
+    *,
+    suite_name: str | None = None,
+    options: PromoteOptions = PromoteOptions(),
+) -> PromoteResult:
+    """Promote one run (id, unique id prefix, or a one-run trace id) into ``suite_name`` (default:
+    the run's agent name). Promoting a run already in the suite returns its case unchanged."""
+    run_id = store.resolve_run_id(run_ident)
+    run = load_runs(store, [run_id])[0]
+    name = suite_name if suite_name is not None else run.agent_name
+    if not name.strip():
+        raise PromoteError(
+            f"run {run.run_id} has no agent name to name a suite after: give --suite NAME"
+        )
+    with store.transaction():
+        suite, suite_created = _suite_for(store, name, run.agent_name)
+        existing = repo.cases_by_source(store, suite.id, [run.run_id]).get(run.run_id)
+        if existing is not None:
+            return PromoteResult(existing, False, suite, suite_created)
+        when = repo.now()
+        case = case_from_run(run, suite.id, repo.next_seq(store, suite.id), options, when)
+        repo.insert_cases(store, [case])
+        repo.touch_suite(store, suite.id, when)
+    return PromoteResult(case, True, suite, suite_created)
+
+
+def promote_where(
+    store: Store,
+    predicate: str,
+    *,
+    suite_name: str,
+    limit: int | None = None,
+    options: PromoteOptions = PromoteOptions(),
+) -> BulkPromoteResult:
+    """Promote every recorded run matching ``predicate`` (oldest first, at most ``limit``) into
+    ``suite_name``. Idempotent: runs already in the suite are counted, not added again; runs
+    without a query are skipped and reported."""
+    run_ids = matching_run_ids(store, predicate, limit)
+    if not run_ids:
+        return BulkPromoteResult(
+            suite=repo.find_suite(store, suite_name), suite_created=False, matched=0
+        )
+    runs = load_runs(store, run_ids)
+    agents = {r.agent_name for r in runs}
+    with store.transaction():
+        suite, suite_created = _suite_for(
+            store, suite_name, agents.pop() if len(agents) == 1 else ""
+        )
+        result = BulkPromoteResult(suite=suite, suite_created=suite_created, matched=len(runs))
+        existing = repo.cases_by_source(store, suite.id, run_ids)
+        seq = repo.next_seq(store, suite.id)
+        when = repo.now()
+        for run in runs:
+            if run.run_id in existing:
+                result.existing.append(existing[run.run_id])
+            elif not run.query.strip():
+                result.skipped.append((run.run_id, "no query"))
+            else:
+                result.created.append(case_from_run(run, suite.id, seq, options, when))
+                seq += 1
+        if result.created:
+            repo.insert_cases(store, result.created)
+            repo.touch_suite(store, suite.id, when)
+    return result
+
+
+def load_runs(store: Store, run_ids: Sequence[str]) -> list[Run]:
+    """The runs with these exact ids, in the given order, as promotion needs them (query,
+    context, parameters, result; LLM calls are not loaded)."""
+    rows = store.con.execute(
+        "SELECT run_id, trace_id, root_span_id, agent_name, service_name, query, context,"
+        " parameters, result, error, started_at FROM runs WHERE run_id IN (SELECT unnest(?))",
+        [list(run_ids)],
+    ).fetchall()
+    by_id = {
+        r[0]: Run(
+            run_id=r[0],
+            trace_id=r[1],
+            root_span_id=r[2],
+            agent_name=r[3] or "",
+            service_name=r[4] or "",
+            query=r[5] or "",
+            context=[Document.model_validate(d) for d in _loads(r[6], [])],
+            parameters=_loads(r[7], {}),
+            result=AgentResult.model_validate(_loads(r[8], {})),
+            error=r[9],
+            started_at=r[10],
+        )
+        for r in rows
+    }
+    return [by_id[i] for i in run_ids if i in by_id]
+
+
+def new_suite(name: str, agent_name: str = "") -> EvalSuite:
+    """A suite as promotion creates it: the default checks, created and updated now."""
+    when = repo.now()
+    return build(
+        EvalSuite,
+        "suite",
+        name=name,
+        agent_name=agent_name,
+        checks=default_checks(),
+        created_at=when,
+        updated_at=when,
+    )
+
+
+def _suite_for(store: Store, name: str, agent_name: str) -> tuple[EvalSuite, bool]:
+    suite = repo.find_suite(store, name)
+    if suite is not None:
+        return suite, False
+    suite = new_suite(name, agent_name)
+    repo.insert_suite(store, suite)
+    return suite, True
+
+
+def _parameters(values: dict[str, Any]) -> dict[str, str] | None:
+    """A run's parameter values as case parameters (text); None for a run that had none."""
+    if not values:
+        return None
+    return {k: v if isinstance(v, str) else orjson.dumps(v).decode() for k, v in values.items()}
+
+
+def _loads(value: str | None, default: Any) -> Any:
+    return default if value is None else orjson.loads(value)

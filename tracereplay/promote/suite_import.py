@@ -1,0 +1,204 @@
+"""Importing a suite file into the store: plan every change, check it, then apply it at once.
+
+The rule: after an import the stored suite is what the file says. The file's suite is matched
+to a stored one by ``id`` when the file gives one, else by ``name``. Its cases are matched to
+stored cases by ``id``; a case the file gives without an id is matched by ``source_run_id``,
+then by ``seq``, then by identical ``query``, and keeps the stored id. Stored cases the file no
+longer has are removed. ``updated_at`` becomes the import time when anything changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tracereplay.models import EvalCase, EvalSuite
+from tracereplay.promote import repository as repo
+from tracereplay.promote.suite_file import ParsedCase, ParsedSuite, Problem, SuiteFileError
+from tracereplay.store.db import Store
+
+
+@dataclass
+class ImportPlan:
+    """What importing a file changes: the suite to write and the case changes."""
+
+    suite: EvalSuite
+    suite_created: bool
+    suite_changed: bool
+    added: list[EvalCase] = field(default_factory=list)
+    updated: list[EvalCase] = field(default_factory=list)
+    removed: list[EvalCase] = field(default_factory=list)
+    unchanged: list[EvalCase] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return (
+            self.suite_created
+            or self.suite_changed
+            or bool(self.added or self.updated or self.removed)
+        )
+
+    def summary(self) -> str:
+        """One line: what the import did (or would do)."""
+        name = self.suite.name
+        if self.suite_created:
+            return f"suite '{name}' created with {len(self.added)} cases"
+        if not self.changed:
+            return f"suite '{name}' unchanged ({len(self.unchanged)} cases)"
+        parts = [
+            f"{len(self.added)} added",
+            f"{len(self.updated)} updated",
+            f"{len(self.removed)} removed",
+            f"{len(self.unchanged)} unchanged",
+        ]
+        fields = " and its fields" if self.suite_changed else ""
+        return f"suite '{name}'{fields} updated: {', '.join(parts)} cases"
+
+
+def plan_import(store: Store, parsed: ParsedSuite, source: str) -> ImportPlan:
+    """Match the file against the store; ``SuiteFileError`` for conflicts (nothing is written)."""
+    problems: list[Problem] = []
+    file_suite = parsed.suite
+    stored = repo.find_suite_by_id(store, file_suite.id) if parsed.id_given else None
+    by_name = repo.find_suite(store, file_suite.name)
+    if stored is None and not parsed.id_given:
+        stored = by_name
+    if by_name is not None and stored is not None and by_name.id != stored.id:
+        problems.append(
+            _at(
+                parsed,
+                ("name",),
+                f"another suite (id {by_name.id}) is already named '{file_suite.name}'",
+            )
+        )
+    elif by_name is not None and stored is None:
+        problems.append(
+            _at(
+                parsed,
+                ("id",),
+                f"suite '{file_suite.name}' exists with id {by_name.id}, not this id",
+            )
+        )
+    suite_id = stored.id if stored is not None else file_suite.id
+    stored_cases = repo.list_cases(store, suite_id) if stored is not None else []
+    _check_case_ids(store, parsed, suite_id, problems)
+    if problems:
+        raise SuiteFileError(source, problems)
+
+    cases = _match_cases(parsed.cases, stored_cases, suite_id)
+    when = repo.now()
+    suite = file_suite.model_copy(update={"id": suite_id})
+    if stored is None:
+        suite.created_at = suite.created_at if parsed.created_at_given else when
+        suite.updated_at = suite.updated_at if parsed.updated_at_given else when
+        return ImportPlan(suite=suite, suite_created=True, suite_changed=True, added=cases)
+    if not parsed.created_at_given:
+        suite.created_at = stored.created_at
+    suite.updated_at = stored.updated_at
+    plan = ImportPlan(suite=suite, suite_created=False, suite_changed=suite != stored)
+    stored_by_id = {c.id: c for c in stored_cases}
+    file_ids = {c.id for c in cases}
+    for case in cases:
+        old = stored_by_id.get(case.id)
+        if old is None:
+            plan.added.append(case)
+        elif old != case:
+            plan.updated.append(case)
+        else:
+            plan.unchanged.append(case)
+    plan.removed = [c for c in stored_cases if c.id not in file_ids]
+    if plan.changed:
+        suite.updated_at = when
+    return plan
+
+
+def apply_import(store: Store, plan: ImportPlan) -> None:
+    """Write the plan in one transaction."""
+    if not plan.changed:
+        return
+    with store.transaction():
+        if plan.suite_created:
+            repo.insert_suite(store, plan.suite)
+        else:
+            repo.update_suite(store, plan.suite)
+        repo.delete_cases(store, [c.id for c in plan.removed + plan.updated])
+        repo.insert_cases(store, plan.added + plan.updated)
+
+
+def import_suite(
+    store: Store, parsed: ParsedSuite, source: str, *, dry_run: bool = False
+) -> ImportPlan:
+    """Plan, and unless ``dry_run`` apply, the import of a parsed suite file."""
+    plan = plan_import(store, parsed, source)
+    if not dry_run:
+        apply_import(store, plan)
+    return plan
+
+
+def _at(parsed: ParsedSuite, path: tuple[int | str, ...], message: str) -> Problem:
+    return Problem(path, message, parsed.locate(path))
+
+
+def _check_case_ids(
+    store: Store, parsed: ParsedSuite, suite_id: str, problems: list[Problem]
+) -> None:
+    """A case id the file gives must not belong to a case of another suite."""
+    ids = [p.case.id for p in parsed.cases if p.id_given]
+    if not ids:
+        return
+    rows = store.con.execute(
+        "SELECT c.case_id, s.name FROM eval_cases c JOIN eval_suites s USING (suite_id)"
+        " WHERE c.case_id IN (SELECT unnest(?)) AND c.suite_id <> ?",
+        [ids, suite_id],
+    ).fetchall()
+    elsewhere = dict(rows)
+    for p in parsed.cases:
+        if p.id_given and p.case.id in elsewhere:
+            problems.append(
+                _at(parsed, (*p.path, "id"), f"belongs to a case of suite '{elsewhere[p.case.id]}'")
+            )
+
+
+def _match_cases(parsed: list[ParsedCase], stored: list[EvalCase], suite_id: str) -> list[EvalCase]:
+    """The file's cases with the stored ids (and seqs) of the cases they stand for."""
+    taken = {p.case.id for p in parsed if p.id_given}
+    free = [c for c in stored if c.id not in taken]
+    stored_by_id = {c.id: c for c in stored}
+    used = {p.case.seq for p in parsed if p.seq_given}
+    out: list[EvalCase] = []
+    unnumbered: list[EvalCase] = []
+    for p in parsed:
+        case = p.case.model_copy(update={"suite_id": suite_id})
+        if p.id_given:
+            match = stored_by_id.get(case.id)
+        else:
+            match = _find(free, p, case)
+            if match is not None:
+                free.remove(match)
+                case.id = match.id
+        if not p.seq_given:
+            if match is not None and match.seq not in used:
+                case.seq = match.seq
+                used.add(match.seq)
+            else:
+                unnumbered.append(case)
+        out.append(case)
+    next_seq = max(used, default=-1) + 1
+    for case in unnumbered:  # cases without a seq follow the highest one, in file order
+        case.seq = next_seq
+        next_seq += 1
+    return out
+
+
+def _find(free: list[EvalCase], p: ParsedCase, case: EvalCase) -> EvalCase | None:
+    if case.source_run_id:
+        for c in free:
+            if c.source_run_id == case.source_run_id:
+                return c
+    if p.seq_given:
+        for c in free:
+            if c.seq == case.seq:
+                return c
+    for c in free:
+        if c.query == case.query:
+            return c
+    return None

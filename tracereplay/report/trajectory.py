@@ -1,0 +1,130 @@
+"""A case's tool trajectory for the report: the recorded calls next to the replayed ones.
+
+Pairs are made the way replay answers calls (``tracereplay.evaluate.replay``): a replayed call
+meets an unused recording of the same tool with equal arguments; failing that, the recording
+its argument drift was reported against (``case_results.drift``); failing that, the next
+unused recording of that tool (drift computed here). What is left on either side is shown as
+"no recording" (replayed only) or "unused" (recorded only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from tracereplay.evaluate.matching import arg_differences, values_match
+from tracereplay.evaluate.outcomes import ReplayReport
+from tracereplay.evaluate.replay import arguments_equal, normalize_arguments
+from tracereplay.models import ToolCallRecord
+
+StepStatus = Literal["match", "drift", "no_recording", "unused", "recorded"]
+
+
+class Step(BaseModel):
+    """One row of the trajectory table."""
+
+    status: StepStatus
+    recorded_position: int | None = None
+    recorded: ToolCallRecord | None = None
+    replayed_position: int | None = None
+    replayed: ToolCallRecord | None = None
+    differences: list[str] = Field(default_factory=list)
+    drifted_keys: list[str] = Field(default_factory=list)
+    answered: bool | None = None
+
+
+def drifted_keys(recorded: dict[str, Any], replayed: dict[str, Any]) -> list[str]:
+    """Top-level argument names whose values differ (or that only one side has)."""
+    keys = list(recorded) + [k for k in replayed if k not in recorded]
+    return [
+        k
+        for k in keys
+        if k not in recorded
+        or k not in replayed
+        or not (values_match(recorded[k], replayed[k]) and values_match(replayed[k], recorded[k]))
+    ]
+
+
+def _differences(recorded: dict[str, Any], replayed: dict[str, Any]) -> list[str]:
+    out = arg_differences(recorded, replayed)
+    out += [f"{k}: not recorded" for k in replayed if k not in recorded]
+    return out
+
+
+def recorded_only(calls: Sequence[ToolCallRecord]) -> list[Step]:
+    """The trajectory of a recorded-mode case: the source run's calls, nothing replayed."""
+    return [
+        Step(status="recorded", recorded_position=i, recorded=c) for i, c in enumerate(calls)
+    ]
+
+
+def align(
+    recorded: Sequence[ToolCallRecord],
+    replayed: Sequence[ToolCallRecord],
+    report: ReplayReport | None = None,
+) -> list[Step]:
+    """Pair replayed calls with recorded ones (see the module docstring), replay order first,
+    then the recordings the replay never used."""
+    rec_args = [normalize_arguments(c.arguments) for c in recorded]
+    used = [False] * len(recorded)
+    drift = list(report.drift) if report else []
+    steps: list[Step] = []
+    for j, call in enumerate(replayed):
+        args = normalize_arguments(call.arguments)
+        same = [i for i, c in enumerate(recorded) if not used[i] and c.tool_name == call.tool_name]
+        exact = next((i for i in same if arguments_equal(rec_args[i], args)), None)
+        if exact is not None:
+            used[exact] = True
+            steps.append(
+                Step(
+                    status="match",
+                    recorded_position=exact,
+                    recorded=recorded[exact],
+                    replayed_position=j,
+                    replayed=call,
+                    answered=True,
+                )
+            )
+            continue
+        reported = next(
+            (
+                d
+                for d in drift
+                if d.tool == call.tool_name
+                and d.arguments == args
+                and 0 <= d.recorded_position < len(recorded)
+                and not used[d.recorded_position]
+            ),
+            None,
+        )
+        if reported is not None:
+            drift.remove(reported)
+            i = reported.recorded_position
+            differences, answered = reported.differences, reported.answered
+        elif same:
+            i = same[0]
+            differences, answered = _differences(rec_args[i], args), None
+        else:
+            steps.append(Step(status="no_recording", replayed_position=j, replayed=call))
+            continue
+        used[i] = True
+        steps.append(
+            Step(
+                status="drift",
+                recorded_position=i,
+                recorded=recorded[i],
+                replayed_position=j,
+                replayed=call,
+                differences=differences or _differences(rec_args[i], args),
+                drifted_keys=drifted_keys(rec_args[i], args),
+                answered=answered,
+            )
+        )
+    steps.extend(
+        Step(status="unused", recorded_position=i, recorded=c)
+        for i, c in enumerate(recorded)
+        if not used[i]
+    )
+    return steps

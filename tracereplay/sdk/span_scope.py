@@ -1,0 +1,79 @@
+"""Open a span as the current one, close it recording any error: shared by runs, LLM calls, tools."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Mapping
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import INVALID_SPAN, Span, SpanKind, Status, StatusCode
+from opentelemetry.util.types import AttributeValue
+
+from tracereplay.sdk import attributes as A
+from tracereplay.sdk.config import get_tracer
+from tracereplay.sdk.content import ContentPolicy
+from tracereplay.sdk.health import guard, health
+
+
+class SpanScope:
+    """A started span made current; ``close(exc)`` ends it. Never raises."""
+
+    __slots__ = ("span", "_token", "_closed")
+
+    def __init__(self, name: str, kind: SpanKind, attributes: Mapping[str, AttributeValue]) -> None:
+        self._token: object | None = None
+        self._closed = False
+        try:
+            self.span: Span = get_tracer().start_span(name, kind=kind, attributes=attributes)
+            self._token = otel_context.attach(trace.set_span_in_context(self.span))
+        except Exception as exc:
+            health.instrumentation_failed("start span", exc)
+            self.span = INVALID_SPAN
+
+    def close(self, exc: BaseException | None, policy: ContentPolicy) -> None:
+        """End the span; with ``exc``, record it as the span's error first."""
+        if self._closed:
+            return
+        self._closed = True
+        if exc is not None:
+            with guard("record exception"):
+                record_error(self.span, exc, policy)
+        if self._token is not None:
+            with guard("detach context"):
+                otel_context.detach(self._token)  # type: ignore[arg-type]
+        with guard("end span"):
+            self.span.end()
+
+
+def record_error(span: Span, exc: BaseException, policy: ContentPolicy) -> None:
+    """Status ERROR, ``error.type`` and an ``exception`` event, messages redacted and capped."""
+    if not span.is_recording():
+        return
+    exc_type = type(exc)
+    qualname = exc_type.__qualname__
+    module = exc_type.__module__
+    full_name = qualname if module in ("builtins", "__main__") else f"{module}.{qualname}"
+    message = policy.text(str(exc))
+    span.set_attribute(A.ERROR_TYPE, qualname)
+    span.add_event(
+        "exception",
+        {
+            "exception.type": full_name,
+            "exception.message": message,
+            "exception.stacktrace": policy.text(
+                "".join(traceback.format_exception(exc_type, exc, exc.__traceback__))
+            ),
+            "exception.escaped": True,
+        },
+    )
+    span.set_status(Status(StatusCode.ERROR, f"{qualname}: {message}" if message else qualname))
+
+
+def mark_error(span: Span, error_type: str, message: str, policy: ContentPolicy) -> None:
+    """An error without an exception (the agent reports a failure itself)."""
+    if not span.is_recording():
+        return
+    text = policy.text(message)
+    span.set_attribute(A.ERROR_TYPE, error_type)
+    span.set_status(Status(StatusCode.ERROR, f"{error_type}: {text}" if text else error_type))

@@ -1,0 +1,131 @@
+"""The background drainer: moves the spool into DuckDB about every half second.
+
+It never keeps the DuckDB file open: each round takes the store lock, opens the file, drains the
+spool (this server's segments and any other writer's), closes it and lets the lock go, so every
+other ``tracereplay`` command can use the same file meanwhile. Before a round the server's own
+segment is closed, so a round has an end even while requests keep arriving.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from tracereplay.errors import StoreBusyError, TraceReplayError
+from tracereplay.ingest.drain import drain_spool
+from tracereplay.ingest.pipeline import IngestStats
+from tracereplay.store import spool
+from tracereplay.store.db import Store
+from tracereplay.store.paths import spool_dir
+
+log = logging.getLogger("tracereplay.serve")
+
+#: never hold the store lock again sooner than this after releasing it (lets other commands in)
+MIN_GAP_S = 0.1
+#: how long one round waits for the store lock before trying again later
+LOCK_TIMEOUT_S = 5.0
+
+
+class Drainer:
+    """Drains the spool of ``db`` into it on a background thread."""
+
+    def __init__(self, db: Path, writer: spool.SpoolWriter, interval_s: float = 0.5) -> None:
+        self.db = db
+        self.spool_dir = spool_dir(db)
+        self._writer = writer
+        self.interval_s = interval_s
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._lock = threading.Lock()  # one round at a time (the thread, or the final drain)
+        self._counts = threading.Lock()
+        self._appended = 0
+        self._drained = 0
+        self._seen: tuple[tuple[str, int], ...] = ()
+        self._thread = threading.Thread(target=self._run, name="tracereplay-drainer", daemon=True)
+        self.totals = IngestStats()
+        self.rounds = 0
+        self.last_error: str | None = None
+
+    # ------------------------------------------------------------------ bookkeeping
+    def spooled(self, nbytes: int) -> None:
+        """Called after each durable append: count it and wake the thread."""
+        with self._counts:
+            self._appended += nbytes
+        self._wake.set()
+
+    def backlog_bytes(self) -> int:
+        """Bytes this server spooled that are not stored in DuckDB yet."""
+        return self._appended - self._drained
+
+    # ------------------------------------------------------------------ the thread
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        next_round = 0.0
+        while not self._stop.is_set():
+            self._wake.wait(self.interval_s)
+            self._wake.clear()
+            if self._stop.is_set():
+                break
+            delay = next_round - time.monotonic()
+            if delay > 0 and self._stop.wait(delay):
+                break
+            if not self._has_work():
+                continue
+            started = time.monotonic()
+            self.drain_once(timeout=LOCK_TIMEOUT_S)
+            next_round = max(started + self.interval_s, time.monotonic() + MIN_GAP_S)
+
+    def _has_work(self) -> bool:
+        if self._appended > self._drained:
+            return True
+        # another writer (an agent using the SDK spool) may have appended since the last round
+        return self._signature() != self._seen
+
+    def _signature(self) -> tuple[tuple[str, int], ...]:
+        return tuple((s.key, spool.segment_size(s)) for s in spool.list_segments(self.spool_dir))
+
+    def drain_once(self, timeout: float = LOCK_TIMEOUT_S) -> bool:
+        """One round: lock, open, drain everything spooled so far, close. False if it failed."""
+        with self._lock:
+            target = self._appended
+            try:
+                with Store.open(self.db, timeout=timeout) as store:
+                    # close our segment under the store lock: the round then has an end, and no
+                    # other drainer is reading the segment while it is renamed
+                    self._writer.close()
+                    stats = drain_spool(store)
+            except StoreBusyError as exc:
+                self._note_error(f"store busy, will retry: {exc}")
+                return False
+            except TraceReplayError as exc:
+                self._note_error(str(exc))
+                return False
+            except Exception as exc:  # a bug or a DuckDB failure: keep serving, retry later
+                self._note_error(f"{type(exc).__name__}: {exc}")
+                log.debug("drain failed", exc_info=True)
+                return False
+            self._drained = target
+            self._seen = self._signature()
+            self.rounds += 1
+            self.totals.add(stats)
+            if self.last_error is not None:
+                log.info("draining works again")
+                self.last_error = None
+            return True
+
+    def _note_error(self, message: str) -> None:
+        if message != self.last_error:
+            log.warning("could not drain the spool into %s: %s", self.db, message)
+        self.last_error = message
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """Stop the thread, then drain whatever is left; True if everything got stored."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        return self.drain_once(timeout=timeout)

@@ -1,0 +1,181 @@
+"""The receiving core shared by OTLP/HTTP and OTLP/gRPC: validate, limit, spool durably.
+
+A request is validated (parsed; spans with invalid ids counted as rejected), has the per-span
+limits applied, and is appended to the spool with ``fsync`` before ``receive_*`` returns, so the
+caller may acknowledge it. The drainer decodes the spooled bytes into DuckDB later: protobuf is
+only parsed here (in C), never walked into Python spans twice.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import orjson
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from tracereplay.errors import DecodeError
+from tracereplay.otlp.ids import log_ids_problem, span_ids_problem
+from tracereplay.otlp.json_decode import decode_logs_json, decode_traces_json, load_json
+from tracereplay.otlp.pb_decode import parse_logs_request, parse_traces_request
+from tracereplay.serve.config import Limits
+from tracereplay.serve.limiting import limit_json, limit_logs_pb, limit_traces_pb
+from tracereplay.serve.rejections import InvalidData
+from tracereplay.store import spool
+
+TRACES = "traces"
+LOGS = "logs"
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What a request brought: items (spans or log records) kept and rejected, and why."""
+
+    accepted: int
+    rejected: int = 0
+    message: str = ""
+
+
+@dataclass
+class IntakeStats:
+    requests: int = 0
+    spans: int = 0
+    logs: int = 0
+    rejected_spans: int = 0
+    rejected_logs: int = 0
+    spooled_bytes: int = 0
+
+
+def _summary(rejected: int, reasons: list[str], what: str) -> str:
+    if not rejected:
+        return ""
+    return f"{rejected} {what} rejected: {'; '.join(reasons[:5])}"
+
+
+def _check_spans(req: ExportTraceServiceRequest) -> tuple[int, int, list[str]]:
+    total = rejected = 0
+    reasons: list[str] = []
+    for rs in req.resource_spans:
+        for ss in rs.scope_spans:
+            for s in ss.spans:
+                total += 1
+                problem = span_ids_problem(s.trace_id, s.span_id, s.parent_span_id)
+                if problem:
+                    rejected += 1
+                    if problem not in reasons:
+                        reasons.append(problem)
+    return total, rejected, reasons
+
+
+def _check_logs(req: ExportLogsServiceRequest) -> tuple[int, int, list[str]]:
+    total = rejected = 0
+    reasons: list[str] = []
+    for rl in req.resource_logs:
+        for sl in rl.scope_logs:
+            for r in sl.log_records:
+                total += 1
+                problem = log_ids_problem(r.trace_id, r.span_id)
+                if problem:
+                    rejected += 1
+                    if problem not in reasons:
+                        reasons.append(problem)
+    return total, rejected, reasons
+
+
+class Intake:
+    """Validates and durably spools OTLP requests; thread-safe."""
+
+    def __init__(
+        self,
+        writer: spool.SpoolWriter,
+        limits: Limits,
+        on_spooled: Callable[[int], None] = lambda n: None,
+    ) -> None:
+        self._writer = writer
+        self.limits = limits
+        self._on_spooled = on_spooled
+        self._lock = threading.Lock()
+        self.stats = IntakeStats()
+
+    # ------------------------------------------------------------------ protobuf
+    def traces_pb(self, body: bytes) -> Receipt:
+        """A binary ``ExportTraceServiceRequest`` (OTLP/HTTP protobuf body, or OTLP/gRPC message)."""
+        try:
+            req = parse_traces_request(body)
+        except DecodeError as exc:
+            raise InvalidData(str(exc)) from None
+        return self._traces(req, body)
+
+    def _traces(self, req: ExportTraceServiceRequest, body: bytes) -> Receipt:
+        total, rejected, reasons = _check_spans(req)
+        if limit_traces_pb(req, self.limits, len(body)):
+            body = req.SerializeToString()
+        self._spool(spool.KIND_TRACES_PB, body, total, rejected)
+        self._count(spans=total - rejected, rejected_spans=rejected)
+        return Receipt(total - rejected, rejected, _summary(rejected, reasons, "spans"))
+
+    def logs_pb(self, body: bytes) -> Receipt:
+        """A binary ``ExportLogsServiceRequest`` (OTLP/HTTP protobuf body, or OTLP/gRPC message)."""
+        try:
+            req = parse_logs_request(body)
+        except DecodeError as exc:
+            raise InvalidData(str(exc)) from None
+        return self._logs(req, body)
+
+    def _logs(self, req: ExportLogsServiceRequest, body: bytes) -> Receipt:
+        total, rejected, reasons = _check_logs(req)
+        if limit_logs_pb(req, self.limits, len(body)):
+            body = req.SerializeToString()
+        self._spool(spool.KIND_LOGS_PB, body, total, rejected)
+        self._count(logs=total - rejected, rejected_logs=rejected)
+        return Receipt(total - rejected, rejected, _summary(rejected, reasons, "log records"))
+
+    # ------------------------------------------------------------------ JSON
+    def traces_json(self, body: bytes) -> Receipt:
+        """An OTLP/JSON ``ExportTraceServiceRequest`` (fully decoded here to validate it)."""
+        try:
+            obj = load_json(body)
+            decoded = decode_traces_json(obj)
+        except DecodeError as exc:
+            raise InvalidData(str(exc)) from None
+        if limit_json(obj, self.limits, len(body)):
+            body = orjson.dumps(obj)
+        kept, rejected = len(decoded.spans), decoded.rejected_spans
+        self._spool(spool.KIND_TRACES_JSON, body, kept + rejected, rejected)
+        self._count(spans=kept, rejected_spans=rejected)
+        return Receipt(kept, rejected, _summary(rejected, decoded.errors, "spans"))
+
+    def logs_json(self, body: bytes) -> Receipt:
+        """An OTLP/JSON ``ExportLogsServiceRequest`` (fully decoded here to validate it)."""
+        try:
+            obj = load_json(body)
+            decoded = decode_logs_json(obj)
+        except DecodeError as exc:
+            raise InvalidData(str(exc)) from None
+        if limit_json(obj, self.limits, len(body)):
+            body = orjson.dumps(obj)
+        kept, rejected = len(decoded.logs), decoded.rejected_logs
+        self._spool(spool.KIND_LOGS_JSON, body, kept + rejected, rejected)
+        self._count(logs=kept, rejected_logs=rejected)
+        return Receipt(kept, rejected, _summary(rejected, decoded.errors, "log records"))
+
+    # ------------------------------------------------------------------ spooling
+    def _spool(self, kind: int, body: bytes, total: int, rejected: int) -> None:
+        if total - rejected <= 0:
+            return  # nothing to store: an empty request, or every item rejected
+        self._writer.append(kind, body)  # fsync'd on return: now it may be acknowledged
+        self._on_spooled(len(body))
+        with self._lock:
+            self.stats.spooled_bytes += len(body)
+
+    def _count(self, **deltas: int) -> None:
+        with self._lock:
+            stats = self.stats
+            stats.requests += 1
+            for name, value in deltas.items():
+                setattr(stats, name, getattr(stats, name) + value)
+
+
+__all__ = ["LOGS", "TRACES", "Intake", "IntakeStats", "Receipt"]
