@@ -12,8 +12,7 @@ import pytest
 from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, StoreError
 from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
 from tracereplay.spans import LogRecord, Span
-from tracereplay.store import Store, resolve_db_path
-from tracereplay.store import schema
+from tracereplay.store import Store, resolve_db_path, schema
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import lock_path
 
