@@ -7,12 +7,17 @@ Prints spans/s acknowledged (every request answered 200, i.e. fsync'd to the spo
 queryable (``SELECT count(*) FROM spans`` in DuckDB reaches the total, runs converted).
 
     python benchmarks/receiver.py [--traces 20000] [--clients 3] [--traces-per-request 50]
+
+The acknowledged rate includes backpressure: once ``--max-backlog-mib`` (64 MiB) of spooled data
+waits for the drainer, clients get 503 and retry, so over a long run it settles at the store rate;
+``--serve-args '--max-backlog-mib 1024'`` shows the receiving side's own speed.
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import multiprocessing as mp
 import os
 import re
@@ -61,11 +66,27 @@ def _count(db: Path) -> tuple[int, int]:
         return store.count("spans"), store.count("runs")
 
 
+def _stored(port: int) -> int:
+    """Spans the server's drainer has committed to DuckDB (its /healthz), without taking the
+    store lock: polling DuckDB itself would slow the drainer down."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", "/healthz")
+        return int(json.loads(conn.getresponse().read())["spans_stored"])
+    finally:
+        conn.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--traces", type=int, default=20_000, help="agent traces (10 spans each)")
     ap.add_argument("--clients", type=int, default=3, help="client processes")
     ap.add_argument("--traces-per-request", type=int, default=50)
+    ap.add_argument(
+        "--serve-args",
+        default="",
+        help="extra `tracereplay serve` options, e.g. '--max-backlog-mib 512'",
+    )
     args = ap.parse_args()
 
     per_client = args.traces // args.clients
@@ -73,7 +94,16 @@ def main() -> None:
         db = Path(tmp) / "bench.duckdb"
         exe = Path(sys.executable).with_name("tracereplay")
         server = subprocess.Popen(
-            [str(exe), "--db", str(db), "serve", "--http-port", "0", "--no-grpc"],
+            [
+                str(exe),
+                "--db",
+                str(db),
+                "serve",
+                "--http-port",
+                "0",
+                "--no-grpc",
+                *args.serve_args.split(),
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -108,11 +138,11 @@ def main() -> None:
                 p.join()
             acked_at = max(t for t, _ in ends) - t0
             retries = sum(r for _, r in ends)
-            spans = runs = 0
-            while spans < n_spans:
-                time.sleep(0.1)
-                spans, runs = _count(db)
+            while _stored(port) < n_spans:
+                time.sleep(0.05)
             queryable_at = time.perf_counter() - t0
+            spans, runs = _count(db)  # and confirm in DuckDB itself
+            assert spans == n_spans, (spans, n_spans)
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=120)

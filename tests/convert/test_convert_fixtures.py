@@ -136,7 +136,9 @@ def test_v136_chat_spans_with_log_events_rebuild_tool_calls_in_one_trace() -> No
         end_ns=max(s.end_ns for s in spans) + 1000,
         service_name="weather-agent-demo",
     )
-    spans = [dataclasses.replace(s, trace_id=trace_id, parent_span_id=request.span_id) for s in spans]
+    spans = [
+        dataclasses.replace(s, trace_id=trace_id, parent_span_id=request.span_id) for s in spans
+    ]
     logs = [dataclasses.replace(r, trace_id=trace_id) for r in logs]
     (run,) = convert_trace([request, *spans], logs)
     assert run.root_span_id == request.span_id

@@ -79,7 +79,9 @@ def test_openinference_client_span_fixture_normalizes_to_the_same_messages() -> 
 
 
 def test_deprecated_genai_prompt_and_completion_fixture() -> None:
-    attrs = load_attributes("openinference-genai__otel_genai_deprecated_client_span_tool_calls.json")
+    attrs = load_attributes(
+        "openinference-genai__otel_genai_deprecated_client_span_tool_calls.json"
+    )
     info = genai.llm_info(_span(attrs))
     assert info.input_messages == PARIS_HISTORY
     assert info.output_messages == PARIS_ANSWER  # {"text": ..., "finish_reason": ...}
@@ -127,7 +129,11 @@ def test_openai_chat_messages() -> None:
                     "role": "assistant",
                     "content": None,
                     "tool_calls": [
-                        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "f", "arguments": "{}"},
+                        }
                     ],
                 },
                 {"role": "tool", "tool_call_id": "c1", "content": "42"},
@@ -175,21 +181,27 @@ def test_legacy_openllmetry_indexed_attributes() -> None:
         "gen_ai.prompt.2.role": "tool",
         "gen_ai.prompt.2.tool_call_id": "1234",
         "gen_ai.prompt.2.content": "rainy, 57°F",
-        "gen_ai.prompt.10.role": "user",  # index order, not string order
-        "gen_ai.prompt.10.content": "thanks",
+        **{f"gen_ai.prompt.{i}.role": "user" for i in range(3, 11)},
+        **{f"gen_ai.prompt.{i}.content": f"#{i}" for i in range(3, 11)},
         "gen_ai.completion.0.role": "assistant",
         "gen_ai.completion.0.content": "You're welcome.",
         "gen_ai.completion.0.finish_reason": "stop",
     }
     inputs, outputs, finish = from_legacy_indexed(attrs)
-    assert [m["role"] for m in inputs] == ["user", "assistant", "tool", "user"]
+    assert [m["role"] for m in inputs] == ["user", "assistant", "tool"] + ["user"] * 8
     assert inputs[1]["parts"] == [
-        {"type": "tool_call", "id": "1234", "name": "get_weather", "arguments": {"location": "Paris"}}
+        {
+            "type": "tool_call",
+            "id": "1234",
+            "name": "get_weather",
+            "arguments": {"location": "Paris"},
+        }
     ]
     assert inputs[2]["parts"] == [
         {"type": "tool_call_response", "id": "1234", "response": "rainy, 57°F"}
     ]
-    assert inputs[3]["parts"][0]["content"] == "thanks"
+    # index order, not string order ("10" after "9")
+    assert [m["parts"][0]["content"] for m in inputs[3:]] == [f"#{i}" for i in range(3, 11)]
     assert outputs == [
         {"role": "assistant", "parts": [{"type": "text", "content": "You're welcome."}]}
     ]
@@ -252,3 +264,12 @@ def test_payload_text() -> None:
     assert payload_text('{"messages": [{"role": "user", "content": "hi"}]}') == "hi"
     assert payload_text('{"a": 1, "b": [2]}') is None
     assert payload_text(["only one string", 3]) == "only one string"
+    state = {
+        "messages": [
+            {"role": "user", "content": "question"},
+            {"role": "assistant", "content": "answer"},
+        ]
+    }
+    assert payload_text(state) == "question"
+    assert payload_text(state, output=True) == "answer"
+    assert payload_text({"answer": "a", "input": "q"}, output=True) == "a"

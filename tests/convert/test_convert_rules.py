@@ -202,9 +202,7 @@ def test_openinference_kinds_are_case_insensitive() -> None:
 # ------------------------------------------------------------------ LLM calls
 def test_llm_span_nested_in_an_llm_span_is_counted_once() -> None:
     t = Trace()
-    root = t.span(
-        "agent", {"openinference.span.kind": "AGENT", "input.value": "hi"}, end=100
-    )
+    root = t.span("agent", {"openinference.span.kind": "AGENT", "input.value": "hi"}, end=100)
     # framework span (no usage) wrapping the provider instrumentation's span (usage)
     outer = t.span(
         "ChatOpenAI",
@@ -637,3 +635,24 @@ def test_tracereplay_ids_from_the_resource() -> None:
     root.resource = {"tracereplay.run.kind": "replay", "tracereplay.case_id": "c-1"}
     run = _one(t.spans)
     assert (run.kind, run.case_id) == ("replay", "c-1")
+
+
+def test_call_ids_repeated_across_rounds() -> None:
+    """Some providers number tool calls per response (``call_0`` every round)."""
+    first, second = calls(("call_0", "f", {"n": 1})), calls(("call_0", "f", {"n": 2}))
+    history = [user("q"), first, responses(("call_0", "one"))]
+    for with_tool_spans in (False, True):
+        t = Trace()
+        root = agent(t, "a")
+        chat(t, root, 1, 2, [user("q")], [first])
+        if with_tool_spans:
+            tool(t, "f", root, 3, 4, **{"gen_ai.tool.call.id": "call_0"})
+        chat(t, root, 5, 6, history, [second])
+        if with_tool_spans:
+            tool(t, "f", root, 7, 8, **{"gen_ai.tool.call.id": "call_0"})
+        chat(t, root, 9, 10, [*history, second, responses(("call_0", "two"))], [assistant("ok")])
+        run = _one(t.spans)
+        assert [(c.round, c.arguments, c.result) for c in run.result.tool_calls] == [
+            (1, {"n": 1}, "one"),
+            (2, {"n": 2}, "two"),
+        ], with_tool_spans

@@ -84,7 +84,9 @@ def judge(chat: FakeChat, reply, subject=None, status: int = 200, **options):
 
 
 def test_pass_and_request_shape(chat):
-    subject = make_subject("Sunny, 21 C", expected="sunny", calls=[call("get_weather", city="Paris")])
+    subject = make_subject(
+        "Sunny, 21 C", expected="sunny", calls=[call("get_weather", city="Paris")]
+    )
     r = judge(chat, "score: 0.9\nThe answer is right.", subject)
     assert (r.status, r.score, r.passed) == (Status.PASSED, 0.9, True)
     assert r.explanation == "judge judge-1 scored 0.9 (>= threshold 0.5)"
@@ -220,7 +222,9 @@ def test_parse_score_accepts_clear_scores(reply, score):
     assert parse_score(reply) == score
 
 
-@pytest.mark.parametrize("reply", ["score 0.5", "0.5 because", "score: 1.5", '{"score": true}', "N/A"])
+@pytest.mark.parametrize(
+    "reply", ["score 0.5", "0.5 because", "score: 1.5", '{"score": true}', "N/A"]
+)
 def test_parse_score_rejects_unclear_replies(reply):
     with pytest.raises(CheckError):
         parse_score(reply)

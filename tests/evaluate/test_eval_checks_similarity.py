@@ -80,7 +80,11 @@ def test_embedding_backend_without_numpy_is_an_error_naming_the_extra(monkeypatc
 class TestEmbedding:
     def test_matches_sentence_transformers_reference_similarities(self):
         # the values the sentence-transformers documentation prints for all-MiniLM-L6-v2
-        a, b, c = "The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."
+        a, b, c = (
+            "The weather is lovely today.",
+            "It's so sunny outside!",
+            "He drove to the stadium.",
+        )
         assert minilm.cosine(a, b) == pytest.approx(0.6660, abs=5e-4)
         assert minilm.cosine(a, c) == pytest.approx(0.1046, abs=5e-4)
         assert minilm.cosine(b, c) == pytest.approx(0.1411, abs=5e-4)
@@ -102,7 +106,9 @@ class TestEmbedding:
         assert r.details["backend"] == "embedding"
 
     def test_identical_text_scores_one(self):
-        r = run("similarity", make_subject("hello world", expected="hello world"), backend="embedding")
+        r = run(
+            "similarity", make_subject("hello world", expected="hello world"), backend="embedding"
+        )
         assert r.score == 1.0
 
     def test_tokenizer_handles_accents_cjk_and_long_words(self):

@@ -138,7 +138,9 @@ class TestKeywords:
 
 class TestFuzzy:
     def test_close_text_passes(self):
-        subject = make_subject("The weather in Paris is sunny.", expected="Weather in Paris is sunny")
+        subject = make_subject(
+            "The weather in Paris is sunny.", expected="Weather in Paris is sunny"
+        )
         r = run("fuzzy", subject)
         assert r.status is Status.PASSED and 0.8 <= r.score < 1.0
 

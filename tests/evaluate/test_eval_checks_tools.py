@@ -148,7 +148,9 @@ class TestToolTrajectory:
         assert r.details["expected"] == ["a", "b"] and r.details["actual"] == got
 
     def test_default_mode_is_exact(self):
-        subject = make_subject(calls=[call("b"), call("a")], expected_calls=[expect("a"), expect("b")])
+        subject = make_subject(
+            calls=[call("b"), call("a")], expected_calls=[expect("a"), expect("b")]
+        )
         r = run("toolTrajectory", subject)
         assert not r.passed and r.details["mode"] == "exact"
         assert r.explanation == "exact: expected [a, b], got [b, a]"
@@ -180,7 +182,7 @@ class TestNoToolErrors:
         )
         r = run("noToolErrors", subject)
         assert (r.status, r.score) == (Status.FAILED, 0.5)
-        assert "2 of 4 tool calls failed; first: b: timeout" == r.explanation
+        assert r.explanation == "2 of 4 tool calls failed; first: b: timeout"
         assert r.details["failed"][1] == {"tool": "d", "error": "500"}
 
 

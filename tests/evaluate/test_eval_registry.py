@@ -251,6 +251,11 @@ def test_a_kind_taken_by_another_function_is_refused(scratch_kinds):
             return True
 
 
+def test_kind_must_be_a_usable_name(scratch_kinds):
+    with pytest.raises(CheckDefinitionError, match="cannot register check 'my check'"):
+        check("my check")(lambda subject: True)
+
+
 def test_bad_check_signatures_are_refused(scratch_kinds):
     with pytest.raises(CheckDefinitionError, match="first parameter"):
         check("nosubject")(lambda: True)
@@ -269,10 +274,15 @@ def test_bad_check_signatures_are_refused(scratch_kinds):
 
 def test_prepare_check_exposes_the_problem_and_entry():
     ok = prepare_check(CheckSpec(kind="regex", pattern="a"))
-    assert ok.problem is None and ok.entry is not None and ok.options == {
-        "pattern": "a",
-        "flags": "",
-    }
+    assert (
+        ok.problem is None
+        and ok.entry is not None
+        and ok.options
+        == {
+            "pattern": "a",
+            "flags": "",
+        }
+    )
     bad = prepare_check(CheckSpec(kind="nope"))
     assert bad.entry is None and "unknown check kind" in (bad.problem or "")
 

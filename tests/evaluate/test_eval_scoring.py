@@ -100,7 +100,9 @@ def test_case_status_precedence():
 
 def test_long_reasons_are_clipped():
     subject = make_subject("x" * 10, expected="y" * 2000)
-    r = score_case(subject.case, [CheckSpec(kind="exact", name=f"e{i}") for i in range(20)], subject)
+    r = score_case(
+        subject.case, [CheckSpec(kind="exact", name=f"e{i}") for i in range(20)], subject
+    )
     assert len(r.reason) <= 500
 
 
@@ -112,9 +114,15 @@ def test_merge_repeats():
     ok = _res(Status.PASSED, 1.0)
     assert merge_repeats([ok]) is ok
     merged = _valid(merge_repeats([ok, ok, ok]))
-    assert (merged.status, merged.score, merged.reason) == (Status.PASSED, 1.0, "all 3 repetitions passed")
+    assert (merged.status, merged.score, merged.reason) == (
+        Status.PASSED,
+        1.0,
+        "all 3 repetitions passed",
+    )
     assert merged.duration_ms == 3
-    merged = _valid(merge_repeats([ok, _res(Status.ERROR, None, "boom"), _res(Status.FAILED, 0.5, "bad")]))
+    merged = _valid(
+        merge_repeats([ok, _res(Status.ERROR, None, "boom"), _res(Status.FAILED, 0.5, "bad")])
+    )
     assert merged.status is Status.FAILED
     assert merged.score == pytest.approx(0.75)
     assert merged.reason == "2 of 3 repetitions did not pass; repetition 3: bad"
@@ -151,7 +159,9 @@ class TestRecorded:
         )
         bad = make_run(AgentResult(response="Rain"), run_id="run-bad")
         cases = [
-            make_case("sunny", [expect("get_weather", {"city": "Paris"})], seq=0, source_run_id="run-good"),
+            make_case(
+                "sunny", [expect("get_weather", {"city": "Paris"})], seq=0, source_run_id="run-good"
+            ),
             make_case("sunny", seq=1, source_run_id="run-bad"),
             make_case("sunny", seq=2, source_run_id="run-gone"),
             make_case("sunny", seq=3),
@@ -173,7 +183,9 @@ class TestRecorded:
         assert [r.status for r in again] == [Status.PASSED, Status.FAILED]
 
     def test_budgets_see_the_recorded_run(self):
-        rec = make_run(AgentResult(response="ok"), duration_ms=3000, input_tokens=10, output_tokens=5)
+        rec = make_run(
+            AgentResult(response="ok"), duration_ms=3000, input_tokens=10, output_tokens=5
+        )
         case = make_case("ok", source_run_id=rec.run_id)
         checks = [CheckSpec(kind="maxLatencyMs", limit=2000), CheckSpec(kind="maxTokens", limit=20)]
         r = score_recorded(case, checks, rec)
@@ -187,4 +199,9 @@ class TestRecorded:
 
 def test_error_result():
     r = _valid(error_result("case-1", "agent raised ValueError: x", duration_ms=3, run_id="r"))
-    assert (r.status, r.score, r.reason, r.run_id) == (Status.ERROR, None, "agent raised ValueError: x", "r")
+    assert (r.status, r.score, r.reason, r.run_id) == (
+        Status.ERROR,
+        None,
+        "agent raised ValueError: x",
+        "r",
+    )

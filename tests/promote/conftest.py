@@ -1,9 +1,7 @@
-"""Helpers for the promotion tests: runs written straight into a real store, and the CLI
-driven through its console-script entry point (``main``) inside typer's CliRunner isolation."""
+"""Helpers for the promotion tests: runs written straight into a real store, and the CLI."""
 
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tracereplay.cli.app import main
+from tracereplay.cli.app import app
 from tracereplay.models import AgentResult, Document, Run, ToolCallRecord
 from tracereplay.store import Store
 
@@ -80,25 +78,16 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def cli(db: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliResult]:
-    """``cli("promote", run_id)``: run ``tracereplay --db DB ...`` as the installed command
-    would (``main()``: one-line errors, exit codes), capturing stdout and stderr."""
+def cli(db: Path) -> Callable[..., CliResult]:
+    """``cli("promote", run_id)``: ``tracereplay --db DB ...`` through typer's CliRunner on the
+    app (errors become one ``error:`` line and their exit code, as for the installed command)."""
     runner = CliRunner()
 
     def run(*args: str, input: str | None = None, db_path: Path | None = None) -> CliResult:
-        argv = ["tracereplay", "--db", str(db_path or db), *args]
-        monkeypatch.setattr(sys, "argv", argv)
-        code: int | str | None = 0
-        with runner.isolation(input=input) as (out, err, _):
-            try:
-                main()
-            except SystemExit as exc:
-                code = exc.code
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
-        assert "Traceback" not in stderr, stderr
-        return CliResult(code if isinstance(code, int) else 1, stdout, stderr)
+        result = runner.invoke(app, ["--db", str(db_path or db), *args], input=input)
+        assert "Traceback" not in result.output, result.output
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception  # a bug, not a user error: show it
+        return CliResult(result.exit_code, result.stdout, result.stderr)
 
     return run

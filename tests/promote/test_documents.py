@@ -17,7 +17,9 @@ from tracereplay.promote.documents import (
 )
 
 # content and names built from the characters that could break a line-based format
-_tricky = st.sampled_from(["\n", "\r", "-", "- ", "-----", BEGIN, END, " ", '"', "name: x", "\u2028", "\x85"])
+_tricky = st.sampled_from(
+    ["\n", "\r", "-", "- ", "-----", BEGIN, END, " ", '"', "name: x", "\u2028", "\x85"]
+)
 text = st.lists(st.one_of(st.text(max_size=12), _tricky), max_size=8).map("".join)
 documents = st.lists(st.builds(Document, name=text, content=text), max_size=5)
 

@@ -22,7 +22,9 @@ def case(parameters: dict[str, str] | None) -> EvalCase:
 
 
 def test_required_parameters_in_order_of_first_use() -> None:
-    text = "You help {{customer}} of {{ tenant }}. Greet {{customer}}; ignore {single} and {{ 1bad }}."
+    text = (
+        "You help {{customer}} of {{ tenant }}. Greet {{customer}}; ignore {single} and {{ 1bad }}."
+    )
     assert required_parameters(text) == ["customer", "tenant"]
     assert required_parameters("") == []
 
@@ -34,7 +36,10 @@ def test_missing_parameters_and_the_reason() -> None:
     assert missing_parameters(case({"tenant": "acme"}), required) == ["customer"]
     assert missing_parameters(case({"tenant": "acme", "customer": ""}), required) == []
     reason = missing_parameters_reason(["customer"])
-    assert reason == "missing required parameter {{customer}}: the case gives no value, so nothing was run"
+    assert (
+        reason
+        == "missing required parameter {{customer}}: the case gives no value, so nothing was run"
+    )
     assert missing_parameters_reason([]) == ""
 
 
@@ -42,7 +47,13 @@ def test_fill_parameters_leaves_unknown_placeholders() -> None:
     assert fill_parameters("Hi {{ who }}, {{other}}", {"who": "Ada"}) == "Hi Ada, {{other}}"
 
 
-@given(st.dictionaries(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True), st.text(max_size=5), max_size=5))
+@given(
+    st.dictionaries(
+        st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True),
+        st.text(max_size=5),
+        max_size=5,
+    )
+)
 def test_a_template_of_placeholders_requires_exactly_them(values: dict[str, str]) -> None:
     template = " ".join(f"{{{{{k}}}}}" for k in values)
     assert required_parameters(template) == list(values)

@@ -13,10 +13,16 @@ from tracereplay.models import CheckSpec, Document, EvalCase, EvalExpectedToolCa
 from tracereplay.promote.suite_file import SuiteFileError, dump_suite, load_checks, load_suite
 
 text = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30)
-lines = st.lists(st.one_of(text, st.sampled_from(["", " ", "- x", "yes", "null", "1.5", "#", "|"])), max_size=4).map("\n".join)
+lines = st.lists(
+    st.one_of(text, st.sampled_from(["", " ", "- x", "yes", "null", "1.5", "#", "|"])), max_size=4
+).map("\n".join)
 names = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True)
 json_scalar = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False, allow_infinity=False), text
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    text,
 )
 json_value = st.recursive(
     json_scalar,
@@ -73,7 +79,9 @@ def suites(draw: st.DrawFn) -> tuple[EvalSuite, list[EvalCase]]:
             ),
             parameters=draw(st.none() | st.dictionaries(names, text, max_size=2)),
             promoted_at=draw(st.none() | timestamps),
-            source_kind=draw(st.none() | st.sampled_from(["failed_run", "negative_score", "reference_run"])),
+            source_kind=draw(
+                st.none() | st.sampled_from(["failed_run", "negative_score", "reference_run"])
+            ),
             source_run_id=f"run-{seq}" if draw(st.booleans()) else None,
             checks=draw(st.none() | checks),
             tags=draw(st.lists(text, max_size=2)),
@@ -85,7 +93,7 @@ def suites(draw: st.DrawFn) -> tuple[EvalSuite, list[EvalCase]]:
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "json"])
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=suites())
 def test_files_round_trip_losslessly(fmt: str, data: tuple[EvalSuite, list[EvalCase]]) -> None:
     suite, cases = data

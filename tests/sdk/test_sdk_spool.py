@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -138,3 +141,45 @@ def test_configuring_again_replaces_the_destination(tmp_path: Path) -> None:
     for name in ("first", "second"):
         with open_store(tmp_path / f"{name}.duckdb") as store:
             assert store.count("runs") == 1, name  # not exported twice
+
+
+def test_configure_adds_to_the_provider_the_application_installed(tmp_path: Path) -> None:
+    """A fresh process whose app already set up OpenTelemetry: its exporter keeps every span,
+    and tracereplay's spool gets them too, under the app's resource."""
+    db = tmp_path / "app.duckdb"
+    script = textwrap.dedent(
+        f"""
+        from opentelemetry import trace
+        from opentelemetry.sdk.resources import Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+        import tracereplay
+
+        app_exporter = InMemorySpanExporter()
+        provider = TracerProvider(resource=Resource.create({{"service.name": "the-app"}}))
+        provider.add_span_processor(SimpleSpanProcessor(app_exporter))
+        trace.set_tracer_provider(provider)
+
+        setup = tracereplay.configure(service_name="ignored", db={str(db)!r})
+        assert setup.tracer_provider is provider
+        with trace.get_tracer("app").start_as_current_span("http request"):
+            with tracereplay.agent_run("app_agent", "hello") as run:
+                run.set_response("hi")
+        print(sorted(s.name for s in app_exporter.get_finished_spans()))
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "TRACEREPLAY_"))}
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['http request', 'invoke_agent app_agent']"
+    with open_store(db) as store:
+        assert store.count("spans") == 2  # flushed at exit
+        [row] = store.query_dicts("SELECT agent_name, service_name, parent_run_id FROM runs", [])
+    assert row == {"agent_name": "app_agent", "service_name": "the-app", "parent_run_id": None}

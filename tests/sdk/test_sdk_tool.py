@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -178,3 +180,26 @@ def test_tool_outside_any_run_is_still_recorded(recorded: Recorded) -> None:
     assert ping() == "pong"
     span = recorded.one("execute_tool ping")
     assert span.parent is None and args_of(span) == {}
+
+
+def test_tools_in_a_thread_pool_stay_in_the_run(recorded: Recorded) -> None:
+    @tracereplay.tool
+    def square(x: int) -> int:
+        return x * x
+
+    with tracereplay.agent_run("pool", "squares") as run:
+        with run.llm_call(model="m") as llm:
+            llm.set_output(
+                tool_calls=[
+                    {"id": f"c{i}", "name": "square", "arguments": {"x": i}} for i in range(4)
+                ]
+            )
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            futures = [pool.submit(contextvars.copy_context().run, square, i) for i in range(4)]
+            assert [f.result() for f in futures] == [0, 1, 4, 9]
+    agent = recorded.one("invoke_agent pool")
+    tools = recorded.named("execute_tool square")
+    assert {t.parent.span_id for t in tools} == {agent.context.span_id}
+    assert {args_of(t)["x"]: t.attributes["gen_ai.tool.call.id"] for t in tools} == {
+        i: f"c{i}" for i in range(4)
+    }

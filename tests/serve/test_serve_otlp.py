@@ -7,6 +7,7 @@ up; the last test stops the server with SIGTERM and checks the store holds exact
 from __future__ import annotations
 
 import gzip
+import http.client
 import json
 import os
 import socket
@@ -288,9 +289,27 @@ def test_bad_requests_get_their_status(
     assert reply.status == status, reply.body
     code, message = status_of(reply.body, reply.headers["content-type"])
     assert says in message
-    assert code in (3, 11)  # INVALID_ARGUMENT / OUT_OF_RANGE-like: never retryable codes
+    assert code == grpc.StatusCode.INVALID_ARGUMENT.value[0]  # not retryable
     assert "retry-after" not in reply.headers
     assert_up(server)
+
+
+def test_a_bad_request_does_not_cost_the_connection(server: ServeProcess) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=30)
+    try:
+        statuses = []
+        socks = []
+        for body in (b"\xff\xff", b""):  # a 400, then a good (empty) request
+            conn.request("POST", "/v1/traces", body=body, headers={"Content-Type": PB})
+            socks.append(conn.sock)
+            reply = conn.getresponse()
+            reply.read()
+            statuses.append(reply.status)
+            assert reply.getheader("Connection") is None
+        assert statuses == [400, 200]
+        assert socks[0] is socks[1]  # the same connection all along
+    finally:
+        conn.close()
 
 
 def test_unknown_path_is_404(server: ServeProcess) -> None:
@@ -339,9 +358,9 @@ def test_grpc_over_the_size_limit_is_refused(
     server: ServeProcess, compression: grpc.Compression
 ) -> None:
     req = agent_trace_request(os.urandom(16), attrs={"huge": "y" * (3 * 1024 * 1024)})
-    with grpc.insecure_channel(server.grpc_target, compression=compression) as channel:
-        with pytest.raises(grpc.RpcError) as err:
-            TraceServiceStub(channel).Export(req, timeout=30)
+    channel = grpc.insecure_channel(server.grpc_target, compression=compression)
+    with channel, pytest.raises(grpc.RpcError) as err:
+        TraceServiceStub(channel).Export(req, timeout=30)
     assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert_up(server)
 
@@ -358,6 +377,7 @@ def test_healthz(server: ServeProcess) -> None:
 def test_sigterm_stores_everything_and_exits_0(server: ServeProcess) -> None:
     assert server.stop() == 0, server.output()
     assert "stopped:" in server.output() and "all stored" in server.output()
+    assert "without a token" not in server.output()  # loopback: no warning
     with Store.open(server.db) as store:
         rows = store.con.execute("SELECT trace_id, span_id FROM spans").fetchall()
     assert {(t, s) for t, s in rows} == SENT

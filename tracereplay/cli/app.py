@@ -53,6 +53,7 @@ COMMAND_MODULES = [
     "tracereplay.cli.eval_cmd",
     "tracereplay.cli.diff_cmd",
     "tracereplay.cli.export_cmd",
+    "tracereplay.cli.report_cmd",
 ]
 
 

@@ -65,12 +65,13 @@ def diff_command(
     raise typer.Exit(1 if diff.bucket("Regressed") else 0)
 
 
-def _status(value: str | None) -> Text:
-    return Text(value or "-", style=STATUS_STYLE.get(value or "", "dim"))
-
-
-def _score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+def _side(status: str | None, score: float | None) -> Text:
+    """``PASSED 1.00`` for one side of the comparison (``-`` when the case is not in it)."""
+    if status is None:
+        return Text("-", style="dim")
+    text = Text(status, style=STATUS_STYLE.get(status, ""))
+    text.append(" " + ("-" if score is None else f"{score:.2f}"))
+    return text
 
 
 def _delta(case: CaseDiff) -> Text:
@@ -112,26 +113,27 @@ def print_diff(diff: EvalDiff, show_unchanged: bool) -> None:
     table.add_column("bucket", no_wrap=True, min_width=12)
     table.add_column("#", justify="right", no_wrap=True, min_width=2)
     table.add_column("case", no_wrap=True, style="cyan", min_width=8)
-    table.add_column("A", no_wrap=True, min_width=6)
-    table.add_column("B", no_wrap=True, min_width=6)
-    table.add_column("score A", justify="right", no_wrap=True, min_width=7)
-    table.add_column("score B", justify="right", no_wrap=True, min_width=7)
-    table.add_column("Δ", justify="right", no_wrap=True, min_width=5)
-    table.add_column("why (B)", overflow="ellipsis", no_wrap=True, ratio=1, min_width=12)
+    table.add_column("A", no_wrap=True, min_width=11)
+    table.add_column("B", no_wrap=True, min_width=11)
+    table.add_column("Δ score", justify="right", no_wrap=True, min_width=7)
+    table.add_column("why (B)", ratio=1, min_width=10)
     for c in shown:
         why = c.reason_b if c.status_b and c.status_b.value != "PASSED" else ""
         table.add_row(
             Text(c.bucket, style=BUCKET_STYLE[c.bucket]),
             str(c.seq),
             Text(c.case_id[:8]),
-            _status(c.status_a.value if c.status_a else None),
-            _status(c.status_b.value if c.status_b else None),
-            _score(c.score_a),
-            _score(c.score_b),
+            _side(c.status_a.value if c.status_a else None, c.score_a),
+            _side(c.status_b.value if c.status_b else None, c.score_b),
             _delta(c),
-            Text(" ".join((why or c.query).split())),
+            Text(" ".join((why or c.query).split()), no_wrap=True, overflow="ellipsis"),
         )
     console.print(table)
+    for c in diff.bucket("Regressed"):
+        line = Text("Regressed ", style=BUCKET_STYLE["Regressed"])
+        line.append(f"#{c.seq} {c.case_id[:8]}", style="cyan")
+        line.append(f"  {c.reason_b}")
+        console.print(line)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -16,13 +15,15 @@ from rich.text import Text
 
 from tracereplay.cli.common import console, db_path, err_console
 from tracereplay.errors import BadParameterError
-from tracereplay.evaluate.evaluation import EvalOutcome, EvalSettings, Progress, run_evaluation
+from tracereplay.evaluate.evaluation import EvalOutcome, EvalSettings, ProgressHooks, run_evaluation
 from tracereplay.evaluate.junit import write_junit
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun
 from tracereplay.evaluate.runner import RunnerOptions
 from tracereplay.models import Status
 
 STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
+#: suites up to this size list every case; bigger ones list the cases that did not pass
+TABLE_ALL_UP_TO = 200
 
 
 class ToolMatchOption(str, Enum):
@@ -30,7 +31,7 @@ class ToolMatchOption(str, Enum):
     fifo = "fifo"
 
 
-class _BarProgress(Progress):
+class _BarProgress(ProgressHooks):
     """A rich progress bar on stderr (drawn only on a terminal)."""
 
     def __init__(self, label: str) -> None:
@@ -167,7 +168,17 @@ def eval_command(
         label=label,
     )
     outcome = run_evaluation(settings, _BarProgress(f"eval {suite}"))
-    console.print(results_table(outcome.reports, repeat > 1))
+    shown = outcome.reports
+    if len(shown) > TABLE_ALL_UP_TO:  # a big suite: list the cases that need attention
+        shown = [r for r in shown if r.result.status is not Status.PASSED]
+    if shown:
+        console.print(results_table(shown, repeat > 1))
+    if len(shown) < len(outcome.reports):
+        console.print(
+            f"{len(outcome.reports) - len(shown)} passed cases not listed (see --json)",
+            style="dim",
+            markup=False,
+        )
     print_problems(outcome.reports)
     print_summary(outcome)
     if json_file is not None:
@@ -194,7 +205,7 @@ def results_table(reports: list[CaseReport], repeated: bool) -> Table:
     if repeated:
         table.add_column("passed", justify="right", no_wrap=True, min_width=6)
     table.add_column("ms", justify="right", no_wrap=True, min_width=5)
-    table.add_column("query", overflow="ellipsis", no_wrap=True, ratio=1, min_width=12)
+    table.add_column("query", ratio=1, min_width=12)
     for r in reports:
         status = r.result.status.value
         row = [
@@ -206,7 +217,8 @@ def results_table(reports: list[CaseReport], repeated: bool) -> Table:
         if repeated:
             ok = sum(1 for x in r.runs if x.status is Status.PASSED)
             row.append(f"{ok}/{len(r.runs)}")
-        row += [f"{r.result.duration_ms:.0f}", Text(" ".join(r.case.query.split()))]
+        query = Text(" ".join(r.case.query.split()), no_wrap=True, overflow="ellipsis")
+        row += [f"{r.result.duration_ms:.0f}", query]
         table.add_row(*row)
     return table
 
@@ -303,9 +315,6 @@ def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
 
 def write_json(path: Path, outcome: EvalOutcome) -> None:
     data = orjson.dumps(outcome_json(outcome), option=orjson.OPT_INDENT_2) + b"\n"
-    if str(path) == "-":
-        sys.stdout.buffer.write(data)
-        return
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
 

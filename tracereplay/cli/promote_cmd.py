@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from tracereplay.cli.common import console, db_path, err_console
+from tracereplay.cli.common import db_path
 from tracereplay.errors import BadParameterError
 from tracereplay.ingest import open_store
 from tracereplay.promote import PromoteOptions, parse_kind, promote_run, promote_where
@@ -17,6 +17,7 @@ def promote(
         Optional[str],
         typer.Argument(
             help="Run to promote: its id, a unique prefix of it, or a trace id holding one run.",
+            metavar="RUN_ID",
             show_default=False,
         ),
     ] = None,
@@ -24,6 +25,7 @@ def promote(
         Optional[str],
         typer.Option(
             "--where",
+            metavar="PREDICATE",
             help="Promote every recorded run for which this SQL predicate over the runs table "
             "holds, e.g. \"status = 'failed' AND agent_name = 'support'\" (needs --suite).",
             show_default=False,
@@ -101,16 +103,15 @@ def promote(
         with open_store(db_path()) as store:
             bulk = promote_where(store, where, suite_name=suite, limit=limit, options=options)
         if bulk.matched == 0:
-            console.print(f"0 new cases: no recorded run matches --where {where}", markup=False)
+            typer.echo(f"0 new cases: no recorded run matches --where {where}")
             return
         note = " (new suite)" if bulk.suite_created else ""
-        console.print(
+        typer.echo(
             f"{len(bulk.created)} new cases in suite '{suite}'{note}: {bulk.matched} runs matched, "
-            f"{len(bulk.existing)} already in the suite, {len(bulk.skipped)} skipped",
-            markup=False,
+            f"{len(bulk.existing)} already in the suite, {len(bulk.skipped)} skipped"
         )
         for run, reason in bulk.skipped:
-            err_console.print(f"skipped run {run}: {reason}", markup=False)
+            typer.echo(f"skipped run {run}: {reason}", err=True)
         return
     if limit is not None:
         raise BadParameterError("--limit only applies with --where")
@@ -120,18 +121,18 @@ def promote(
     case = result.case
     if result.created:
         note = " (new suite, default checks)" if result.suite_created else ""
-        err_console.print(
+        typer.echo(
             f"promoted run {case.source_run_id} into suite '{result.suite.name}'{note} "
             f"as case #{case.seq} ({case.source_kind})",
-            markup=False,
+            err=True,
         )
     else:
-        err_console.print(
+        typer.echo(
             f"run {case.source_run_id} is already case #{case.seq} of suite "
             f"'{result.suite.name}'; nothing changed",
-            markup=False,
+            err=True,
         )
-    console.print(case.id, markup=False)
+    typer.echo(case.id)
 
 
 def register(app: typer.Typer) -> None:

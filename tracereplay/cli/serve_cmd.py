@@ -15,6 +15,8 @@ from tracereplay.serve import Limits, ServeConfig, ServeError, serve
 from tracereplay.serve.config import MiB
 
 _LIMITS = "Limits"
+_LIM = Limits()  # the defaults
+_CFG = ServeConfig.model_fields
 _SECURITY = "Security"
 
 
@@ -55,60 +57,62 @@ def serve_command(
     ] = None,
     max_request_mib: Annotated[
         float, typer.Option(help="Largest body as sent (413 above).", rich_help_panel=_LIMITS)
-    ] = 64,
+    ] = _LIM.max_request_bytes / MiB,
     max_decompressed_mib: Annotated[
         float,
         typer.Option(
             help="Largest body once inflated; gzip bombs stop here (413).", rich_help_panel=_LIMITS
         ),
-    ] = 64,
+    ] = _LIM.max_decompressed_bytes / MiB,
     max_inflight_mib: Annotated[
         float,
         typer.Option(
             help="Body bytes of all requests handled at once (429 above).", rich_help_panel=_LIMITS
         ),
-    ] = 256,
+    ] = _LIM.max_inflight_bytes / MiB,
     max_inflight_requests: Annotated[
         int, typer.Option(help="Requests handled at once (429 above).", rich_help_panel=_LIMITS)
-    ] = 64,
+    ] = _LIM.max_inflight_requests,
     max_connections: Annotated[
         int, typer.Option(help="Open OTLP/HTTP connections (503 above).", rich_help_panel=_LIMITS)
-    ] = 256,
+    ] = _LIM.max_connections,
     max_backlog_mib: Annotated[
         float,
         typer.Option(help="Spooled data not yet in DuckDB (503 above).", rich_help_panel=_LIMITS),
-    ] = 512,
+    ] = _LIM.max_backlog_bytes / MiB,
     max_attributes: Annotated[
         int,
         typer.Option(
             help="Attributes kept per span, event, link and log record.", rich_help_panel=_LIMITS
         ),
-    ] = 128,
+    ] = _LIM.max_attributes,
     max_value_length: Annotated[
         int,
         typer.Option(
             help="Characters kept per string attribute value or log body.", rich_help_panel=_LIMITS
         ),
-    ] = 1_048_576,
+    ] = _LIM.max_value_length,
     retry_after: Annotated[
         int,
         typer.Option(
             help="Seconds clients are told to wait under backpressure.", rich_help_panel=_LIMITS
         ),
-    ] = 1,
+    ] = _LIM.retry_after_s,
     read_timeout: Annotated[
         float,
         typer.Option(
             help="Seconds before an idle or stalled connection is closed.", rich_help_panel=_LIMITS
         ),
-    ] = 30.0,
-    grpc_workers: Annotated[int, typer.Option(help="gRPC handler threads.")] = 8,
+    ] = _LIM.read_timeout_s,
+    grpc_workers: Annotated[int, typer.Option(help="gRPC calls handled at once (threads).")] = _CFG[
+        "grpc_workers"
+    ].default,
     drain_interval: Annotated[
         float, typer.Option(help="Seconds between moves of the spool into DuckDB.")
-    ] = 0.5,
+    ] = _CFG["drain_interval_s"].default,
     shutdown_grace: Annotated[
         float, typer.Option(help="Seconds to let requests in flight finish on SIGTERM/SIGINT.")
-    ] = 30.0,
+    ] = _CFG["shutdown_grace_s"].default,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request.")] = False,
 ) -> None:
     """Receive OTLP spans and logs over HTTP (4318) and gRPC (4317) into the store.

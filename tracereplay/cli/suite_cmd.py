@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from tracereplay.cli.common import console, db_path, err_console
+from tracereplay.cli.common import console, db_path
 from tracereplay.errors import BadParameterError
 from tracereplay.ingest import open_store
 from tracereplay.models import CheckSpec, EvalSuite
@@ -60,7 +60,8 @@ ChecksModules = Annotated[
     Optional[list[str]],
     typer.Option(
         "--checks-module",
-        help="Import this module first, so the custom checks it registers validate (repeatable).",
+        help="Module (or .py file) registering custom checks, imported first so their kinds "
+        "validate; as for `eval --checks` (repeatable).",
         show_default=False,
     ),
 ]
@@ -92,7 +93,7 @@ def suite_list(
         sys.stdout.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     if not suites:
-        console.print("no suites yet: create one with `tracereplay promote RUN_ID`", markup=False)
+        typer.echo("no suites yet: create one with `tracereplay promote RUN_ID`")
         return
     table = Table("name", "agent", "cases", "checks", "updated", box=None, pad_edge=False)
     for suite, count in suites:
@@ -181,7 +182,7 @@ def suite_create(
             checks=specs,
             required_parameters=require_param or [],
         )
-    console.print(suite.id, markup=False)
+    typer.echo(suite.id)
 
 
 @suite_app.command("export")
@@ -213,7 +214,7 @@ def suite_export(
         sys.stdout.write(text)
         return
     _write_atomically(output, text)
-    err_console.print(f"wrote suite '{suite.name}' ({len(cases)} cases) to {output}", markup=False)
+    typer.echo(f"wrote suite '{suite.name}' ({len(cases)} cases) to {output}", err=True)
 
 
 @suite_app.command("import")
@@ -237,7 +238,7 @@ def suite_import(
     with open_store(db_path()) as store:
         plan = _report(lambda: import_suite(store, parsed, source, dry_run=dry_run))
     prefix = "would be: " if dry_run else ""
-    console.print(prefix + plan.summary(), markup=False)
+    typer.echo(prefix + plan.summary())
 
 
 @suite_app.command("rm")
@@ -247,7 +248,7 @@ def suite_rm(
     """Remove a suite and all its cases."""
     with open_store(db_path()) as store:
         suite, removed = remove_suite(store, name)
-    console.print(f"removed suite '{suite.name}' and its {removed} cases", markup=False)
+    typer.echo(f"removed suite '{suite.name}' and its {removed} cases")
 
 
 # ---------------------------------------------------------------------- case
@@ -315,8 +316,8 @@ def case_add(
             parameters=params,
             tags=tag or [],
         )
-    err_console.print(f"added case #{case.seq} to suite '{suite}'", markup=False)
-    console.print(case.id, markup=False)
+    typer.echo(f"added case #{case.seq} to suite '{suite}'", err=True)
+    typer.echo(case.id)
 
 
 @case_app.command("show")
@@ -345,7 +346,7 @@ def case_rm(
     with open_store(db_path()) as store:
         removed = remove_cases(store, case_ids)
     for case, suite_name in removed:
-        console.print(f"removed case #{case.seq} {case.id} from suite '{suite_name}'", markup=False)
+        typer.echo(f"removed case #{case.seq} {case.id} from suite '{suite_name}'")
 
 
 # ---------------------------------------------------------------------- helpers

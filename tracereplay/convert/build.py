@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 from tracereplay.convert import extract
@@ -16,11 +17,12 @@ from tracereplay.convert.records import construct
 from tracereplay.convert.tools import LlmRound, SpanCall, tool_calls
 from tracereplay.convert.tree import Node, RunPlan
 from tracereplay.convert.values import as_name, as_text, decoded, utc
-from tracereplay.models.run import AgentResult, Document, LlmCall, Run, ToolCallRecord
+from tracereplay.models.run import AgentResult, Document, LlmCall, Run
 from tracereplay.spans import LogRecord, Span
 
 NAMESPACE = uuid.UUID("6f1d8c3e-54a2-5b7e-9c1a-7472616365a1")
 """Namespace of run ids: ``uuid5(NAMESPACE, f"{trace_id}:{root_span_id}")``."""
+_NAMESPACE_BYTES = NAMESPACE.bytes
 
 CONTEXT_KEY = "tracereplay.run.context"
 PARAMETERS_KEY = "tracereplay.run.parameters"
@@ -29,9 +31,7 @@ EVAL_RUN_KEY = "tracereplay.eval_run_id"
 CASE_KEY = "tracereplay.case_id"
 
 Logs = dict[str, list[LogRecord]]
-
-
-_NAMESPACE_BYTES = NAMESPACE.bytes
+_node_order = attrgetter("span.start_ns", "span.span_id")
 
 
 def run_id_for(trace_id: str, root_span_id: str) -> str:
@@ -72,7 +72,7 @@ def _attr(root: Span, key: str) -> Any:
 def _documents(value: Any) -> list[Document]:
     value = decoded(value)
     if isinstance(value, (str, dict)):
-        value = [value]
+        value = [value] if value else []
     if not isinstance(value, list):
         return []
     docs = []
@@ -94,109 +94,112 @@ def _optional_id(value: Any) -> str | None:
     return as_name(value) or None
 
 
-def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
-    """One run from its plan; ``built`` holds the runs of its sub-agents (built first)."""
-    root_node = plan.root
-    assert root_node is not None
-    root = root_node.span
-    trace_id = root.trace_id
+def _rounds(plan: RunPlan, logs: Logs) -> list[LlmRound]:
+    """The run's LLM calls in start order: round k is the k-th."""
+    nodes = sorted(plan.llm, key=_node_order) if len(plan.llm) > 1 else plan.llm
+    return [
+        LlmRound(index, node.span, node.convention, _llm_info(node, plan, logs))
+        for index, node in enumerate(nodes, start=1)
+    ]
 
-    # LLM calls, in start order: round k is the k-th
-    llm_nodes = sorted(plan.llm, key=lambda n: (n.span.start_ns, n.span.span_id))
-    rounds: list[LlmRound] = []
-    llm_calls: list[LlmCall] = []
-    models: list[str] = []
-    input_tokens = output_tokens = 0
-    has_usage = False
-    for index, node in enumerate(llm_nodes, start=1):
-        span = node.span
-        info = _llm_info(node, plan, logs)
-        rounds.append(LlmRound(index, span.start_ns, span.end_ns, info))
-        if info.model and info.model not in models:
-            models.append(info.model)
-        if info.input_tokens is not None:
-            input_tokens += info.input_tokens
-            has_usage = True
-        if info.output_tokens is not None:
-            output_tokens += info.output_tokens
-            has_usage = True
-        llm_calls.append(
-            construct(
-                LlmCall,
-                round=index,
-                span_id=span.span_id,
-                model=info.model,
-                provider=info.provider,
-                input_tokens=info.input_tokens,
-                output_tokens=info.output_tokens,
-                duration_ms=span.duration_ms,
-                finish_reason=info.finish_reason,
-                started_at=utc(span.start_ns),
-                input_messages=info.input_messages,
-                output_messages=info.output_messages,
-            )
-        )
 
-    # what the root itself says (an LLM span heading a run has nothing more to say)
-    if root_node.role == LLM:
-        agent = AgentInfo(name=as_name(root.attributes.get("gen_ai.agent.name")) or root.name)
-    else:
-        agent = extract.agent_info(root, root_node.convention)
-    if not has_usage:
-        input_tokens = agent.input_tokens or 0
-        output_tokens = agent.output_tokens or 0
+def _llm_call(r: LlmRound) -> LlmCall:
+    info, span = r.info, r.span
+    return construct(
+        LlmCall,
+        round=r.round,
+        span_id=span.span_id,
+        model=info.model,
+        provider=info.provider,
+        input_tokens=info.input_tokens,
+        output_tokens=info.output_tokens,
+        duration_ms=span.duration_ms,
+        finish_reason=info.finish_reason,
+        started_at=utc(span.start_ns),
+        input_messages=info.input_messages,
+        output_messages=info.output_messages,
+    )
 
-    # tool calls: tool spans, sub-agents called as tools, or rebuilt from the messages
-    span_calls = []
+
+def _usage(rounds: list[LlmRound], agent: AgentInfo) -> tuple[int, int]:
+    """Tokens summed over the LLM calls; the root's own totals when no call reports usage."""
+    inputs = [r.info.input_tokens for r in rounds if r.info.input_tokens is not None]
+    outputs = [r.info.output_tokens for r in rounds if r.info.output_tokens is not None]
+    if inputs or outputs:
+        return sum(inputs), sum(outputs)
+    return agent.input_tokens or 0, agent.output_tokens or 0
+
+
+def _span_calls(plan: RunPlan, built: dict[int, Run]) -> list[SpanCall]:
+    """Tool calls seen as spans: the run's tool spans, and its sub-agents not already wrapped
+    by one of them."""
+    calls = []
     for node in plan.tools:
         span = node.span
-        span_calls.append(
-            SpanCall(
-                span.start_ns,
-                span.span_id,
-                extract.tool_info(span, node.convention),
-                span.duration_ms,
-                span_error(span),
-            )
+        info = extract.tool_info(span, node.convention)
+        calls.append(
+            SpanCall(span.start_ns, span.span_id, info, span.duration_ms, span_error(span))
         )
     for sub in plan.sub_agents:
         sub_run = built.get(id(sub))
         if sub_run is None or sub.wrapped or sub.root is None:
             continue
-        span = sub.root.span
         info = ToolInfo(name=sub_run.agent_name, result=sub_run.result.response)
-        span_calls.append(
+        calls.append(
             SpanCall(
-                span.start_ns,
-                span.span_id,
+                sub.root.span.start_ns,
+                sub.root.span.span_id,
                 info,
                 sub_run.duration_ms,
                 sub_run.error,
                 {"input": sub_run.query} if sub_run.query else {},
             )
         )
-    calls: list[ToolCallRecord] = tool_calls(rounds, span_calls, rebuild=not plan.tools)
+    return calls
 
-    # query and response: the root's own input/output, else the LLM messages
+
+def _response(agent: AgentInfo, rounds: list[LlmRound]) -> str:
+    """The root's answer, else the text of the last LLM output that has text."""
+    if agent.response:
+        return agent.response
+    for r in reversed(rounds):
+        text = last_text(r.info.output_messages)
+        if text:
+            return text
+    return agent.raw_output or ""
+
+
+def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
+    """One run from its plan; ``built`` holds the runs of its sub-agents (built first)."""
+    root_node = plan.root
+    assert root_node is not None
+    root = root_node.span
+    trace_id = root.trace_id
+    rounds = _rounds(plan, logs)
+    # what the root itself says (an LLM span heading a run has nothing more to say)
+    if root_node.role == LLM:
+        agent = AgentInfo(name=as_name(root.attributes.get("gen_ai.agent.name")) or root.name)
+    else:
+        agent = extract.agent_info(root, root_node.convention)
+    input_tokens, output_tokens = _usage(rounds, agent)
+    models: list[str] = []
+    for r in rounds:
+        if r.info.model and r.info.model not in models:
+            models.append(r.info.model)
+    calls = tool_calls(rounds, _span_calls(plan, built), rebuild=not plan.tools)
+
     query = agent.query
     if not query and rounds:
-        query = last_text(rounds[0].info.input_messages, "user") or None
-    response = agent.response
-    if not response:
-        for r in reversed(rounds):
-            response = last_text(r.info.output_messages) or None
-            if response:
-                break
+        query = last_text(rounds[0].info.input_messages, "user")
 
     # status: the root's error; a run headed by an LLM span fails with its last call
     error = span_error(root)
-    if root_node.role == LLM and llm_nodes:
-        error = span_error(llm_nodes[-1].span)
-    status = run_status(root, error)
+    if root_node.role == LLM and rounds:
+        error = span_error(rounds[-1].span)
 
     start_ns, end_ns = root.start_ns, root.end_ns
     if plan.group_tops:  # the trace-level run may span several top spans
-        for node in (*llm_nodes, *plan.tools):
+        for node in (*plan.llm, *plan.tools):
             start_ns = min(start_ns, node.span.start_ns)
             end_ns = max(end_ns, node.span.end_ns)
     parent = plan.run_parent()
@@ -214,7 +217,7 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         agent_name=agent.name,
         service_name=root.service_name,
         kind="replay" if kind == "replay" else "live",
-        convention=_convention(root_node, llm_nodes),
+        convention=_convention(root_node, rounds),
         query=query or agent.raw_input or "",
         context=_documents(root.attributes.get(CONTEXT_KEY)),
         parameters=_parameters(root.attributes.get(PARAMETERS_KEY)),
@@ -228,22 +231,23 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         case_id=_optional_id(_attr(root, CASE_KEY)),
         result=construct(
             AgentResult,
-            response=response or agent.raw_output or "",
+            response=_response(agent, rounds),
             tool_calls=calls,
             total_rounds=len(rounds),
             total_llm_calls=len(rounds),
-            status=status,
+            status=run_status(root, error),
         ),
-        llm_calls=llm_calls,
+        llm_calls=[_llm_call(r) for r in rounds],
     )
 
 
-def _convention(root: Node, llm_nodes: list[Node]) -> str:
+def _convention(root: Node, rounds: list[LlmRound]) -> str:
+    """The root's convention, else its first LLM call's."""
     if root.convention and root.role != LLM:
         return root.convention
-    for node in llm_nodes:
-        if node.convention:
-            return node.convention
+    for r in rounds:
+        if r.convention:
+            return r.convention
     return root.convention
 
 

@@ -23,8 +23,8 @@ Part = dict[str, Any]
 
 _TOOL_CALL_TYPES = ("tool_call", "function_call", "tool_use")
 _TOOL_RESPONSE_TYPES = ("tool_call_response", "tool_result", "function_call_output")
-_TEXT_KEYS = ("input", "query", "question", "message", "prompt", "text", "content", "output")
-_TEXT_KEYS += ("answer", "response", "result")
+_INPUT_KEYS = ("input", "query", "question", "message", "prompt", "text", "content")
+_OUTPUT_KEYS = ("output", "answer", "response", "result", "text", "content", "message")
 
 
 def text_part(content: Any) -> Part:
@@ -183,11 +183,16 @@ def parse_messages(value: Any, default_role: str = "user") -> tuple[list[Message
         return [], ""
     out = []
     for item in value:
+        if type(item) is dict:
+            if not finish and "finish_reason" in item:
+                finish = as_name(item["finish_reason"])
+            role, parts = item.get("role"), item.get("parts")
+            if type(role) is str and role and type(parts) is list:  # already GenAI-shaped
+                out.append({"role": role, "parts": normalize_parts(parts)})
+                continue
         msg = normalize_message(item, default_role)
         if msg is not None:
             out.append(msg)
-            if not finish and isinstance(item, dict):
-                finish = as_name(item.get("finish_reason"))
     return out, finish
 
 
@@ -204,128 +209,101 @@ def system_message(instructions: Any) -> Message | None:
 
 
 # ---------------------------------------------------------------- flattened indexed attributes
-Groups = list[dict[str, Any]]
+# Lists flattened as ``{prefix}{i}.{field}`` are read by probing indices 0, 1, 2... until one is
+# absent: instrumentations write them contiguously, and probing costs a few lookups per message
+# where parsing every attribute key would cost a pass over all of them.
+_MAX_ITEMS = 10_000
 
 
-def indexed_pair(
-    attrs: dict[str, Any], first: str, second: str, lists: tuple[str, ...]
-) -> tuple[Groups, Groups]:
-    """Group ``{prefix}{i}.{field}`` keys by ``i`` for two prefixes in one pass over ``attrs``.
-
-    Each group maps ``field`` to its value, except fields under a nested list prefix in ``lists``
-    (``{list}{k}.{sub}``), gathered as ``group[list] = [{sub: value}, ...]`` in ``k`` order.
-    """
-    n1, n2 = len(first), len(second)
-    found: tuple[dict[int, dict[str, Any]], dict[int, dict[str, Any]]] = ({}, {})
-    for key, value in attrs.items():
-        if key.startswith(first):
-            groups, rest = found[0], key[n1:]
-        elif key.startswith(second):
-            groups, rest = found[1], key[n2:]
-        else:
-            continue
-        index, _, field = rest.partition(".")
-        if not field or not index.isdigit():
-            continue
-        group = groups.get(int(index))
-        if group is None:
-            group = groups[int(index)] = {}
-        for nested in lists:
-            if field.startswith(nested):
-                k, _, sub = field[len(nested) :].partition(".")
-                if sub and k.isdigit():
-                    items = group.get(nested)
-                    if not isinstance(items, dict):
-                        items = group[nested] = {}
-                    items.setdefault(int(k), {})[sub] = value
-                break
-        else:
-            group[field] = value
+def _openinference_list(a: dict[str, Any], prefix: str, default_role: str) -> list[Message]:
     out = []
-    for groups in found:
-        ordered = []
-        for i in sorted(groups):
-            group = groups[i]
-            for nested in lists:
-                items = group.get(nested)
-                if items is not None:
-                    group[nested] = [items[k] for k in sorted(items)]
-            ordered.append(group)
-        out.append(ordered)
-    return out[0], out[1]
-
-
-_OI_LISTS = ("message.tool_calls.", "message.contents.")
-
-
-def _openinference_message(fields: dict[str, Any], default_role: str) -> Message | None:
-    msg: dict[str, Any] = {"role": fields.get("message.role")}
-    contents = fields.get("message.contents.")
-    if contents:
-        msg["content"] = [
-            {
-                "type": as_name(c.get("message_content.type")) or "text",
-                "text": c.get("message_content.text"),
-            }
-            for c in contents
-            if c.get("message_content.text") is not None
-        ]
-    else:
-        msg["content"] = fields.get("message.content")
-    calls = fields.get("message.tool_calls.")
-    if calls:
-        msg["tool_calls"] = [
-            {
-                "id": c.get("tool_call.id"),
-                "function": {
-                    "name": c.get("tool_call.function.name"),
-                    "arguments": c.get("tool_call.function.arguments"),
-                },
-            }
-            for c in calls
-        ]
-    if "message.tool_call_id" in fields:
-        msg["tool_call_id"] = fields["message.tool_call_id"]
-    return normalize_message(msg, default_role)
+    for i in range(_MAX_ITEMS):
+        p = f"{prefix}{i}.message."
+        role = a.get(p + "role")
+        content = a.get(p + "content")
+        parts: list[Part] = []
+        if content is None:
+            for j in range(_MAX_ITEMS):
+                q = f"{p}contents.{j}.message_content."
+                kind = a.get(q + "type")
+                text = a.get(q + "text")
+                if kind is None and text is None:
+                    break
+                if text is not None:
+                    parts.append(text_part(text))
+        for k in range(_MAX_ITEMS):
+            q = f"{p}tool_calls.{k}.tool_call."
+            call_id = a.get(q + "id")
+            name = a.get(q + "function.name")
+            args = a.get(q + "function.arguments")
+            if call_id is None and name is None and args is None:
+                break
+            parts.append(tool_call_part(call_id, name, args))
+        call_id = a.get(p + "tool_call_id")
+        if role is None and content is None and not parts and call_id is None:
+            break
+        role = as_name(role) or ("tool" if call_id is not None else default_role)
+        if role == "tool" or call_id is not None:
+            if content is None:  # multipart content
+                content = "\n".join(p["content"] for p in parts if p["type"] == "text")
+            parts = [tool_response_part(call_id, content)]
+        elif content is not None and content != "":
+            parts.insert(0, text_part(content))
+        out.append({"role": role, "parts": parts})
+    return out
 
 
 def from_openinference(attrs: dict[str, Any]) -> tuple[list[Message], list[Message]]:
     """OpenInference ``llm.input_messages.N.message.*`` and ``llm.output_messages.N.message.*``
-    attributes as input and output messages."""
-    inputs, outputs = indexed_pair(attrs, "llm.input_messages.", "llm.output_messages.", _OI_LISTS)
+    attributes (``role``, ``content``, ``contents.J.message_content.*``,
+    ``tool_calls.K.tool_call.*``, ``tool_call_id``) as input and output messages."""
     return (
-        [m for m in (_openinference_message(f, "user") for f in inputs) if m is not None],
-        [m for m in (_openinference_message(f, "assistant") for f in outputs) if m is not None],
+        _openinference_list(attrs, "llm.input_messages.", "user"),
+        _openinference_list(attrs, "llm.output_messages.", "assistant"),
     )
 
 
-def _legacy_message(fields: dict[str, Any], default_role: str) -> Message | None:
-    content = fields.get("content")
-    if isinstance(content, str) and content.startswith("[{"):
-        parsed = decoded(content)  # list content is serialized as JSON
-        if isinstance(parsed, list) and all(isinstance(p, dict) for p in parsed):
-            content = parsed
-    msg: dict[str, Any] = {"role": fields.get("role"), "content": content}
-    calls = fields.get("tool_calls.")
-    if calls:
-        msg["tool_calls"] = calls
-    if "tool_call_id" in fields:
-        msg["tool_call_id"] = fields["tool_call_id"]
-    return normalize_message(msg, default_role)
+def _legacy_list(a: dict[str, Any], prefix: str, default_role: str) -> tuple[list[Message], str]:
+    out = []
+    finish = ""
+    for i in range(_MAX_ITEMS):
+        p = f"{prefix}{i}."
+        role = a.get(p + "role")
+        content = a.get(p + "content")
+        call_id = a.get(p + "tool_call_id")
+        calls: list[Part] = []
+        for k in range(_MAX_ITEMS):
+            q = f"{p}tool_calls.{k}."
+            tc_id, name, args = a.get(q + "id"), a.get(q + "name"), a.get(q + "arguments")
+            if tc_id is None and name is None and args is None:
+                break
+            calls.append(tool_call_part(tc_id, name, args))
+        if role is None and content is None and not calls and call_id is None:
+            break
+        role = as_name(role) or ("tool" if call_id is not None else default_role)
+        if isinstance(content, str) and content.startswith("[{"):
+            parsed = decoded(content)  # list content is serialized as JSON
+            if isinstance(parsed, list) and all(isinstance(x, dict) for x in parsed):
+                content = parsed
+        if role == "tool" or call_id is not None:
+            if isinstance(content, list):
+                content = "".join(as_text(x.get("text", x.get("content"))) for x in content)
+            parts = [tool_response_part(call_id, content)]
+        else:
+            parts = _content_parts(content)
+            parts.extend(calls)
+        out.append({"role": role, "parts": parts})
+        finish = finish or as_name(a.get(p + "finish_reason"))
+    return out, finish
 
 
 def from_legacy_indexed(attrs: dict[str, Any]) -> tuple[list[Message], list[Message], str]:
-    """OpenLLMetry <= 0.54 ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` as input and output
+    """OpenLLMetry <= 0.54 ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` (``role``,
+    ``content``, ``tool_call_id``, ``tool_calls.K.id|name|arguments``) as input and output
     messages, plus the first completion's ``finish_reason``."""
-    inputs, outputs = indexed_pair(attrs, "gen_ai.prompt.", "gen_ai.completion.", ("tool_calls.",))
-    finish = ""
-    for fields in outputs:
-        finish = finish or as_name(fields.get("finish_reason"))
-    return (
-        [m for m in (_legacy_message(f, "user") for f in inputs) if m is not None],
-        [m for m in (_legacy_message(f, "assistant") for f in outputs) if m is not None],
-        finish,
-    )
+    inputs, _ = _legacy_list(attrs, "gen_ai.prompt.", "user")
+    outputs, finish = _legacy_list(attrs, "gen_ai.completion.", "assistant")
+    return inputs, outputs, finish
 
 
 # ---------------------------------------------------------------- GenAI <= 1.36 log events
@@ -394,30 +372,29 @@ def last_text(messages: list[Message], role: str | None = None) -> str:
     return ""
 
 
-def payload_text(value: Any) -> str | None:
-    """The question or answer inside an agent input/output payload: plain text as is; from JSON,
-    the one string (or a ``query``/``input``/``answer``-like field, or the last user message);
-    ``None`` when no text can be told apart."""
+def payload_text(value: Any, output: bool = False) -> str | None:
+    """The question (or, with ``output``, the answer) inside an agent's input/output payload:
+    plain text as is; from JSON, the one string, a ``query``/``input`` (``answer``/``output``)
+    field, or the last user (assistant) message; ``None`` when no text can be told apart."""
     value = decoded(value)
     if isinstance(value, str):
         return value
+    if isinstance(value, dict):
+        for key in _OUTPUT_KEYS if output else _INPUT_KEYS:
+            item = value.get(key)
+            if isinstance(item, str):
+                return item
+        if isinstance(value.get("messages"), list):
+            value = value["messages"]
+        else:
+            strings = [v for v in value.values() if isinstance(v, str)]
+            return strings[0] if len(strings) == 1 else None
     if isinstance(value, list):
         strings = [v for v in value if isinstance(v, str)]
         if len(strings) == 1:
             return strings[0]
         if value and all(isinstance(v, dict) for v in value):
             messages, _ = parse_messages(value)
-            return last_text(messages, "user") or last_text(messages) or None
-        return None
-    if isinstance(value, dict):
-        for key in _TEXT_KEYS:
-            item = value.get(key)
-            if isinstance(item, str):
-                return item
-        if isinstance(value.get("messages"), list):
-            messages, _ = parse_messages(value["messages"])
-            return last_text(messages, "user") or last_text(messages) or None
-        strings = [v for v in value.values() if isinstance(v, str)]
-        if len(strings) == 1:
-            return strings[0]
+            role = "assistant" if output else "user"
+            return last_text(messages, role) or last_text(messages) or None
     return None

@@ -77,7 +77,7 @@ def agent_info(span: Span) -> AgentInfo:
     return AgentInfo(
         name=as_name(a.get("agent.name")) or as_name(a.get("gen_ai.agent.name")) or span.name,
         query=None if raw_in is None else payload_text(raw_in),
-        response=None if raw_out is None else payload_text(raw_out),
+        response=None if raw_out is None else payload_text(raw_out, output=True),
         raw_input=None if raw_in is None else as_text(raw_in),
         raw_output=None if raw_out is None else as_text(raw_out),
         input_tokens=as_int(a.get("llm.token_count.prompt")),

@@ -104,7 +104,7 @@ def agent_info(span: Span) -> AgentInfo:
     response = None
     if raw_out is not None:
         out = decoded(raw_out)
-        response = out if isinstance(out, str) else payload_text(out)
+        response = out if isinstance(out, str) else payload_text(out, output=True)
     return AgentInfo(
         name=name or span.name.rsplit(".", 1)[0] or span.name,
         query=None if raw_in is None else _input_text(raw_in),

@@ -15,21 +15,23 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from tracereplay.convert.info import LlmInfo, ToolInfo
 from tracereplay.convert.records import construct
 from tracereplay.convert.values import arguments_dict, as_text, decoded
 from tracereplay.models.run import ToolCallRecord
+from tracereplay.spans import Span
 
 
 @dataclass(slots=True)
 class LlmRound:
-    """A counted LLM call of a run: its 1-based round, times and extracted call."""
+    """A counted LLM call of a run: its 1-based round, span, convention and extracted call."""
 
     round: int
-    start_ns: int
-    end_ns: int
+    span: Span
+    convention: str
     info: LlmInfo
 
 
@@ -48,17 +50,19 @@ class SpanCall:
 @dataclass(slots=True)
 class _Request:
     round: int
-    seq: int
     end_ns: int
     part: dict[str, Any]
     used: bool = False
 
 
+_call_order = attrgetter("start_ns", "span_id")
+_first_two = itemgetter(0, 1)
+
+
 def result_error(result: str) -> str | None:
     """``result`` when it reads as a tool error (``error: ...`` or ``{"error": ...}``)."""
     text = result.lstrip()
-    head = text[:6].lower()
-    if head.startswith("error") and head[5:6] in (":", " ", ""):
+    if text[:6].lower() == "error:":
         return text
     if text.startswith("{") and '"error"' in text:
         value = decoded(text)
@@ -73,30 +77,53 @@ def _requests(rounds: list[LlmRound]) -> list[_Request]:
         for message in r.info.output_messages:
             for part in message["parts"]:
                 if part.get("type") == "tool_call":
-                    out.append(_Request(r.round, len(out), r.end_ns, part))
+                    out.append(_Request(r.round, r.span.end_ns, part))
     return out
 
 
-def _responses(rounds: list[LlmRound]) -> tuple[dict[str, Any], dict[int, list[Any]]]:
-    """Tool responses by call id, and the id-less ones answering each round (in order)."""
-    by_id: dict[str, Any] = {}
-    idless: dict[int, list[Any]] = {}
-    for r in rounds:
-        trailing: list[Any] = []
-        for message in r.info.input_messages:
-            for part in message["parts"]:
-                kind = part.get("type")
-                if kind == "tool_call_response":
-                    call_id = part["id"]
-                    if call_id:
-                        by_id.setdefault(call_id, part["response"])
-                    else:
-                        trailing.append(part["response"])
-                elif kind == "tool_call":
-                    trailing = []  # responses after the last assistant tool-call message
-        if trailing and r.round > 1:
-            idless[r.round - 1] = trailing
-    return by_id, idless
+class _Answers:
+    """The tool responses the LLM calls received: for each round, the responses that follow the
+    last tool-call message in the next call's input (the answers to that round's calls), and,
+    read only when needed, the first response seen for each call id. Call ids may repeat
+    across rounds."""
+
+    __slots__ = ("_first", "_rounds", "by_round")
+
+    def __init__(self, rounds: list[LlmRound]) -> None:
+        self._rounds = rounds
+        self._first: dict[str, Any] | None = None
+        self.by_round: dict[int, list[list[Any]]] = {}
+        for r in rounds[1:]:
+            trailing: list[list[Any]] = []
+            for message in reversed(r.info.input_messages):
+                parts = message["parts"]
+                if any(part.get("type") == "tool_call" for part in parts):
+                    break
+                for part in reversed(parts):
+                    if part.get("type") == "tool_call_response":
+                        trailing.append([part["id"], part["response"], False])
+            if trailing:
+                trailing.reverse()
+                self.by_round[r.round - 1] = trailing
+
+    def _first_by_id(self) -> dict[str, Any]:
+        if self._first is None:
+            self._first = {}
+            for r in self._rounds:
+                for message in r.info.input_messages:
+                    for part in message["parts"]:
+                        if part.get("type") == "tool_call_response" and part["id"]:
+                            self._first.setdefault(part["id"], part["response"])
+        return self._first
+
+    def take(self, round_: int, call_id: str) -> Any:
+        """The response to call ``call_id`` asked in ``round_`` (id-less: the next one in order),
+        or ``None``."""
+        for entry in self.by_round.get(round_, ()):
+            if not entry[2] and entry[0] == call_id:
+                entry[2] = True
+                return entry[1]
+        return self._first_by_id().get(call_id) if call_id else None
 
 
 def _time_round(rounds: list[LlmRound], ends: list[int], sorted_ends: bool, start: int) -> int:
@@ -104,7 +131,7 @@ def _time_round(rounds: list[LlmRound], ends: list[int], sorted_ends: bool, star
         return bisect_right(ends, start)
     best = 0
     for r in rounds:
-        if r.end_ns <= start:
+        if r.span.end_ns <= start:
             best = r.round
     return best
 
@@ -117,27 +144,35 @@ def tool_calls(
     requests = _requests(rounds)
     if not requests and not span_calls:
         return []
-    responses, idless = _responses(rounds) if requests else ({}, {})
-    by_id = {q.part["id"]: q for q in requests if q.part["id"]}
-    ends = [r.end_ns for r in rounds]
-    sorted_ends = all(a <= b for a, b in zip(ends, ends[1:]))
+    answers = _Answers(rounds)
+    by_id: dict[str, list[_Request]] = {}
+    by_name: dict[str, list[_Request]] = {}
+    for q in requests:
+        if q.part["id"]:
+            by_id.setdefault(q.part["id"], []).append(q)
+        by_name.setdefault(q.part["name"], []).append(q)
+    ends = [r.span.end_ns for r in rounds]
+    sorted_ends = ends == sorted(ends)
     keyed: list[tuple[int, int, ToolCallRecord]] = []
-    for call in sorted(span_calls, key=lambda c: (c.start_ns, c.span_id)):
+    if len(span_calls) > 1:
+        span_calls = sorted(span_calls, key=_call_order)
+    for call in span_calls:
         info = call.info
         time_round = _time_round(rounds, ends, sorted_ends, call.start_ns)
-        request = by_id.get(info.call_id) if info.call_id else None
-        if request is not None and request.used:
-            request = None
-        if request is None and info.name:
-            for q in requests:
-                if (
-                    not q.used
-                    and q.part["name"] == info.name
-                    and q.round <= max(time_round, 1)
-                    and not (info.call_id and q.part["id"])
-                ):
+        request = None
+        if info.call_id:
+            for q in by_id.get(info.call_id, ()):
+                if not q.used:
                     request = q
                     break
+        if request is None and info.name:
+            # the oldest request for this tool not matched yet, if asked before the tool ran
+            for q in by_name.get(info.name, ()):
+                if q.used or (info.call_id and q.part["id"]):
+                    continue
+                if q.round <= max(time_round, 1):
+                    request = q
+                break
         call_id = info.call_id
         arguments = info.arguments
         result = info.result
@@ -148,8 +183,10 @@ def tool_calls(
             call_id = call_id or request.part["id"]
             if arguments is None:
                 arguments = arguments_dict(request.part["arguments"])
-        if result is None and call_id and call_id in responses:
-            result = as_text(responses[call_id])
+        if result is None and call_id:
+            response = answers.take(round_, call_id)
+            if response is not None:
+                result = as_text(response)
         if arguments is None:
             arguments = call.default_arguments or {}
         record = construct(
@@ -164,16 +201,12 @@ def tool_calls(
         )
         keyed.append((call.start_ns, len(keyed), record))
     if rebuild:
-        starts = {r.round: r.start_ns for r in rounds}
+        starts = {r.round: r.span.start_ns for r in rounds}
         for q in requests:
             if q.used:
                 continue
             part = q.part
-            if part["id"]:
-                response = responses.get(part["id"])
-            else:
-                pending = idless.get(q.round)
-                response = pending.pop(0) if pending else None
+            response = answers.take(q.round, part["id"])
             result = "" if response is None else as_text(response)
             next_start = starts.get(q.round + 1)
             gap = max(0, next_start - q.end_ns) / 1e6 if next_start is not None else 0.0
@@ -188,5 +221,5 @@ def tool_calls(
                 error=result_error(result) if result else None,
             )
             keyed.append((q.end_ns, len(keyed), record))
-    keyed.sort(key=lambda k: (k[0], k[1]))
+    keyed.sort(key=_first_two)
     return [record for _, _, record in keyed]

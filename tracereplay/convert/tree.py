@@ -15,20 +15,24 @@ Rules:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from tracereplay.convert.detect import AGENT, LLM, TOOL, WORKFLOW, detect
 from tracereplay.spans import Span
 
 
-@dataclass(slots=True, eq=False)
 class Node:
     """A span with its role, convention and place in the tree."""
 
-    span: Span
-    role: int
-    convention: str
-    parent: Node | None = None
-    children: list[Node] = field(default_factory=list)
+    __slots__ = ("span", "role", "convention", "parent", "children", "seen")
+
+    def __init__(self, span: Span, role: int, convention: str) -> None:
+        self.span = span
+        self.role = role
+        self.convention = convention
+        self.parent: Node | None = None
+        self.children: list[Node] = []
+        self.seen = False
 
 
 @dataclass(slots=True, eq=False)
@@ -57,8 +61,7 @@ class RunPlan:
         return plan
 
 
-def _order(span: Span) -> tuple[int, str]:
-    return span.start_ns, span.span_id
+_order = attrgetter("start_ns", "span_id")
 
 
 def build_nodes(spans: list[Span]) -> tuple[list[Node], list[Node]]:
@@ -66,15 +69,13 @@ def build_nodes(spans: list[Span]) -> tuple[list[Node], list[Node]]:
     by_id: dict[str, Node] = {}
     nodes = []
     for span in sorted(spans, key=_order):
-        if span.span_id in by_id:
-            continue
-        role, convention = detect(span)
-        node = Node(span, role, convention)
-        by_id[span.span_id] = node
-        nodes.append(node)
+        if span.span_id not in by_id:
+            node = by_id[span.span_id] = Node(span, *detect(span))
+            nodes.append(node)
     tops = []
+    get = by_id.get
     for node in nodes:
-        parent = by_id.get(node.span.parent_span_id)
+        parent = get(node.span.parent_span_id)
         if parent is None or parent is node:
             tops.append(node)
         else:
@@ -88,15 +89,15 @@ def plan_runs(spans: list[Span]) -> list[RunPlan]:
     nodes, tops = build_nodes(spans)
     group = RunPlan(root=None)
     plans: list[RunPlan] = []
-    visited: set[int] = set()
-    pending = list(tops)
+    seen = 0
+    pending = tops
     while True:
         for top in pending:
-            _walk(top, group, plans, visited)
-        if len(visited) == len(nodes):
+            seen += _walk(top, group, plans)
+        if seen == len(nodes):
             break
-        # parent links that loop never reach a top: start again from the earliest unvisited
-        pending = [next(n for n in nodes if id(n) not in visited)]
+        # parent links that loop never reach a top: start again from the earliest unseen
+        pending = [next(n for n in nodes if not n.seen)]
         pending[0].parent = None
     if group.llm:
         group.root = min(group.group_tops, key=lambda n: _order(n.span))
@@ -106,14 +107,17 @@ def plan_runs(spans: list[Span]) -> list[RunPlan]:
     return out
 
 
-def _walk(top: Node, group: RunPlan, plans: list[RunPlan], visited: set[int]) -> None:
-    # context: (node, run, counted LLM ancestor, counted tool ancestor, top)
+def _walk(top: Node, group: RunPlan, plans: list[RunPlan]) -> int:
+    """Assign the spans under ``top`` to runs; returns how many nodes it saw."""
+    # context: (node, run, counted LLM ancestor, counted tool ancestor)
     stack: list[tuple[Node, RunPlan, Node | None, Node | None]] = [(top, group, None, None)]
+    count = 0
     while stack:
         node, run, llm, tool = stack.pop()
-        if id(node) in visited:
+        if node.seen:
             continue
-        visited.add(id(node))
+        node.seen = True
+        count += 1
         role = node.role
         if role == AGENT:
             sub = RunPlan(root=node, parent=run, is_agent=True, wrapped=tool is not None)
@@ -136,3 +140,4 @@ def _walk(top: Node, group: RunPlan, plans: list[RunPlan], visited: set[int]) ->
             tool = node
         for child in reversed(node.children):
             stack.append((child, run, llm, tool))
+    return count

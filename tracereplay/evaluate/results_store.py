@@ -122,7 +122,7 @@ def insert_case_runs(
             "run_id": pa.array([r.result.run_id for r in runs], pa.string()),
             "source_run_id": pa.array([r.source_run_id for r in runs], pa.string()),
             "response": pa.array([r.response for r in runs], pa.string()),
-            "tool_calls": [_json([t.to_dict() for t in r.tool_calls]) for r in runs],
+            "tool_calls": [_json([t.__dict__ for t in r.tool_calls]) for r in runs],
             "drift": pa.array(
                 [None if r.replay is None else _json(r.replay.to_dict()) for r in runs],
                 pa.string(),

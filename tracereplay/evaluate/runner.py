@@ -184,6 +184,8 @@ def run_jobs(
             result = attempts.run(job)
             with lock:
                 running.pop(id(job), None)
+            if options.fail_fast and stop_on(result):
+                no_new.set()  # before this worker (or another) takes the next job
             done.put(result)
 
     workers = [

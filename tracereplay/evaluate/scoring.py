@@ -20,10 +20,12 @@ from pydantic import BaseModel
 
 from tracereplay.evaluate.checks.common import clip
 from tracereplay.evaluate.checks.registry import run_check
+from tracereplay.evaluate.fastmodel import build
 from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models.evals import CheckSpec, EvalCase, EvaluationResult, ScoreResult, Status
 
 _REASON_LIMIT = 500
+_PASSED, _FAILED = Status.PASSED, Status.FAILED
 
 
 def resolve_checks(case: EvalCase, suite_checks: Sequence[CheckSpec]) -> Sequence[CheckSpec]:
@@ -54,23 +56,39 @@ def result_from_scores(
         return error_result(
             case_id, "no checks configured for this case or its suite", duration_ms=duration_ms
         )
-    status = case_status(scores)
-    ran = [s.score for s in scores if s.status != Status.ERROR and s.score is not None]
-    score = sum(ran) / len(ran) if ran else None
-    if status == Status.PASSED:
-        reason = f"all {len(scores)} check{'s' if len(scores) != 1 else ''} passed"
+    failed = errored = ran = 0
+    total = 0.0
+    for s in scores:
+        st = s.status
+        if st == _FAILED:
+            failed += 1
+        elif st != _PASSED:
+            errored += 1
+            continue
+        if s.score is not None:
+            total += s.score
+            ran += 1
+    n = len(scores)
+    score = total / ran if ran else None
+    if not failed and not errored:
+        status = Status.PASSED
+        reason = f"all {n} checks passed" if n != 1 else "all 1 check passed"
     else:
+        status = Status.FAILED if failed else Status.ERROR
         parts = [f"{s.check}: {s.explanation}" for s in scores if s.status == Status.FAILED]
         parts += [f"{s.check} (error): {s.explanation}" for s in scores if s.status == Status.ERROR]
         reason = clip("; ".join(parts), _REASON_LIMIT)
-    return EvaluationResult.model_construct(
-        case_id=case_id,
-        status=status,
-        score=score,
-        reason=reason,
-        checks=scores,
-        duration_ms=duration_ms,
-        run_id=run_id,
+    return build(
+        EvaluationResult,
+        {
+            "case_id": case_id,
+            "status": status,
+            "score": score,
+            "reason": reason,
+            "checks": scores,
+            "duration_ms": duration_ms,
+            "run_id": run_id,
+        },
     )
 
 
@@ -83,14 +101,17 @@ def error_result(
     checks: list[ScoreResult] | None = None,
 ) -> EvaluationResult:
     """An ERROR case result (agent raised, timed out, no source run ...)."""
-    return EvaluationResult.model_construct(
-        case_id=case_id,
-        status=Status.ERROR,
-        score=None,
-        reason=clip(reason, _REASON_LIMIT),
-        checks=checks or [],
-        duration_ms=duration_ms,
-        run_id=run_id,
+    return build(
+        EvaluationResult,
+        {
+            "case_id": case_id,
+            "status": Status.ERROR,
+            "score": None,
+            "reason": clip(reason, _REASON_LIMIT),
+            "checks": checks or [],
+            "duration_ms": duration_ms,
+            "run_id": run_id,
+        },
     )
 
 
@@ -128,14 +149,17 @@ def merge_repeats(results: Sequence[EvaluationResult]) -> EvaluationResult:
         reason = f"all {n} repetitions passed"
     else:
         reason = f"{bad} of {n} repetitions did not pass; repetition {worst_i + 1}: {worst.reason}"
-    return EvaluationResult.model_construct(
-        case_id=worst.case_id,
-        status=worst.status,
-        score=sum(scored) / len(scored) if scored else None,
-        reason=clip(reason, _REASON_LIMIT),
-        checks=worst.checks,
-        duration_ms=sum(r.duration_ms for r in results),
-        run_id=worst.run_id,
+    return build(
+        EvaluationResult,
+        {
+            "case_id": worst.case_id,
+            "status": worst.status,
+            "score": sum(scored) / len(scored) if scored else None,
+            "reason": clip(reason, _REASON_LIMIT),
+            "checks": worst.checks,
+            "duration_ms": sum(r.duration_ms for r in results),
+            "run_id": worst.run_id,
+        },
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from tracereplay.evaluate.fastmodel import build
 from tracereplay.models import AgentResult, Document, LlmCall, Run
 from tracereplay.store.db import Store
 
@@ -19,7 +20,7 @@ _RUN_COLUMNS = (
 
 
 def _loads(text: str | None, default: Any) -> Any:
-    return default if not text else orjson.loads(text)
+    return default if not text or text in ("[]", "{}") else orjson.loads(text)
 
 
 def load_runs(store: Store, run_ids: Iterable[str]) -> dict[str, Run]:
@@ -41,45 +42,94 @@ def load_runs(store: Store, run_ids: Iterable[str]) -> dict[str, Run]:
         [ids],
     ).fetchall():
         llm.setdefault(run_id, []).append(
-            LlmCall.model_construct(
-                round=rnd,
-                span_id=span_id or "",
-                model=model or "",
-                provider=provider or "",
-                input_tokens=tin,
-                output_tokens=tout,
-                duration_ms=dur or 0.0,
-                finish_reason=finish or "",
-                started_at=started,
-                input_messages=[],
-                output_messages=[],
+            build(
+                LlmCall,
+                {
+                    "round": rnd,
+                    "span_id": span_id or "",
+                    "model": model or "",
+                    "provider": provider or "",
+                    "input_tokens": tin,
+                    "output_tokens": tout,
+                    "duration_ms": dur or 0.0,
+                    "finish_reason": finish or "",
+                    "started_at": started,
+                    "input_messages": [],
+                    "output_messages": [],
+                },
             )
         )
     runs: dict[str, Run] = {}
     for row in rows:
         d = dict(zip(_RUN_COLUMNS, row))
         run_id = d["run_id"]
-        runs[run_id] = Run.model_construct(
-            run_id=run_id,
-            trace_id=d["trace_id"],
-            root_span_id=d["root_span_id"],
-            parent_run_id=d["parent_run_id"],
-            agent_name=d["agent_name"] or "",
-            service_name=d["service_name"] or "",
-            kind=d["kind"] or "live",
-            convention=d["convention"] or "",
-            query=d["query"] or "",
-            context=[Document.model_validate(x) for x in _loads(d["context"], [])],
-            parameters=_loads(d["parameters"], {}),
-            models=_loads(d["models"], []),
-            input_tokens=d["input_tokens"] or 0,
-            output_tokens=d["output_tokens"] or 0,
-            started_at=d["started_at"],
-            duration_ms=d["duration_ms"] or 0.0,
-            error=d["error"],
-            eval_run_id=d["eval_run_id"],
-            case_id=d["case_id"],
-            result=AgentResult.model_validate_json(d["result"]) if d["result"] else AgentResult(),
-            llm_calls=llm.get(run_id, []),
+        runs[run_id] = build(
+            Run,
+            {
+                "run_id": run_id,
+                "trace_id": d["trace_id"],
+                "root_span_id": d["root_span_id"],
+                "parent_run_id": d["parent_run_id"],
+                "agent_name": d["agent_name"] or "",
+                "service_name": d["service_name"] or "",
+                "kind": d["kind"] or "live",
+                "convention": d["convention"] or "",
+                "query": d["query"] or "",
+                "context": [Document.model_validate(x) for x in _loads(d["context"], [])],
+                "parameters": _loads(d["parameters"], {}),
+                "models": _loads(d["models"], []),
+                "input_tokens": d["input_tokens"] or 0,
+                "output_tokens": d["output_tokens"] or 0,
+                "started_at": d["started_at"],
+                "duration_ms": d["duration_ms"] or 0.0,
+                "error": d["error"],
+                "eval_run_id": d["eval_run_id"],
+                "case_id": d["case_id"],
+                "result": (
+                    AgentResult.model_validate_json(d["result"]) if d["result"] else AgentResult()
+                ),
+                "llm_calls": llm.get(run_id, []),
+            },
         )
     return runs
+
+
+#: span attribute the SDK's ``@tool`` writes: how a result was recorded ("text" or "json")
+RESULT_ENCODING = "tracereplay.tool.result_encoding"
+
+
+def load_result_encodings(store: Store, runs: Iterable[Run]) -> dict[str, list[str | None]]:
+    """For each run, how each recorded tool result was encoded (aligned with its tool calls):
+    "json" (the tool returned a structure or a number: replay gives back the decoded value),
+    "text" (a string), or None when the recording does not say (not made by the SDK)."""
+    runs = [r for r in runs if r.result.tool_calls]
+    if not runs:
+        return {}
+    rows = store.con.execute(
+        "SELECT trace_id, attributes->>'gen_ai.tool.name', attributes->>'gen_ai.tool.call.id',"
+        f" attributes->>'{RESULT_ENCODING}' FROM spans"
+        " WHERE trace_id IN (SELECT unnest(?))"
+        f" AND attributes->>'{RESULT_ENCODING}' IS NOT NULL"
+        " ORDER BY trace_id, start_time_unix_nano, span_id",
+        [sorted({r.trace_id for r in runs})],
+    ).fetchall()
+    by_id: dict[tuple[str, str], str] = {}
+    by_name: dict[tuple[str, str], list[str]] = {}
+    for trace_id, tool, call_id, encoding in rows:
+        if call_id:
+            by_id[(trace_id, call_id)] = encoding
+        by_name.setdefault((trace_id, tool or ""), []).append(encoding)
+    out: dict[str, list[str | None]] = {}
+    for run in runs:
+        seen: dict[str, int] = {}
+        encodings: list[str | None] = []
+        for call in run.result.tool_calls:
+            nth = seen.get(call.tool_name, 0)
+            seen[call.tool_name] = nth + 1
+            found = by_id.get((run.trace_id, call.tool_call_id)) if call.tool_call_id else None
+            if found is None:
+                same = by_name.get((run.trace_id, call.tool_name), [])
+                found = same[nth] if nth < len(same) else None
+            encodings.append(found)
+        out[run.run_id] = encodings
+    return out

@@ -42,6 +42,9 @@ def drain_spool(store: Store, batch_bytes: int = BATCH_BYTES) -> IngestStats:
     total = IngestStats()
     for segment in spool.list_segments(store.spool_dir):
         offset = store.spool_offset(segment.key)
+        # Stop at what the segment held when we got to it: chasing a writer that keeps appending
+        # (a busy ``tracereplay serve``) would keep this command, and the store lock, forever.
+        end = spool.segment_size(segment)
         while True:
             finished = segment.finished  # read before the data: a later append is seen next time
             chunk = spool.read_records(segment, offset, batch_bytes)
@@ -64,6 +67,8 @@ def drain_spool(store: Store, batch_bytes: int = BATCH_BYTES) -> IngestStats:
                     total.add(ingest_batch(store, spans, logs))
                     store.set_spool_offset(segment.key, chunk.end_offset)
                 offset = chunk.end_offset
+                if offset >= end and not finished:
+                    break  # the rest was appended since: the next drain takes it
             if chunk.corrupt:
                 log.warning("spool segment damaged, set aside: %s", chunk.corrupt)
                 spool.retire_segment(segment, corrupt=True)

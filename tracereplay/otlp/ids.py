@@ -25,13 +25,6 @@ def span_ids_problem(trace_id: bytes, span_id: bytes, parent_span_id: bytes) -> 
     return None
 
 
-def parent_hex(parent_span_id: bytes) -> str:
-    """Lowercase hex of a (valid) parent span id; ``""`` for a root span."""
-    if not parent_span_id or parent_span_id == ZERO_SPAN_ID:
-        return ""
-    return parent_span_id.hex()
-
-
 def log_ids_problem(trace_id: bytes, span_id: bytes) -> str | None:
     """Why a log record with these ids must be rejected, or ``None`` if they are valid."""
     if trace_id and len(trace_id) != 16:

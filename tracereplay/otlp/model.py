@@ -27,7 +27,8 @@ class Decoded:
 
     Invalid spans/log records (bad id lengths...) are not errors: they are counted in
     ``rejected_spans``/``rejected_logs`` and ``errors`` holds one short reason per kind of
-    rejection, so a server can answer OTLP ``partial_success``.
+    rejection, so a server can answer OTLP ``partial_success``. The spans of one
+    ``ResourceSpans`` share one ``resource`` dict: treat it as read-only.
     """
 
     spans: list[Span] = field(default_factory=list)

@@ -68,18 +68,9 @@ def _kind_problems(spec: CheckSpec) -> list[tuple[tuple[int | str, ...], str]]:
 
 
 def load_check_modules(modules: Sequence[str]) -> None:
-    """Import modules that register custom checks (``@tracereplay.check``), so definitions
-    using their kinds validate. The current directory is importable, as for ``--agent``."""
-    import importlib
-    import os
-    import sys
+    """Import modules that register custom checks (``@tracereplay.check``) so definitions using
+    their kinds validate: the same module names / ``.py`` paths as ``tracereplay eval --checks``."""
+    if modules:
+        from tracereplay.evaluate.checks.custom import load_check_modules as load
 
-    if modules and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except Exception as exc:  # any failure importing user code is a one-line error
-            raise InvalidChecksError(
-                f"cannot import checks module '{name}': {type(exc).__name__}: {exc}"
-            ) from None
+        load(modules)

@@ -5,20 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, get_args
+from typing import Any
 
 import orjson
 
 from tracereplay.errors import TraceReplayError
-from tracereplay.models import AgentResult, Document, EvalCase, EvalSuite, Run
+from tracereplay.models import SOURCE_KINDS, AgentResult, Document, EvalCase, EvalSuite, Run
 from tracereplay.models.evals import SourceKind
 from tracereplay.promote import repository as repo
 from tracereplay.promote.checks import default_checks
 from tracereplay.promote.suites import build
 from tracereplay.promote.where import matching_run_ids
 from tracereplay.store.db import Store
-
-SOURCE_KIND_VALUES: tuple[str, ...] = get_args(SourceKind)
 
 
 class PromoteError(TraceReplayError):
@@ -60,8 +58,8 @@ class BulkPromoteResult:
 def parse_kind(text: str) -> SourceKind:
     """A source kind from user text (``failed_run``, ``failed-run`` ...); one-line error otherwise."""
     value = text.strip().lower().replace("-", "_")
-    if value not in SOURCE_KIND_VALUES:
-        raise PromoteError(f"unknown kind '{text}' (choose one of {', '.join(SOURCE_KIND_VALUES)})")
+    if value not in SOURCE_KINDS:
+        raise PromoteError(f"unknown kind '{text}' (choose one of {', '.join(SOURCE_KINDS)})")
     return value  # type: ignore[return-value]
 
 
@@ -121,7 +119,7 @@ def promote_run(
     run_id = store.resolve_run_id(run_ident)
     run = load_runs(store, [run_id])[0]
     name = suite_name if suite_name is not None else run.agent_name
-    if not name.strip():
+    if suite_name is None and not name.strip():
         raise PromoteError(
             f"run {run.run_id} has no agent name to name a suite after: give --suite NAME"
         )

@@ -10,6 +10,7 @@ for what writing produced; by hand, ``id``/``seq``/timestamps may be left out an
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import Callable, Sequence
@@ -37,9 +38,9 @@ _SUITE_KEYS = (
 )  # fmt: skip
 _CASE_KEYS = tuple(k for k in EvalCase.model_fields if k != "suite_id")
 _LINE_BREAKS = frozenset("\r\x85\u2028\u2029")
-# reading with libyaml when PyYAML has it (several times faster); writing in Python, whose
-# emitter can indent list items under their key
+# libyaml when PyYAML was built with it: the same text, many times faster
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,9 @@ def dump_data(data: Any, fmt: FileFormat = "yaml") -> str:
 def case_to_dict(case: EvalCase) -> dict[str, Any]:
     """A case's file form: its fields except ``suite_id``, defaults left out."""
     data = _without_defaults(case, _CASE_KEYS)
+    for call in data.get("expected_tool_calls", []):
+        if call["arguments"] is None:  # the default: any arguments
+            del call["arguments"]
     if case.checks is not None:
         data["checks"] = [check_to_dict(c) for c in case.checks]
     return data
@@ -134,30 +138,33 @@ def case_to_dict(case: EvalCase) -> dict[str, Any]:
 def _without_defaults(model: BaseModel, keys: Sequence[str]) -> dict[str, Any]:
     """``keys`` of the model's JSON form, leaving out those at their default (never id or seq)."""
     dumped = model.model_dump(mode="json")
-    fields = type(model).model_fields
-    out: dict[str, Any] = {}
-    for key in keys:
-        if key in ("id", "seq", "name", "query"):
-            out[key] = dumped[key]
-            continue
-        default = fields[key].get_default(call_default_factory=True)
-        if dumped[key] != _jsonable(default):
-            out[key] = dumped[key]
-    return out
+    defaults = _defaults(type(model))
+    return {
+        key: dumped[key]
+        for key in keys
+        if key in ("id", "seq", "name", "query") or dumped[key] != defaults[key]
+    }
+
+
+@functools.cache
+def _defaults(cls: type[BaseModel]) -> dict[str, Any]:
+    """Each field's default in JSON form (factories called once; id is never compared)."""
+    return {
+        key: _jsonable(info.get_default(call_default_factory=True))
+        for key, info in cls.model_fields.items()
+        if key != "id"
+    }
 
 
 def _jsonable(value: Any) -> Any:
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
     """Multi-line text as ``|`` blocks where YAML keeps them exact; no aliases."""
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
-
-    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
-        super().increase_indent(flow, False)  # indent list items under their key
 
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -184,8 +191,7 @@ def detect_format(name: str, text: str) -> FileFormat:
 
 def load_suite(text: str, fmt: FileFormat, source: str = "<suite>") -> ParsedSuite:
     """Read and validate a suite file; ``SuiteFileError`` lists every problem found."""
-    data, lines, problems = _parse(text, fmt)
-    locate = _locator(lines)
+    data, problems, locate = _parse(text, fmt)
     if data is None and problems:
         raise SuiteFileError(source, problems)
     parsed, found = _validate(data)
@@ -199,8 +205,7 @@ def load_suite(text: str, fmt: FileFormat, source: str = "<suite>") -> ParsedSui
 
 def load_checks(text: str, fmt: FileFormat, source: str = "<checks>") -> list[CheckSpec]:
     """Check definitions from a file: a list of checks, or a mapping with a ``checks`` list."""
-    data, lines, problems = _parse(text, fmt)
-    locate = _locator(lines)
+    data, problems, locate = _parse(text, fmt)
     if data is None and problems:
         raise SuiteFileError(source, problems)
     base: Path_ = ()
@@ -217,37 +222,71 @@ def _order(problem: Problem) -> tuple[int, str]:
     return (problem.line or 0, format_path(problem.path))
 
 
-def _parse(text: str, fmt: FileFormat) -> tuple[Any, dict[Path_, int], list[Problem]]:
-    """The data, the line of each field path, and syntax problems (duplicate keys included)."""
-    lines: dict[Path_, int] = {}
-    problems: list[Problem] = []
-    node = None
+Locate = Callable[[Path_], "int | None"]
+
+
+def _parse(text: str, fmt: FileFormat) -> tuple[Any, list[Problem], Locate]:
+    """The data, syntax problems (duplicate keys included) and a field path -> line lookup."""
+    if fmt == "json":
+        return _parse_json(text)
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:
-        if fmt == "yaml":
-            mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            reason = getattr(exc, "problem", None) or str(exc)
-            return (
-                None,
-                lines,
-                [Problem((), f"not valid YAML: {' '.join(str(reason).split())}", line)],
-            )
-    if node is not None:
-        _walk(node, (), lines, problems)
-    if fmt == "json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            return (
-                None,
-                lines,
-                [Problem((), f"not valid JSON: {exc.msg} (column {exc.colno})", exc.lineno)],
-            )
-    else:
-        data = _Loader(text).construct_document(node) if node is not None else None
-    return data, lines, problems
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        reason = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        line = mark.line + 1 if mark is not None else None
+        return None, [Problem((), f"not valid YAML: {reason}", line)], _no_lines
+    if node is None:
+        return None, [], _no_lines
+    lines: dict[Path_, int] = {}
+    problems: list[Problem] = []
+    _walk(node, (), lines, problems)
+    return _Loader(text).construct_document(node), problems, _locator(lines)
+
+
+def _parse_json(text: str) -> tuple[Any, list[Problem], Locate]:
+    """JSON is read with ``json``; the lines of its fields (a YAML pass over the same text) are
+    only worked out when there is a problem to place."""
+    duplicated = False
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal duplicated
+        out = dict(items)
+        duplicated = duplicated or len(out) != len(items)
+        return out
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs)
+    except json.JSONDecodeError as exc:
+        return (
+            None,
+            [Problem((), f"not valid JSON: {exc.msg} (column {exc.colno})", exc.lineno)],
+            _no_lines,
+        )
+    lines: dict[Path_, int] | None = None
+    found: list[Problem] = []
+
+    def locate(path: Path_) -> int | None:
+        nonlocal lines
+        if lines is None:
+            lines = {}
+            try:
+                node = yaml.compose(text, Loader=_Loader)
+            except yaml.YAMLError:  # JSON that YAML 1.1 does not read: paths only
+                node = None
+            if node is not None:
+                _walk(node, (), lines, found)
+        return _locator(lines)(path)
+
+    problems: list[Problem] = []
+    if duplicated:
+        locate(())
+        problems = found or [Problem((), "a key is given twice in one object")]
+    return data, problems, locate
+
+
+def _no_lines(path: Path_) -> int | None:
+    return None
 
 
 def _walk(node: yaml.Node, path: Path_, lines: dict[Path_, int], problems: list[Problem]) -> None:

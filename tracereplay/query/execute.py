@@ -13,7 +13,9 @@ from tracereplay.store.db import Store
 
 
 @contextmanager
-def run_sql(store: Store, sql: str, *, write: bool = False) -> Iterator[duckdb.DuckDBPyRelation | None]:
+def run_sql(
+    store: Store, sql: str, *, write: bool = False
+) -> Iterator[duckdb.DuckDBPyRelation | None]:
     """Run ``sql`` (one or more statements) and yield the last statement's result, or None when
     it returns nothing (``CREATE``, ``SET``...). Earlier statements' results are discarded.
 

@@ -23,12 +23,12 @@ from rich.table import Table
 from rich.text import Text
 
 #: rows fetched per record batch
-BATCH_ROWS = 65_536
+BATCH_ROWS = 8_192
 
 _NESTED = {"list", "struct", "map", "array", "union"}
 _NUMERIC = {
     "tinyint", "smallint", "integer", "bigint", "utinyint", "usmallint", "uinteger", "ubigint",
-    "float", "double", "decimal",
+    "hugeint", "uhugeint", "float", "double", "decimal",
 }  # fmt: skip
 _CSV_NATIVE = _NUMERIC | {"boolean", "varchar"}
 
@@ -83,7 +83,9 @@ def _text_projection(rel: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
     exprs = []
     for i, (name, typ) in enumerate(zip(column_names(rel), rel.types), start=1):
         text = (
-            f"CAST(round(#{i}, 6) AS VARCHAR)" if typ.id in ("float", "double") else _as_text(i, typ.id)
+            f"CAST(round(#{i}, 6) AS VARCHAR)"
+            if typ.id in ("float", "double")
+            else _as_text(i, typ.id)
         )
         exprs.append(f"{text} AS {_quote(name)}")
     return rel.project(", ".join(exprs))
@@ -147,9 +149,7 @@ def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> None:
     """Write the result to a Parquet file with DuckDB's own (streaming) writer."""
     names = column_names(rel)
     if names != list(rel.columns):
-        rel = rel.project(
-            ", ".join(f"#{i} AS {_quote(n)}" for i, n in enumerate(names, start=1))
-        )
+        rel = rel.project(", ".join(f"#{i} AS {_quote(n)}" for i, n in enumerate(names, start=1)))
     rel.to_parquet(str(path))
 
 

@@ -2,7 +2,8 @@
 
 DuckDB parses the text (``extract_statements``) and each statement's type decides: only
 queries (``SELECT``, ``WITH``, ``FROM``, ``VALUES``, ``DESCRIBE``, ``SHOW``, ``SUMMARIZE``,
-``PIVOT``-free ``UNPIVOT``) and ``EXPLAIN`` of such a query are read-only. Everything else
+``UNPIVOT``, ``PIVOT ... IN (...)``) and ``EXPLAIN`` of such a query are read-only. A ``PIVOT``
+without an ``IN`` list first creates an enum type, so it counts as a write. Everything else
 (``INSERT``, ``UPDATE``, ``DELETE``, ``CREATE``, ``DROP``, ``ALTER``, ``COPY``, ``EXPORT``,
 ``ATTACH``, ``DETACH``, ``PRAGMA``, ``SET``, ``CALL``, ``INSTALL``/``LOAD``, transactions, ...)
 is refused. The statements then run inside a ``READ ONLY`` transaction that is rolled back, so
@@ -37,9 +38,7 @@ def one_line(exc: BaseException) -> str:
     return " ".join(" ".join(lines).split())
 
 
-def split_statements(
-    con: duckdb.DuckDBPyConnection, sql: str
-) -> list[duckdb.Statement]:
+def split_statements(con: duckdb.DuckDBPyConnection, sql: str) -> list[duckdb.Statement]:
     """The statements of ``sql`` as DuckDB parses them; a parse error becomes ``SqlError``."""
     try:
         statements = con.extract_statements(sql)
@@ -74,9 +73,7 @@ def _is_read_only(con: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -
     return False
 
 
-def check_read_only(
-    con: duckdb.DuckDBPyConnection, statements: list[duckdb.Statement]
-) -> None:
+def check_read_only(con: duckdb.DuckDBPyConnection, statements: list[duckdb.Statement]) -> None:
     """Raise ``ReadOnlyError`` naming the first statement that is not a plain query."""
     for statement in statements:
         if not _is_read_only(con, statement):

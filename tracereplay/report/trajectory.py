@@ -15,9 +15,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from tracereplay.evaluate.matching import arg_differences, values_match
-from tracereplay.evaluate.outcomes import ReplayReport
+from tracereplay.evaluate.outcomes import ArgumentDrift, ReplayReport
 from tracereplay.evaluate.replay import arguments_equal, normalize_arguments
 from tracereplay.models import ToolCallRecord
+
+_NOT_ANSWERED = "no recording answered this call"
 
 StepStatus = Literal["match", "drift", "no_recording", "unused", "recorded"]
 
@@ -55,9 +57,7 @@ def _differences(recorded: dict[str, Any], replayed: dict[str, Any]) -> list[str
 
 def recorded_only(calls: Sequence[ToolCallRecord]) -> list[Step]:
     """The trajectory of a recorded-mode case: the source run's calls, nothing replayed."""
-    return [
-        Step(status="recorded", recorded_position=i, recorded=c) for i, c in enumerate(calls)
-    ]
+    return [Step(status="recorded", recorded_position=i, recorded=c) for i, c in enumerate(calls)]
 
 
 def align(
@@ -122,9 +122,59 @@ def align(
                 answered=answered,
             )
         )
+    steps.extend(_unrecorded_calls(recorded, replayed, report, drift, used))
     steps.extend(
         Step(status="unused", recorded_position=i, recorded=c)
         for i, c in enumerate(recorded)
         if not used[i]
     )
+    return steps
+
+
+def _unrecorded_calls(
+    recorded: Sequence[ToolCallRecord],
+    replayed: Sequence[ToolCallRecord],
+    report: ReplayReport | None,
+    drift: list[ArgumentDrift],
+    used: list[bool],
+) -> list[Step]:
+    """Calls the replay report knows but the scored trajectory lacks (a call that raised
+    ``no recording`` can end the agent before its run recorded it)."""
+    if report is None:
+        return []
+    seen = [(c.tool_name, normalize_arguments(c.arguments)) for c in replayed]
+    steps: list[Step] = []
+    for d in drift:  # drift left unpaired: strict matching refused the call
+        if (d.tool, d.arguments) in seen:
+            seen.remove((d.tool, d.arguments))
+            continue
+        ok = 0 <= d.recorded_position < len(recorded) and not used[d.recorded_position]
+        if ok:
+            used[d.recorded_position] = True
+        steps.append(
+            Step(
+                status="drift",
+                recorded_position=d.recorded_position if ok else None,
+                recorded=recorded[d.recorded_position] if ok else None,
+                replayed=ToolCallRecord(round=0, tool_name=d.tool, arguments=d.arguments,
+                                        error=None if d.answered else _NOT_ANSWERED),
+                differences=d.differences,
+                drifted_keys=drifted_keys(d.recorded_arguments, d.arguments),
+                answered=d.answered,
+            )
+        )  # fmt: skip
+        seen.append((d.tool, d.arguments))  # the same call is listed as unanswered too
+    for u in report.unanswered:
+        if (u.tool, u.arguments) in seen:
+            seen.remove((u.tool, u.arguments))
+            continue
+        error = None if u.live else _NOT_ANSWERED
+        steps.append(
+            Step(
+                status="no_recording",
+                replayed=ToolCallRecord(
+                    round=0, tool_name=u.tool, arguments=u.arguments, error=error
+                ),
+            )
+        )
     return steps

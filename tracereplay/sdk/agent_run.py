@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from types import TracebackType
@@ -79,7 +80,7 @@ def normalize_context(context: Any) -> list[dict[str, str]]:
 class AgentRunHandle:
     """The run being recorded: set its response, record its LLM calls, mark how it ended."""
 
-    __slots__ = ("agent_name", "query", "_scope", "_policy", "_pending")
+    __slots__ = ("agent_name", "query", "_scope", "_policy", "_pending", "_lock")
 
     def __init__(self, agent_name: str, query: str | None, scope: SpanScope, policy: ContentPolicy):
         self.agent_name = agent_name
@@ -87,6 +88,7 @@ class AgentRunHandle:
         self._scope = scope
         self._policy = policy
         self._pending: list[dict[str, Any]] = []
+        self._lock = threading.Lock()  # tools of one run may run in several threads
 
     @property
     def trace_id(self) -> str:
@@ -150,23 +152,28 @@ class AgentRunHandle:
             tools=tools,
             system_instructions=system_instructions,
             attributes=attributes,
-            on_tool_calls=self._pending.extend,
+            on_tool_calls=self._add_tool_calls,
         )
+
+    def _add_tool_calls(self, calls: list[dict[str, Any]]) -> None:
+        with self._lock:
+            self._pending.extend(calls)
 
     def take_tool_call_id(self, tool_name: str, arguments: Mapping[str, Any]) -> str | None:
         """The id of the model's pending call of ``tool_name`` (same arguments first), consumed."""
-        best = None
-        for i, call in enumerate(self._pending):
-            if call.get("name") != tool_name:
-                continue
-            if call.get("arguments") == arguments:
-                best = i
-                break
+        with self._lock:
+            best = None
+            for i, call in enumerate(self._pending):
+                if call.get("name") != tool_name:
+                    continue
+                if call.get("arguments") == arguments:
+                    best = i
+                    break
+                if best is None:
+                    best = i
             if best is None:
-                best = i
-        if best is None:
-            return None
-        call_id = self._pending.pop(best).get("id")
+                return None
+            call_id = self._pending.pop(best).get("id")
         return str(call_id) if call_id else None
 
 

@@ -41,5 +41,7 @@ EVAL_RUN_ID = "tracereplay.eval_run_id"
 CASE_ID = "tracereplay.case_id"
 # on an execute_tool span whose result came from a tool interceptor (replay), not the tool
 TOOL_REPLAYED = "tracereplay.tool.replayed"
+# "text": gen_ai.tool.call.result is the tool's str result as is; "json": any other value as JSON
+TOOL_RESULT_ENCODING = "tracereplay.tool.result_encoding"
 
 STATUS_MAX_ROUNDS_EXCEEDED = "max_rounds_exceeded"

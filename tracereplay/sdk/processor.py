@@ -66,9 +66,7 @@ class ProcessorSlot(SpanProcessor):
         self._processor.on_start(span, parent_context=parent_context)
 
     def _on_ending(self, span: Span) -> None:
-        on_ending = getattr(self._processor, "_on_ending", None)
-        if on_ending is not None:
-            on_ending(span)
+        self._processor._on_ending(span)
 
     def on_end(self, span: ReadableSpan) -> None:
         self._processor.on_end(span)

@@ -13,7 +13,7 @@ from opentelemetry.util.types import AttributeValue
 from tracereplay.sdk import attributes as A
 from tracereplay.sdk.config import get_tracer
 from tracereplay.sdk.content import ContentPolicy
-from tracereplay.sdk.health import guard, health
+from tracereplay.sdk.health import health
 
 
 class SpanScope:
@@ -36,14 +36,21 @@ class SpanScope:
         if self._closed:
             return
         self._closed = True
+        # plain try/except rather than ``guard``: this runs for every span
         if exc is not None:
-            with guard("record exception"):
+            try:
                 record_error(self.span, exc, policy)
+            except Exception as err:
+                health.instrumentation_failed("record exception", err)
         if self._token is not None:
-            with guard("detach context"):
+            try:
                 otel_context.detach(self._token)  # type: ignore[arg-type]
-        with guard("end span"):
+            except Exception as err:
+                health.instrumentation_failed("detach context", err)
+        try:
             self.span.end()
+        except Exception as err:
+            health.instrumentation_failed("end span", err)
 
 
 def record_error(span: Span, exc: BaseException, policy: ContentPolicy) -> None:

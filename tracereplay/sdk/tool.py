@@ -19,14 +19,11 @@ from opentelemetry.util.types import AttributeValue
 from tracereplay.sdk import attributes as A
 from tracereplay.sdk.agent_run import current_run
 from tracereplay.sdk.content import ContentPolicy, current_policy
-from tracereplay.sdk.health import guard
-from tracereplay.sdk.replay import RUN_LIVE, current_interceptor
+from tracereplay.sdk.health import health
+from tracereplay.sdk.replay import RUN_LIVE, _interceptor
 from tracereplay.sdk.span_scope import SpanScope
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: ``tracereplay.tool.result_encoding``: "text" (a str result, as is) or "json" (anything else)
-RESULT_ENCODING = "tracereplay.tool.result_encoding"
 
 
 class _Binder:
@@ -83,7 +80,7 @@ class ToolSpec:
             A.TOOL_NAME: self.name,
             A.TOOL_TYPE: "function",
         }
-        with guard("tool arguments"):
+        try:  # not ``guard``: this runs for every tool call
             arguments = self.binder.bind(args, kwargs)
             if self.description:
                 attrs[A.TOOL_DESCRIPTION] = self.description
@@ -95,23 +92,31 @@ class ToolSpec:
                 attrs[A.TOOL_CALL_ID] = call_id
             if policy.capture:
                 attrs[A.TOOL_CALL_ARGUMENTS] = policy.json(arguments)
+        except Exception as exc:
+            health.instrumentation_failed("tool arguments", exc)
         scope = SpanScope(f"{A.OP_EXECUTE_TOOL} {self.name}", SpanKind.INTERNAL, attrs)
         return scope, policy, arguments
 
     @staticmethod
     def finish(scope: SpanScope, policy: ContentPolicy, result: Any, replayed: bool) -> None:
-        with guard("tool result"):
+        try:
             span = scope.span
             if replayed:
                 span.set_attribute(A.TOOL_REPLAYED, True)
             if policy.capture:
-                span.set_attribute(A.TOOL_CALL_RESULT, policy.value(result))
-                span.set_attribute(RESULT_ENCODING, "text" if isinstance(result, str) else "json")
+                span.set_attributes(
+                    {
+                        A.TOOL_CALL_RESULT: policy.value(result),
+                        A.TOOL_RESULT_ENCODING: "text" if isinstance(result, str) else "json",
+                    }
+                )
+        except Exception as exc:
+            health.instrumentation_failed("tool result", exc)
         scope.close(None, policy)
 
 
 def _intercept(spec: ToolSpec, arguments: dict[str, Any]) -> Any:
-    interceptor = current_interceptor()
+    interceptor = _interceptor.get()
     if interceptor is None:
         return RUN_LIVE
     return interceptor(spec.name, arguments)

@@ -150,7 +150,9 @@ def build_grpc_server(
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.grpc_workers, thread_name_prefix="otlp-grpc"),
         interceptors=[TokenInterceptor(auth)] if auth.enabled else [],
-        maximum_concurrent_rpcs=limits.max_inflight_requests,
+        # no call waits for a worker while holding its message: memory stays within
+        # grpc_workers x max_decompressed_bytes (more calls get RESOURCE_EXHAUSTED at once)
+        maximum_concurrent_rpcs=min(config.grpc_workers, limits.max_inflight_requests),
         options=[
             ("grpc.max_receive_message_length", limits.max_decompressed_bytes),
             ("grpc.so_reuseport", 0),

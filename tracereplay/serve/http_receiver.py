@@ -18,7 +18,13 @@ from tracereplay.serve.admission import Admission
 from tracereplay.serve.auth import TokenCheck
 from tracereplay.serve.bodies import check_encoding, inflate, parse_length, read_body
 from tracereplay.serve.intake import LOGS, TRACES, Intake, Receipt
-from tracereplay.serve.rejections import Rejection, Unauthenticated, UnsupportedMediaType
+from tracereplay.serve.rejections import (
+    NotFound,
+    Rejection,
+    Unauthenticated,
+    Unavailable,
+    UnsupportedMediaType,
+)
 from tracereplay.serve.responses import JSON, PROTOBUF, error_body, export_body
 
 log = logging.getLogger("tracereplay.serve")
@@ -110,6 +116,7 @@ class OtlpHandler(BaseHTTPRequestHandler):
 
     server: HttpReceiver
     protocol_version = "HTTP/1.1"
+    _unread: int | None = None  # body bytes of the current request not read yet (None: unknown)
     server_version = "tracereplay"
     sys_version = ""
 
@@ -131,13 +138,12 @@ class OtlpHandler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ POST
     def do_POST(self) -> None:
         content_type = JSON
-        self._unread: int | None = None  # body bytes not read yet (None: unknown)
+        self._unread = self._declared_length()
         try:
-            signal = ROUTES.get(urlsplit(self.path).path)
+            path = urlsplit(self.path).path
+            signal = ROUTES.get(path)
             if signal is None:
-                self.close_connection = True
-                self._send(404, JSON, orjson.dumps({"code": 5, "message": "no such path"}))
-                return
+                raise NotFound(f"no such path: {path} (POST /v1/traces or /v1/logs)")
             content_type = self._media_type()
             receipt = self._receive(signal, content_type)
         except Rejection as rejection:
@@ -147,7 +153,22 @@ class OtlpHandler(BaseHTTPRequestHandler):
             log.debug("request from %s cut: %s", self.address_string(), exc)
             self.close_connection = True
             return
+        except Exception:  # a bug: answer (500, not retried) rather than drop the connection
+            log.exception("unexpected error handling a request from %s", self.address_string())
+            self.close_connection = True
+            self._send(500, JSON, orjson.dumps({"code": 13, "message": "internal error"}))
+            return
         self._send(200, content_type, export_body(signal, content_type, receipt))
+
+    def _declared_length(self) -> int | None:
+        """Body bytes still to read, from ``Content-Length`` (None: unknown or chunked)."""
+        if self.headers.get("Transfer-Encoding"):
+            return None
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            return None
+        return length if length >= 0 else None
 
     def _media_type(self) -> str:
         raw = self.headers.get("Content-Type") or ""
@@ -168,8 +189,6 @@ class OtlpHandler(BaseHTTPRequestHandler):
         encoding = check_encoding(self.headers.get("Content-Encoding"))
         declared = self.headers.get("Content-Length")
         transfer = self.headers.get("Transfer-Encoding")
-        if declared and not transfer:
-            self._unread = parse_length(declared, 1 << 62)
         expected = (
             parse_length(declared, limits.max_request_bytes) if declared and not transfer else 0
         )
@@ -192,9 +211,11 @@ class OtlpHandler(BaseHTTPRequestHandler):
             )
 
     def _reject(self, rejection: Rejection, content_type: str) -> None:
-        unread = getattr(self, "_unread", None)
-        reusable = unread == 0 or self._discard(unread)
-        if not reusable or rejection.http_status == 503:
+        # Keep the connection when the body is read (or cheaply readable) and the client is
+        # welcome back at once; an unauthenticated or turned-away client is closed on.
+        welcome = not isinstance(rejection, (Unauthenticated, Unavailable))
+        reusable = self._unread == 0 or (welcome and self._discard(self._unread))
+        if not reusable or not welcome:
             self.close_connection = True
         headers = {}
         if rejection.retry_after is not None:

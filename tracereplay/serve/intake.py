@@ -8,6 +8,7 @@ only parsed here (in C), never walked into Python spans twice.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,8 +23,10 @@ from tracereplay.otlp.json_decode import decode_logs_json, decode_traces_json, l
 from tracereplay.otlp.pb_decode import parse_logs_request, parse_traces_request
 from tracereplay.serve.config import Limits
 from tracereplay.serve.limiting import limit_json, limit_logs_pb, limit_traces_pb
-from tracereplay.serve.rejections import InvalidData
+from tracereplay.serve.rejections import InvalidData, Unavailable
 from tracereplay.store import spool
+
+log = logging.getLogger("tracereplay.serve")
 
 TRACES = "traces"
 LOGS = "logs"
@@ -138,10 +141,12 @@ class Intake:
         try:
             obj = load_json(body)
             decoded = decode_traces_json(obj)
+            if limit_json(obj, self.limits, len(body)):
+                body = orjson.dumps(obj)
         except DecodeError as exc:
             raise InvalidData(str(exc)) from None
-        if limit_json(obj, self.limits, len(body)):
-            body = orjson.dumps(obj)
+        except RecursionError:
+            raise InvalidData("invalid OTLP/JSON: values nested too deeply") from None
         kept, rejected = len(decoded.spans), decoded.rejected_spans
         self._spool(spool.KIND_TRACES_JSON, body, kept + rejected, rejected)
         self._count(spans=kept, rejected_spans=rejected)
@@ -152,10 +157,12 @@ class Intake:
         try:
             obj = load_json(body)
             decoded = decode_logs_json(obj)
+            if limit_json(obj, self.limits, len(body)):
+                body = orjson.dumps(obj)
         except DecodeError as exc:
             raise InvalidData(str(exc)) from None
-        if limit_json(obj, self.limits, len(body)):
-            body = orjson.dumps(obj)
+        except RecursionError:
+            raise InvalidData("invalid OTLP/JSON: values nested too deeply") from None
         kept, rejected = len(decoded.logs), decoded.rejected_logs
         self._spool(spool.KIND_LOGS_JSON, body, kept + rejected, rejected)
         self._count(logs=kept, rejected_logs=rejected)
@@ -165,7 +172,11 @@ class Intake:
     def _spool(self, kind: int, body: bytes, total: int, rejected: int) -> None:
         if total - rejected <= 0:
             return  # nothing to store: an empty request, or every item rejected
-        self._writer.append(kind, body)  # fsync'd on return: now it may be acknowledged
+        try:
+            self._writer.append(kind, body)  # fsync'd on return: now it may be acknowledged
+        except OSError as exc:  # disk full, spool directory gone...: the client retries later
+            log.error("cannot write the spool: %s", exc)
+            raise Unavailable(f"cannot write the spool ({exc.strerror or exc})", 5) from None
         self._on_spooled(len(body))
         with self._lock:
             self.stats.spooled_bytes += len(body)

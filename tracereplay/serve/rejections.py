@@ -36,6 +36,13 @@ class UnsupportedMediaType(Rejection):
     http_status = 415
 
 
+class NotFound(Rejection):
+    """No such OTLP/HTTP path."""
+
+    http_status = 404
+    grpc_code = grpc.StatusCode.NOT_FOUND
+
+
 class LengthRequired(Rejection):
     """Neither ``Content-Length`` nor chunked transfer encoding."""
 

@@ -7,7 +7,7 @@ from tracereplay.evaluate.subject import CheckSubject
 
 def clip(text: str, limit: int = 80) -> str:
     """``text`` cut to ``limit`` characters (an ellipsis marks the cut), for explanations."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def expected_text(subject: CheckSubject) -> str | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import math
 import threading
 import typing
 from collections.abc import Callable, Iterable
@@ -23,6 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from tracereplay.errors import TraceReplayError
+from tracereplay.evaluate.fastmodel import build
 from tracereplay.models.evals import CheckSpec, ScoreResult, Status
 
 if typing.TYPE_CHECKING:
@@ -37,6 +37,9 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "tracereplay.evaluate.checks.passfail",
     "tracereplay.evaluate.checks.judge",
 )
+
+
+_PASSED, _FAILED = Status.PASSED, Status.FAILED
 
 
 class CheckError(Exception):
@@ -159,8 +162,15 @@ def register_check(
     ``validate(options)``, when given, runs once per spec after type validation and raises
     ``CheckError`` / ``ValueError`` for options that are well typed but unusable (a bad regex).
     """
-    if not kind or not isinstance(kind, str):
-        raise CheckDefinitionError("a check kind must be a non-empty string")
+    if not isinstance(kind, str):
+        raise CheckDefinitionError("a check kind must be a string")
+    try:
+        CheckSpec(kind=kind)
+    except ValidationError as exc:
+        msg = exc.errors(include_url=False)[0].get("msg", "invalid")
+        raise CheckDefinitionError(
+            f"cannot register check {kind!r}: {str(msg).removeprefix('Value error, ')}"
+        ) from None
     if not builtin:
         _load_builtins()
     model, option_fields, extra = _options_model(kind, func)
@@ -280,6 +290,25 @@ class PreparedCheck:
             return error_score(self.label, str(exc) or type(exc).__name__)
         except Exception as exc:
             return error_score(self.label, f"check raised {type(exc).__name__}: {exc}")
+        if out.__class__ is Verdict:  # fast path: bool, float-or-None score, str, dict
+            score, passed = out.score, out.passed
+            if (
+                passed.__class__ is bool
+                and out.explanation.__class__ is str
+                and out.details.__class__ is dict
+                and (score is None or (score.__class__ is float and 0.0 <= score <= 1.0))
+            ):
+                return build(
+                    ScoreResult,
+                    {
+                        "check": self.label,
+                        "score": (1.0 if passed else 0.0) if score is None else score,
+                        "passed": passed,
+                        "status": _PASSED if passed else _FAILED,
+                        "explanation": out.explanation,
+                        "details": out.details,
+                    },
+                )
         return _to_score(self.label, out)
 
 
@@ -361,32 +390,46 @@ def validate_check_specs(specs: Iterable[CheckSpec | dict[str, Any]]) -> list[st
 
 def error_score(label: str, reason: str) -> ScoreResult:
     """An ERROR result: the check could not run (score None, not passed)."""
-    return ScoreResult.model_construct(
-        check=label, score=None, passed=False, status=Status.ERROR, explanation=reason, details={}
+    return build(
+        ScoreResult,
+        {
+            "check": label,
+            "score": None,
+            "passed": False,
+            "status": Status.ERROR,
+            "explanation": reason,
+            "details": {},
+        },
     )
 
 
-def _make(label: str, passed: bool, score: Any, explanation: str, details: Any) -> ScoreResult:
+def _make(label: str, passed: bool, score: Any, explanation: Any, details: Any) -> ScoreResult:
     if score is None:
         score = 1.0 if passed else 0.0
-    elif isinstance(score, bool) or not isinstance(score, (int, float)):
-        return error_score(label, f"check returned a non-numeric score {score!r}")
-    score = float(score)
-    if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+    elif score.__class__ is not float:
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            return error_score(label, f"check returned a non-numeric score {score!r}")
+        score = float(score)
+    if not 0.0 <= score <= 1.0:  # also rejects NaN
         return error_score(label, f"check returned score {score!r}, outside 0..1")
-    return ScoreResult.model_construct(
-        check=label,
-        score=score,
-        passed=passed,
-        status=Status.PASSED if passed else Status.FAILED,
-        explanation=str(explanation),
-        details=details if isinstance(details, dict) else {"value": details},
+    return build(
+        ScoreResult,
+        {
+            "check": label,
+            "score": score,
+            "passed": passed,
+            "status": Status.PASSED if passed else Status.FAILED,
+            "explanation": explanation if explanation.__class__ is str else str(explanation),
+            "details": details if isinstance(details, dict) else {"value": details},
+        },
     )
 
 
 def _to_score(label: str, out: Any) -> ScoreResult:
-    if isinstance(out, Verdict):
-        return _make(label, bool(out.passed), out.score, out.explanation, out.details)
+    if out.__class__ is Verdict:
+        return _make(
+            label, out.passed is True or bool(out.passed), out.score, out.explanation, out.details
+        )
     if isinstance(out, bool):
         return _make(label, out, None, "passed" if out else "failed", {})
     if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], bool):

@@ -39,13 +39,15 @@ def _fold(text: str, case_sensitive: bool) -> str:
 @builtin_check("containsExpected")
 def contains_expected(subject: CheckSubject, caseSensitive: bool = False) -> Verdict:
     """The response contains the expected output; fails when nothing is expected."""
-    expected = expected_text(subject)
-    if expected is None:
+    expected = subject.case.expected_output
+    needle = expected.strip() if expected is not None else ""
+    if not needle:
         return Verdict(False, 0.0, NOTHING_EXPECTED)
-    needle = expected.strip()
-    found = _fold(needle, caseSensitive) in _fold(subject.output, caseSensitive)
-    what = "contains" if found else "does not contain"
-    return Verdict(found, None, f"response {what} the expected text {clip(needle)!r}")
+    output = subject.result.response
+    found = needle in output if caseSensitive else needle.casefold() in output.casefold()
+    if found:
+        return Verdict(True, 1.0, f"response contains the expected text {clip(needle)!r}")
+    return Verdict(False, 0.0, f"response does not contain the expected text {clip(needle)!r}")
 
 
 def normalize_text(text: str, steps: tuple[NormalizeStep, ...] | list[NormalizeStep]) -> str:
@@ -78,7 +80,9 @@ def exact(subject: CheckSubject, normalize: bool | list[NormalizeStep] = ["strip
     want = normalize_text(expected, steps)
     got = normalize_text(subject.output, steps)
     if got == want:
-        return Verdict(True, None, "response equals the expected output", {"normalize": steps})
+        return Verdict(
+            True, None, "response equals the expected output", {"normalize": list(steps)}
+        )
     at = _first_difference(got, want)
     return Verdict(
         False,
@@ -122,13 +126,14 @@ def _validate_regex(options: dict[str, Any]) -> None:
 def regex(subject: CheckSubject, pattern: str, flags: str = "") -> Verdict:
     """The pattern is found in the response (``re.search``); flags are letters from ``aimsx``."""
     compiled = compile_pattern(pattern, flags)
-    m = compiled.search(subject.output)
+    m = compiled.search(subject.result.response)
     if m is None:
-        return Verdict(False, None, f"pattern {clip(pattern, 60)!r} not found in the response")
-    details: dict[str, object] = {"match": clip(m.group(0), 200), "span": list(m.span())}
-    if m.groupdict():
-        details["groups"] = {k: v for k, v in m.groupdict().items()}
-    return Verdict(True, None, f"pattern matched {clip(m.group(0), 60)!r}", details)
+        return Verdict(False, 0.0, f"pattern {clip(pattern, 60)!r} not found in the response")
+    text = m.group(0)
+    details: dict[str, object] = {"match": clip(text, 200), "span": [m.start(), m.end()]}
+    if compiled.groupindex:
+        details["groups"] = m.groupdict()
+    return Verdict(True, 1.0, f"pattern matched {clip(text, 60)!r}", details)
 
 
 @builtin_check("keywords")

@@ -61,15 +61,17 @@ def tool_call_args_match(subject: CheckSubject) -> Verdict:
     actual = subject.result.tool_calls
     adjacent: list[list[int]] = []
     for exp in expected:
-        row = []
-        for j, tc in enumerate(actual):
-            if tc.tool_name == exp.name and (
-                exp.arguments is None or values_match(exp.arguments, tc.arguments)
-            ):
-                row.append(j)
-        adjacent.append(row)
-    if all(len(row) == 1 for row in adjacent) and len({r[0] for r in adjacent}) == len(adjacent):
-        assignment: list[int | None] = [row[0] for row in adjacent]
+        name, want = exp.name, exp.arguments
+        adjacent.append(
+            [
+                j
+                for j, tc in enumerate(actual)
+                if tc.tool_name == name and (want is None or values_match(want, tc.arguments))
+            ]
+        )
+    if len(adjacent) == 1:
+        row = adjacent[0]
+        assignment: list[int | None] = [row[0] if row else None]
     else:
         assignment = max_matching(adjacent, len(actual))
     matched = sum(1 for a in assignment if a is not None)

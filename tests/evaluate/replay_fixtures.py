@@ -1,0 +1,61 @@
+"""Shared set-up for the runner / replay / diff / eval CLI tests: a store with recorded runs of
+the test agents (``agents/replay_agents.py``) promoted into a suite, and CLI helpers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from tracereplay.cli.app import app
+from tracereplay.ingest import open_store
+
+AGENTS = Path(__file__).parent / "agents"
+if str(AGENTS) not in sys.path:
+    sys.path.insert(0, str(AGENTS))
+
+import replay_agents  # noqa: E402
+
+CITIES = ["Paris", "Rome", "Oslo", "Lima", "Cairo", "Quito", "Dakar", "Hanoi", "Perth", "Sofia"]
+runner = CliRunner()
+
+
+def query(city: str) -> str:
+    return f"What is the weather in {city}?"
+
+
+def cli(db: Path, *args: str) -> Any:
+    """Run ``tracereplay --db db ARGS`` in-process; the result has exit_code, stdout, stderr."""
+    return runner.invoke(app, ["--db", str(db), *args])
+
+
+def make_suite(
+    db: Path, cities: list[str] | None = None, suite: str = "weather", agent: str = "weather"
+) -> None:
+    """Record the reference agent live for each city, then promote every run into ``suite``."""
+    chosen = cities if cities is not None else CITIES[:3]
+    if agent == "weather_async":
+        replay_agents.record_async(str(db), [query(c) for c in chosen])
+    else:
+        replay_agents.record(str(db), [query(c) for c in chosen])
+    result = cli(db, "promote", "--where", "kind = 'live'", "--suite", suite)
+    assert result.exit_code == 0, result.output
+
+
+def eval_json(db: Path, tmp_path: Path, *args: str, exit_code: int | None = None) -> dict:
+    """Run ``eval ARGS --json FILE`` and return the JSON document."""
+    out = tmp_path / f"eval-{len(list(tmp_path.glob('eval-*.json')))}.json"
+    result = cli(db, "eval", *args, "--json", str(out))
+    if exit_code is not None:
+        assert result.exit_code == exit_code, result.output
+    assert out.exists(), result.output
+    return json.loads(out.read_text())
+
+
+def rows(db: Path, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    """Query the store as every tracereplay command does (the spool drained first)."""
+    with open_store(db) as store:
+        return store.query_dicts(sql, params or [])

@@ -1,0 +1,12 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sql_pipeline import pipeline_store
+
+
+@pytest.fixture(scope="session")
+def pipeline_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store filled by ingest -> promote -> eval (see sql_pipeline); read it, don't write it."""
+    return pipeline_store(tmp_path_factory)

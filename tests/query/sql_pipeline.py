@@ -1,0 +1,72 @@
+"""A store filled by the real pipeline, built once per test session through the CLI:
+
+ingest the OTLP fixtures -> promote every top-level run into suite ``weather`` -> eval it
+recorded (label v1) -> recorded again, twice per case (v2) -> replay with ``sql_agents:flaky``
+(v3: ``--repeat 2``, fifo tool matching; odd repetitions drift and answer with markup).
+
+Afterwards: 6 runs, 6 cases, 3 eval runs. v1 and v2 pass 5 of 6 cases (#1 has no expected
+output); v3 passes none: #0, #3, #4, #5 are flaky (one repetition each way), #1 fails, #2 is an
+ERROR (its source run recorded no tool calls to answer from).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+FIXTURES = HERE.parent / "fixtures" / "otlp"
+SUITE = "weather"
+
+_built: dict[str, Path] = {}
+
+
+def tracereplay(db: Path, *args: str, env: dict[str, str] | None = None, check: bool = True,
+                input: str | None = None, cwd: Path | None = None,
+                ) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    """Run the real CLI in a subprocess (``python -m tracereplay --db DB ...``)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        input=input,
+        cwd=cwd,
+        timeout=120,
+    )
+    if check and proc.returncode not in (0, 1):  # eval exits 1 when a case does not pass
+        raise AssertionError(f"tracereplay {' '.join(args)} -> {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def build(directory: Path) -> Path:
+    """Fill ``directory/pipeline.duckdb`` (see the module docstring) and return its path."""
+    db = directory / "pipeline.duckdb"
+    files = sorted(str(p) for p in FIXTURES.glob("generated-*"))
+    tracereplay(db, "ingest", *files)
+    tracereplay(db, "promote", "--where", "parent_run_id IS NULL", "--suite", SUITE)
+    tracereplay(db, "eval", SUITE, "--label", "v1")
+    tracereplay(db, "eval", SUITE, "--label", "v2", "--repeat", "2")
+    tracereplay(
+        db, "eval", SUITE, "--label", "v3", "--agent", "sql_agents:flaky",
+        "--tool-match", "fifo", "--repeat", "2", "--concurrency", "1",
+        env={"PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])},
+    )  # fmt: skip
+    return db
+
+
+def pipeline_store(tmp_path_factory) -> Path:  # noqa: ANN001 - pytest's TempPathFactory
+    """The session's pipeline store (built on first use), copied so a test may not spoil it."""
+    if "db" not in _built:
+        _built["db"] = build(tmp_path_factory.mktemp("pipeline"))
+    return _built["db"]
+
+
+def private_copy(db: Path, directory: Path) -> Path:
+    """A copy of the pipeline store for a test that writes."""
+    target = directory / "copy.duckdb"
+    shutil.copyfile(db, target)
+    return target

@@ -1,0 +1,120 @@
+"""Whatever text a run holds, the report's markup stays the report's: every field is escaped."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from report_dom import parse
+
+from tracereplay.evaluate.diff import CaseDiff
+from tracereplay.evaluate.outcomes import ArgumentDrift, EvalRunRecord, ReplayReport
+from tracereplay.models import Status, ToolCallRecord
+from tracereplay.report.data import (
+    CaseView,
+    CheckRow,
+    RepetitionView,
+    ReportData,
+    RunStats,
+    TrendPoint,
+)
+from tracereplay.report.html import render_report
+from tracereplay.report.svg import MAX_LABELS, trend_svg
+from tracereplay.report.trajectory import align
+
+T0 = datetime(2026, 11, 30, 8, 0, tzinfo=timezone.utc)
+ALLOWED_TAGS = {
+    "#document", "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3",
+    "p", "span", "code", "strong", "section", "div", "a", "svg", "line", "text", "polyline",
+    "circle", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "pre", "ul",
+    "li", "mark", "footer",
+}  # fmt: skip
+
+
+def report_with(text: str) -> ReportData:
+    """A report whose every stored text field holds ``text``."""
+    suite = str(uuid.UUID(int=1))
+    run = EvalRunRecord(
+        eval_run_id=str(uuid.UUID(int=2)), suite_id=suite, suite_name=text or "s", mode="replay",
+        agent=text, label=text, started_at=T0, finished_at=T0 + timedelta(seconds=3),
+        git_commit=text, status="completed",
+    )  # fmt: skip
+    previous = run.model_copy(
+        update={"eval_run_id": str(uuid.UUID(int=3)), "started_at": T0 - timedelta(days=1)}
+    )
+    recorded = [
+        ToolCallRecord(round=1, tool_name=text, arguments={text: text}, result=text, error=text)
+    ]
+    replayed = [ToolCallRecord(round=1, tool_name=text, arguments={text: text + "!"}, result=text)]
+    report = ReplayReport(
+        drift=[ArgumentDrift(tool=text, arguments={text: text + "!"}, recorded_position=0,
+                             recorded_arguments={text: text}, differences=[text], answered=True)]
+    )  # fmt: skip
+    rep = RepetitionView(
+        repetition=0, status="FAILED", score=0.5, reason=text, response=text,
+        checks=[CheckRow(name=text, kind=text, status="FAILED", passed=False, score=0.0,
+                         explanation=text)],
+        steps=align(recorded, replayed, report), replay=report,
+    )  # fmt: skip
+    case_id = str(uuid.UUID(int=4))
+    return ReportData(
+        run=run,
+        stats=RunStats(cases=1, failed=1, pass_rate=0.0, aggregate_score=0.5, checks=1),
+        trend=[TrendPoint(eval_run_id=run.eval_run_id, run_number=1, label=text, git_commit=text,
+                          started_at=T0, run_status="completed", cases=1, passed=0,
+                          pass_rate=0.0, aggregate_score=0.5, current=True)],
+        previous=previous,
+        diff_counts={"Regressed": 1},
+        changes=[CaseDiff(case_id=case_id, seq=0, query=text, bucket="Regressed",
+                          status_a=Status.PASSED, status_b=Status.FAILED)],
+        cases=[CaseView(case_id=case_id, seq=0, query=text, expected_output=text, status="FAILED",
+                        score=0.5, reason=text, source_run_id=text, bucket="Regressed",
+                        repetitions=[rep, rep.model_copy(update={"repetition": 1})])],
+        generated_at=T0,
+    )  # fmt: skip
+
+
+HOSTILE = st.one_of(
+    st.sampled_from([
+        "<script>alert(1)</script>", "</pre><script>x()</script>", '"><img src=x onerror=alert(1)>',
+        "</title></head><body onload=alert(1)>", "<!-- comment", "]]><svg onload=alert(1)>",
+        "&amp; &lt;b&gt;", "<style>body{display:none}</style>", "'single' \"double\" `back`",
+    ]),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=60),
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(HOSTILE)
+def test_no_stored_text_becomes_markup(text: str) -> None:
+    dom = parse(render_report(report_with(text)))
+    tags = {n.tag for n in dom.iter()}
+    assert tags <= ALLOWED_TAGS, tags - ALLOWED_TAGS
+    assert len(dom.find_all("style")) == 1
+    for node in dom.iter():  # no attribute but the ones the report writes
+        assert not any(k.startswith("on") for k in node.attrs), node
+    responses = [p.text for p in dom.find_all("pre", "response")]
+    assert responses == [text, text]
+    assert dom.find("pre", "query").text == text
+
+
+def test_the_page_forbids_scripts_and_external_loads() -> None:
+    html = render_report(report_with("x"))
+    assert '<meta http-equiv="Content-Security-Policy" content="default-src \'none\';' in html
+    assert "<script" not in html
+
+
+def test_the_trend_axis_labels_at_most_a_dozen_runs() -> None:
+    points = [
+        TrendPoint(eval_run_id=f"{i:08x}", run_number=i + 1, started_at=T0 + timedelta(hours=i),
+                   run_status="completed", cases=10, passed=i % 10, pass_rate=(i % 10) / 10,
+                   aggregate_score=None, current=i == 39)
+        for i in range(40)
+    ]  # fmt: skip
+    svg = parse(trend_svg(points)).find("svg")
+    assert len(svg.find_all("circle")) == 40
+    labels = [t.text for t in svg.find_all("text") if t.text.startswith("#")]
+    assert len(labels) <= MAX_LABELS + 1 and labels[-1] == "#40"
+    assert not svg.find_all("polyline", "score")  # no aggregate score known: no score line
