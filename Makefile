@@ -19,6 +19,7 @@ install: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	sh tests/report/ensure_chromium.sh
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 lint: $(STAMP)
@@ -27,9 +28,10 @@ lint: $(STAMP)
 
 demo: $(STAMP)
 	rm -rf $(DEMO) && mkdir -p $(DEMO)
-	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb ingest examples/otlp/
+	@echo "== a live agent (examples/weather_agent) captured by the SDK into $(DEMO)/tracereplay.duckdb"
+	$(BIN)/python examples/weather_agent/demo.py --db $(DEMO)/tracereplay.duckdb --run-id-file $(DEMO)/weather-run-id
 	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb runs
-	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb show "$$($(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb runs --status success --limit 1 --format json | $(BIN)/python -c 'import json,sys; print(json.load(sys.stdin)[0]["run_id"])')"
+	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb show "$$(cat $(DEMO)/weather-run-id)"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py

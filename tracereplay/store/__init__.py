@@ -1,7 +1,25 @@
-"""The DuckDB store and the spool beside it."""
+"""The DuckDB store and the spool beside it.
 
-from tracereplay.store.db import Store
+``Store`` is imported lazily: agent processes that only append to the spool (the SDK) never
+load DuckDB or pyarrow.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from tracereplay.store.paths import resolve_db_path, spool_dir
 from tracereplay.store.spool import SpoolWriter
 
+if TYPE_CHECKING:
+    from tracereplay.store.db import Store
+
 __all__ = ["SpoolWriter", "Store", "resolve_db_path", "spool_dir"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Store":
+        from tracereplay.store.db import Store
+
+        return Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
