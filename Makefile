@@ -32,6 +32,8 @@ demo: $(STAMP)
 	$(BIN)/python examples/weather_agent/demo.py --db $(DEMO)/tracereplay.duckdb --run-id-file $(DEMO)/weather-run-id
 	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb runs
 	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb show "$$(cat $(DEMO)/weather-run-id)"
+	@echo "== promote the runs into a suite, then score and replay it (examples/demo_eval.sh)"
+	BIN=$(BIN) sh examples/demo_eval.sh $(DEMO)/tracereplay.duckdb
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py

@@ -13,7 +13,8 @@ tr() { "$BIN/tracereplay" --db "$DB" "$@"; }
 # --agent imports eval_agent from the current directory or PYTHONPATH
 PYTHONPATH="examples/weather_agent${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONPATH
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then B='\033[1m' N='\033[0m'; else B='' N=''; fi
+step() { printf "\n${B}\$ %s${N}\n" "$*"; }
 
 runs=$(tr sql "SELECT count(*) FROM runs WHERE agent_name = 'weather_agent' AND kind = 'live'" --format csv | tail -n 1)
 if [ "$runs" = "0" ]; then
@@ -21,8 +22,9 @@ if [ "$runs" = "0" ]; then
   "$BIN/python" examples/weather_agent/demo.py --db "$DB"
 fi
 
-step "tracereplay promote --where \"status = 'success' AND kind = 'live'\" --suite weather-regressions"
-tr promote --where "status = 'success' AND kind = 'live' AND agent_name = 'weather_agent'" --suite weather-regressions
+GOOD="status = 'success' AND kind = 'live' AND agent_name = 'weather_agent'"
+step "tracereplay promote --where \"$GOOD\" --suite weather-regressions"
+tr promote --where "$GOOD" --suite weather-regressions
 
 step "tracereplay eval weather-regressions          # recorded mode: score what the runs did"
 tr eval weather-regressions --label recorded

@@ -174,3 +174,34 @@ def test_the_results_table_lists_each_case(db: Path) -> None:
         assert query(city)[:20] in result.stdout
     assert result.stdout.count("PASSED") == 3
     assert "3 passed, 0 failed, 0 errored of 3 cases" in result.stdout
+
+
+HANGING_CHECK = """
+import time
+
+from tracereplay.evaluate import check
+
+
+@check("waitsForever")
+def waits_forever(subject):
+    time.sleep(30)
+    return True
+"""
+
+
+def test_a_hanging_custom_check_times_out_in_recorded_mode(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "hang_checks.py").write_text(HANGING_CHECK)
+    (tmp_path / "hang.yaml").write_text("- kind: waitsForever\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    created = cli(
+        db, "suite", "create", "hangs", "--checks", str(tmp_path / "hang.yaml"),
+        "--checks-module", "hang_checks",
+    )  # fmt: skip
+    assert created.exit_code == 0, created.output
+    assert cli(db, "promote", "--where", "kind = 'live'", "--suite", "hangs").exit_code == 0
+    doc = eval_json(
+        db, tmp_path, "hangs", "--checks", "hang_checks", "--timeout", "0.3", exit_code=1
+    )
+    assert [c["reason"] for c in doc["cases"]] == ["timed out after 0.3s"] * 3

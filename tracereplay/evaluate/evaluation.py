@@ -15,14 +15,14 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
-from tracereplay.evaluate.checks import load_check_modules
+from tracereplay.evaluate.checks import get_check_kind, load_check_modules
 from tracereplay.evaluate.fastmodel import build
 from tracereplay.evaluate.git_info import git_state
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
@@ -312,13 +312,18 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
             on_result(run)
         stop_now = options.fail_fast and bool(not_run)
         if not stop_now:
+            # an agent, an LLM judge or a custom check may wait or hang: run those attempts
+            # concurrently, each in a thread the timeout can abandon; built-in checks alone are
+            # CPU-bound, threads would only contend
+            waits = agent is not None or _checks_may_wait(runnable, suite)
+            run_options = options if waits else replace(options, concurrency=1)
             with paused:
                 report = run_jobs(
                     expand_jobs(runnable, options.repeat),
                     attempt,
-                    options,
+                    run_options,
                     on_result,
-                    isolate=agent is not None,
+                    isolate=waits,
                 )
         else:
             report = RunnerReport(stopped=True)
@@ -358,6 +363,20 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
         final = final.model_copy(update={"status": "interrupted"})
         writer.flush(final)
     return EvalOutcome(final, suite, reports, report, len(cases))
+
+
+#: built-in checks that wait on the network (worth running cases concurrently in recorded mode)
+WAITING_CHECKS = frozenset({"llmJudge"})
+
+
+def _checks_may_wait(cases: Sequence[EvalCase], suite: EvalSuite) -> bool:
+    """Whether scoring may wait on I/O: an LLM judge, or a custom check (it may call anything)."""
+    kinds = {spec.kind for case in cases for spec in resolve_checks(case, suite.checks)}
+    for kind in kinds:
+        entry = get_check_kind(kind)
+        if kind in WAITING_CHECKS or (entry is not None and not entry.builtin):
+            return True
+    return False
 
 
 def _not_run(case: EvalCase, repetition: int, reason: str) -> CaseRun:

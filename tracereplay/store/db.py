@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import duckdb
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, StoreError
 from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
@@ -120,40 +122,22 @@ class Store:
         Returns how many rows were new."""
         if not spans:
             return 0
-        starts = [s.start_ns for s in spans]
-        ends = [s.end_ns for s in spans]
-        table = pa.table(
-            {
-                "trace_id": [s.trace_id for s in spans],
-                "span_id": [s.span_id for s in spans],
-                "parent_span_id": [s.parent_span_id or None for s in spans],
-                "name": [s.name for s in spans],
-                "kind": [s.kind_name for s in spans],
-                "start_time": pa.array(starts, _TS),
-                "end_time": pa.array(ends, _TS),
-                "duration_ms": [max(0, e - b) / 1e6 for b, e in zip(starts, ends)],
-                "status_code": [s.status_name for s in spans],
-                "status_message": [s.status_message or None for s in spans],
-                "service_name": [s.service_name for s in spans],
-                "scope_name": [s.scope_name for s in spans],
-                "attributes": [_json(s.attributes) for s in spans],
-                "events": [_json(s.events) for s in spans],
-                "links": [_json(s.links) for s in spans],
-                "resource": [_json(s.resource) for s in spans],
-                "start_time_unix_nano": pa.array(starts, pa.int64()),
-                "end_time_unix_nano": pa.array(ends, pa.int64()),
-            }
-        )
-        before = self.count("spans")
+        return self.insert_span_table(spans_table(spans))
+
+    def insert_span_table(self, table: pa.Table) -> int:
+        """Insert a ``spans_table`` (built anywhere, e.g. in a worker process); spans already
+        stored are skipped. Returns how many rows were new."""
+        if not table.num_rows:
+            return 0
         cols = ", ".join(SPAN_COLUMNS)
         self.con.register("_tr_span_batch", table)
         try:
-            self.con.execute(
+            rows = self.con.execute(
                 f"INSERT OR IGNORE INTO spans ({cols}) SELECT {cols} FROM _tr_span_batch"
-            )
+            ).fetchall()
         finally:
             self.con.unregister("_tr_span_batch")
-        return self.count("spans") - before
+        return int(rows[0][0]) if rows else 0
 
     def insert_logs(self, logs: Sequence[LogRecord]) -> int:
         """Insert log records; the same record twice is stored once. Returns how many were new."""
@@ -271,19 +255,23 @@ class Store:
     # ------------------------------------------------------------------ runs
     def replace_runs(self, trace_ids: Iterable[str], runs: Sequence[Run]) -> None:
         """Make ``runs`` the runs of ``trace_ids``: the old runs of those traces are removed."""
-        ids = list(set(trace_ids) | {r.trace_id for r in runs})
+        ids = set(trace_ids) | {r.trace_id for r in runs}
+        self.replace_run_tables(ids, run_tables(runs))
+
+    def replace_run_tables(self, trace_ids: Iterable[str], tables: RunTables) -> None:
+        """``replace_runs`` for runs already laid out as ``run_tables`` (built anywhere, e.g.
+        in a worker process): their traces must be among ``trace_ids``."""
+        ids = list(set(trace_ids))
         if ids:
             for table in ("tool_calls", "llm_calls", "runs"):
                 self.con.execute(f"DELETE FROM {table} WHERE trace_id IN (SELECT unnest(?))", [ids])
-        if not runs:
+        if tables.runs is None or not tables.runs.num_rows:
             return
-        self._append("runs", _runs_table(runs))
-        calls = [(r, i, tc) for r in runs for i, tc in enumerate(r.result.tool_calls)]
-        if calls:
-            self._append("tool_calls", _tool_calls_table(calls))
-        llm = [(r, c) for r in runs for c in r.llm_calls]
-        if llm:
-            self._append("llm_calls", _llm_calls_table(llm))
+        self._append("runs", tables.runs)
+        if tables.tool_calls is not None and tables.tool_calls.num_rows:
+            self._append("tool_calls", tables.tool_calls)
+        if tables.llm_calls is not None and tables.llm_calls.num_rows:
+            self._append("llm_calls", tables.llm_calls)
 
     def _append(self, table: str, data: pa.Table) -> None:
         cols = ", ".join(f'"{c}"' for c in data.column_names)
@@ -383,6 +371,93 @@ class Store:
         self.con.execute("DELETE FROM spool_offsets WHERE segment = ?", [key])
 
 
+def spans_table(spans: Sequence[Span]) -> pa.Table:
+    """The ``spans`` rows of ``spans`` as an Arrow table (columns ``SPAN_COLUMNS``)."""
+    starts = [s.start_ns for s in spans]
+    ends = [s.end_ns for s in spans]
+    dumps = orjson.dumps
+    resources: dict[int, str] = {}  # the spans of one ResourceSpans share one resource dict
+    resource_json = []
+    for s in spans:
+        key = id(s.resource)
+        text = resources.get(key)
+        if text is None:
+            text = resources[key] = _json(s.resource)
+        resource_json.append(text)
+    return pa.table(
+        {
+            "trace_id": pa.array([s.trace_id for s in spans], pa.string()),
+            "span_id": pa.array([s.span_id for s in spans], pa.string()),
+            "parent_span_id": pa.array([s.parent_span_id or None for s in spans], pa.string()),
+            "name": pa.array([s.name for s in spans], pa.string()),
+            "kind": pa.array([s.kind_name for s in spans], pa.string()),
+            "start_time": pa.array(starts, _TS),
+            "end_time": pa.array(ends, _TS),
+            "duration_ms": pa.array(
+                [max(0, e - b) / 1e6 for b, e in zip(starts, ends)], pa.float64()
+            ),
+            "status_code": pa.array([s.status_name for s in spans], pa.string()),
+            "status_message": pa.array([s.status_message or None for s in spans], pa.string()),
+            "service_name": pa.array([s.service_name for s in spans], pa.string()),
+            "scope_name": pa.array([s.scope_name for s in spans], pa.string()),
+            "attributes": pa.array([_dump(dumps, s.attributes) for s in spans], pa.string()),
+            "events": pa.array(
+                [_dump(dumps, s.events) if s.events else "[]" for s in spans], pa.string()
+            ),
+            "links": pa.array(
+                [_dump(dumps, s.links) if s.links else "[]" for s in spans], pa.string()
+            ),
+            "resource": pa.array(resource_json, pa.string()),
+            "start_time_unix_nano": pa.array(starts, pa.int64()),
+            "end_time_unix_nano": pa.array(ends, pa.int64()),
+        }
+    )
+
+
+def _dump(dumps: Any, value: Any) -> str:
+    """``_json(value)``, with orjson called directly on the usual (plain JSON) values."""
+    try:
+        return dumps(value).decode()  # type: ignore[no-any-return]
+    except TypeError:
+        return _json(value)
+
+
+@dataclass(frozen=True, slots=True)
+class RunTables:
+    """Runs laid out as the rows of ``runs``, ``tool_calls`` and ``llm_calls`` (Arrow tables,
+    ``None`` when there are no rows); picklable, so a worker process can build them."""
+
+    runs: pa.Table | None = None
+    tool_calls: pa.Table | None = None
+    llm_calls: pa.Table | None = None
+
+    def without(self, trace_ids: Collection[str]) -> RunTables:
+        """These tables minus the rows of ``trace_ids``."""
+        if not trace_ids or self.runs is None:
+            return self
+        drop = pa.array(list(trace_ids), pa.string())
+
+        def keep(table: pa.Table | None) -> pa.Table | None:
+            if table is None:
+                return None
+            return table.filter(pc.invert(pc.is_in(table["trace_id"], value_set=drop)))
+
+        return RunTables(keep(self.runs), keep(self.tool_calls), keep(self.llm_calls))
+
+
+def run_tables(runs: Sequence[Run]) -> RunTables:
+    """The rows ``runs`` make in ``runs``, ``tool_calls`` and ``llm_calls``."""
+    if not runs:
+        return RunTables()
+    calls = [(r, i, tc) for r in runs for i, tc in enumerate(r.result.tool_calls)]
+    llm = [(r, c) for r in runs for c in r.llm_calls]
+    return RunTables(
+        _runs_table(runs),
+        _tool_calls_table(calls) if calls else None,
+        _llm_calls_table(llm) if llm else None,
+    )
+
+
 def _runs_table(runs: Sequence[Run]) -> pa.Table:
     return pa.table(
         {
@@ -410,9 +485,37 @@ def _runs_table(runs: Sequence[Run]) -> pa.Table:
             "error": [r.error for r in runs],
             "eval_run_id": [r.eval_run_id for r in runs],
             "case_id": [r.case_id for r in runs],
-            "result": [r.result.to_json().decode() for r in runs],
+            "result": [_result_json(r.result) for r in runs],
         }
     )
+
+
+def _result_json(result: AgentResult) -> str:
+    """``result.to_json()`` as text, built without pydantic's serializer for the plain JSON
+    values the converter makes (anything else takes the pydantic path)."""
+    try:
+        return orjson.dumps(
+            {
+                "response": result.response,
+                "tool_calls": [
+                    {
+                        "round": tc.round,
+                        "tool_name": tc.tool_name,
+                        "tool_call_id": tc.tool_call_id,
+                        "arguments": tc.arguments,
+                        "result": tc.result,
+                        "duration_ms": tc.duration_ms,
+                        "error": tc.error,
+                    }
+                    for tc in result.tool_calls
+                ],
+                "total_rounds": result.total_rounds,
+                "total_llm_calls": result.total_llm_calls,
+                "status": result.status,
+            }
+        ).decode()
+    except TypeError:
+        return result.to_json().decode()
 
 
 def _tool_calls_table(calls: Sequence[tuple[Run, int, ToolCallRecord]]) -> pa.Table:
@@ -424,7 +527,7 @@ def _tool_calls_table(calls: Sequence[tuple[Run, int, ToolCallRecord]]) -> pa.Ta
             "round": pa.array([tc.round for _, _, tc in calls], pa.int32()),
             "tool_name": [tc.tool_name for _, _, tc in calls],
             "tool_call_id": [tc.tool_call_id for _, _, tc in calls],
-            "arguments": [_json(tc.arguments) for _, _, tc in calls],
+            "arguments": [_dump(orjson.dumps, tc.arguments) for _, _, tc in calls],
             "result": [tc.result for _, _, tc in calls],
             "duration_ms": pa.array([tc.duration_ms for _, _, tc in calls], pa.float64()),
             "error": [tc.error for _, _, tc in calls],
@@ -448,8 +551,8 @@ def _llm_calls_table(calls: Sequence[tuple[Run, LlmCall]]) -> pa.Table:
             "started_at": pa.array(
                 [_ts(c.started_at) for _, c in calls], pa.timestamp("us", tz="UTC")
             ),
-            "input_messages": [_json(c.input_messages) for _, c in calls],
-            "output_messages": [_json(c.output_messages) for _, c in calls],
+            "input_messages": [_dump(orjson.dumps, c.input_messages) for _, c in calls],
+            "output_messages": [_dump(orjson.dumps, c.output_messages) for _, c in calls],
         }
     )
 
@@ -458,4 +561,12 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-__all__ = ["SPAN_COLUMNS", "SPAN_KINDS", "STATUS_CODES", "Store"]
+__all__ = [
+    "SPAN_COLUMNS",
+    "SPAN_KINDS",
+    "STATUS_CODES",
+    "RunTables",
+    "Store",
+    "run_tables",
+    "spans_table",
+]
