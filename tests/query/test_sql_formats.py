@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -127,17 +127,29 @@ def test_table_shows_null_and_flattens_newlines(db: Path) -> None:
     assert "NULL" in proc.stdout and "a b" in proc.stdout
 
 
-def _streamed(db: Path, out: Path, fmt: str, rows: int, width: int) -> tuple[int, int, int]:
-    """Run the real CLI writing to ``out``; return (bytes, lines, child peak RSS in MB).
+_REPORT_PEAK = (
+    "import atexit, re, sys\n"
+    "def _peak():\n"
+    "    status = open('/proc/self/status').read()\n"
+    "    sys.stderr.write('VmHWM ' + re.search(r'VmHWM:\\s+(\\d+)', status).group(1) + '\\n')\n"
+    "atexit.register(_peak)\n"
+    "from tracereplay.cli.app import main\n"
+    "sys.argv = ['tracereplay'] + sys.argv[1:]\n"
+    "main()\n"
+)
 
-    Writing to a file rather than a pipe keeps the figure independent of how fast a reader
-    drains the pipe on a busy machine."""
+
+def _streamed(db: Path, out: Path, fmt: str, rows: int, width: int) -> tuple[int, int, int]:
+    """Run the real CLI writing to ``out``; return (bytes, lines, the child's peak RSS in MB).
+
+    The peak is the child's own ``VmHWM`` read at exit: ``ru_maxrss`` would also count the
+    memory of the forked test process before ``exec``, which depends on what ran before."""
     query = f"SELECT range AS i, repeat('x', {width}) AS s FROM range({rows})"
-    proc = subprocess.Popen(
+    proc = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "tracereplay",
+            "-c",
+            _REPORT_PEAK,
             "--db",
             str(db),
             "sql",
@@ -148,14 +160,16 @@ def _streamed(db: Path, out: Path, fmt: str, rows: int, width: int) -> tuple[int
             str(out),
         ],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
     )
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert proc.returncode == 0, proc.stderr
+    peak_kb = int(re.search(r"VmHWM (\d+)", proc.stderr).group(1))
     size = out.stat().st_size
     with open(out, "rb") as f:
         lines = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
-    return size, lines, usage.ru_maxrss // 1024
+    return size, lines, peak_kb // 1024
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])

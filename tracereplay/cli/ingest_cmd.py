@@ -9,13 +9,9 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tracereplay.cli.common import console, db_path, print_error
-from tracereplay.errors import DecodeError
-from tracereplay.ingest import IngestStats, ingest_batch, open_store
-from tracereplay.otlp import Decoded, iter_input_files, read_file
-from tracereplay.spans import LogRecord, Span
-
-#: spans decoded before they are written in one transaction
-BATCH_SPANS = 200_000
+from tracereplay.ingest import open_store
+from tracereplay.ingest.files import FileReport, default_workers, ingest_files, worker_pool
+from tracereplay.otlp import iter_input_files
 
 
 def ingest(
@@ -42,20 +38,12 @@ def ingest(
     if not files:
         print_error("no files found in " + ", ".join(str(p) for p in paths))
         raise typer.Exit(2)
-    total = IngestStats()
     failed = 0
-    pending_spans: list[Span] = []
-    pending_logs: list[LogRecord] = []
-    with open_store(db_path()) as store:
-
-        def flush() -> None:
-            if pending_spans or pending_logs:
-                with store.transaction():
-                    total.add(ingest_batch(store, pending_spans, pending_logs))
-                pending_spans.clear()
-                pending_logs.clear()
-
-        with Progress(
+    # workers first: they are forked, and must not inherit the open DuckDB file
+    with (
+        worker_pool(default_workers(files)) as pool,
+        open_store(db_path()) as store,
+        Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
@@ -63,27 +51,24 @@ def ingest(
             console=console,
             transient=True,
             disable=len(files) < 3 or not console.is_terminal,
-        ) as progress:
-            task = progress.add_task("ingesting", total=len(files))
-            for path in files:
-                try:
-                    decoded: Decoded = read_file(path)
-                except DecodeError as exc:
-                    print_error(str(exc))
-                    failed += 1
-                    progress.advance(task)
-                    continue
-                pending_spans.extend(decoded.spans)
-                pending_logs.extend(decoded.logs)
-                if decoded.rejected_spans or decoded.rejected_logs:
-                    print_error(
-                        f"{path}: skipped {decoded.rejected_spans} invalid spans and "
-                        f"{decoded.rejected_logs} invalid log records ({'; '.join(decoded.errors)})"
-                    )
-                if len(pending_spans) >= BATCH_SPANS:
-                    flush()
-                progress.advance(task)
-            flush()
+        ) as progress,
+    ):
+        task = progress.add_task("ingesting", total=len(files))
+
+        def on_file(report: FileReport) -> None:
+            nonlocal failed
+            if report.error is not None:
+                print_error(report.error)
+                failed += 1
+            elif report.rejected_spans or report.rejected_logs:
+                print_error(
+                    f"{report.path}: skipped {report.rejected_spans} invalid spans and "
+                    f"{report.rejected_logs} invalid log records "
+                    f"({'; '.join(report.errors)})"
+                )
+            progress.advance(task)
+
+        total = ingest_files(store, files, pool, on_file)
     console.print(
         f"read {len(files) - failed} file(s): {total.spans} spans ({total.new_spans} new), "
         f"{total.logs} log records ({total.new_logs} new), {total.traces} traces, "

@@ -1,14 +1,24 @@
-"""Decoded spans and logs -> stored spans, logs and (re)converted runs."""
+"""Decoded spans and logs -> stored spans, logs and (re)converted runs.
+
+The work is cut in two so it can run in two processes: ``prepare_batch`` (pure Python, no store:
+span rows, and the runs of every trace the batch holds whole) and ``store_prepared`` (the DuckDB
+writes, plus converting again the few traces the batch does not hold whole). ``ingest_batch``
+does both in the caller's process.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
+
+import pyarrow as pa
 
 from tracereplay.convert import convert_trace
+from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.spans import LogRecord, Span
-from tracereplay.store.db import Store
+from tracereplay.store.db import RunTables, Store, run_tables, spans_table
 
 
 @dataclass
@@ -27,6 +37,114 @@ class IngestStats:
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
 
+@dataclass
+class PreparedBatch:
+    """A batch of spans and logs made ready for the store by ``prepare_batch``; picklable.
+
+    ``runs`` hold the runs of ``converted``: the traces whose spans are all new to the store as
+    far as the batch knows, and which have no log records in it. ``store_prepared`` keeps them
+    only for the traces the store turns out not to know yet.
+    """
+
+    span_count: int = 0
+    spans: pa.Table | None = None
+    trace_ids: list[str] = field(default_factory=list)
+    logs: list[LogRecord] = field(default_factory=list)
+    converted: list[str] = field(default_factory=list)
+    runs: RunTables = field(default_factory=RunTables)
+    run_count: int = 0
+
+
+_start = attrgetter("start_ns")
+
+
+def _group(spans: Sequence[Span]) -> dict[str, dict[str, Span]]:
+    by_trace: dict[str, dict[str, Span]] = defaultdict(dict)
+    for span in spans:
+        by_trace[span.trace_id].setdefault(span.span_id, span)
+    return by_trace
+
+
+def prepare_batch(spans: Sequence[Span], logs: Sequence[LogRecord] = ()) -> PreparedBatch:
+    """Lay out ``spans`` as span rows and convert the traces they hold (see ``PreparedBatch``).
+
+    Needs no store, so it can run in a worker process while another batch is being written.
+    """
+    with gc_paused():  # many small acyclic objects: collections would rescan every span
+        by_trace = _group(spans)
+        with_logs = {r.trace_id for r in logs if r.trace_id}
+        runs = []
+        converted = []
+        for trace_id, trace_spans in by_trace.items():
+            if trace_id in with_logs:
+                continue  # the store's copy of the logs decides (dedup, order): converted there
+            ordered = sorted(trace_spans.values(), key=_start)
+            runs.extend(convert_trace(ordered))
+            converted.append(trace_id)
+        return PreparedBatch(
+            span_count=len(spans),
+            spans=spans_table(spans) if spans else None,
+            trace_ids=list(by_trace),
+            logs=list(logs),
+            converted=converted,
+            runs=run_tables(runs),
+            run_count=len(runs),
+        )
+
+
+def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
+    """Write a ``prepare_batch`` result: spans, logs, and the runs of every trace it touches.
+
+    Call it inside ``store.transaction()``. A trace the store already had spans or log records
+    of (a late child, a trace split across batches or files), or that has log records in the
+    batch, is converted again here from everything stored, so its runs always reflect
+    everything received.
+    """
+    logs = batch.logs
+    touched = set(batch.trace_ids) | {r.trace_id for r in logs if r.trace_id}
+    if not touched:
+        return IngestStats(spans=batch.span_count, logs=len(logs))
+    with gc_paused():
+        redo = store.stored_trace_ids(touched)
+        if store.count("logs"):
+            redo |= store.log_trace_ids(touched)
+        redo |= {r.trace_id for r in logs if r.trace_id}
+        new_spans = store.insert_span_table(batch.spans) if batch.spans is not None else 0
+        new_logs = store.insert_logs(logs)
+
+        # the batch's runs stand for the traces the store did not know; the rest is redone
+        kept = batch.runs.without(redo)
+        store.replace_run_tables(batch.converted, kept)
+        run_count = kept.runs.num_rows if kept.runs is not None else 0
+        if redo:
+            run_count += _reconvert(store, redo)
+    return IngestStats(
+        spans=batch.span_count,
+        new_spans=new_spans,
+        logs=len(logs),
+        new_logs=new_logs,
+        traces=len(touched),
+        runs=run_count,
+    )
+
+
+def _reconvert(store: Store, trace_ids: set[str]) -> int:
+    """Convert ``trace_ids`` again from all their stored spans and logs; returns the run count."""
+    by_trace: dict[str, list[Span]] = defaultdict(list)
+    for span in store.load_spans(trace_ids):
+        by_trace[span.trace_id].append(span)
+    logs_by_trace: dict[str, list[LogRecord]] = defaultdict(list)
+    if store.count("logs"):
+        for record in store.load_logs(by_trace.keys()):
+            logs_by_trace[record.trace_id].append(record)
+    runs = []
+    for trace_id, trace_spans in by_trace.items():
+        # load_spans gives one row per (trace, span) id, ordered by start
+        runs.extend(convert_trace(trace_spans, logs_by_trace.get(trace_id, ())))
+    store.replace_runs(by_trace.keys(), runs)
+    return len(runs)
+
+
 def ingest_batch(
     store: Store, spans: Sequence[Span], logs: Sequence[LogRecord] = ()
 ) -> IngestStats:
@@ -36,35 +154,4 @@ def ingest_batch(
     already had spans stored (a late child, a trace split across batches or files) is converted
     again from all of its spans, so its runs always reflect everything received.
     """
-    touched = {s.trace_id for s in spans} | {r.trace_id for r in logs if r.trace_id}
-    if not touched:
-        return IngestStats(spans=len(spans), logs=len(logs))
-    already_stored = store.stored_trace_ids(touched)
-    new_spans = store.insert_spans(spans)
-    new_logs = store.insert_logs(logs)
-
-    by_trace: dict[str, dict[str, Span]] = defaultdict(dict)
-    for span in spans:
-        if span.trace_id not in already_stored:
-            by_trace[span.trace_id].setdefault(span.span_id, span)
-    for span in store.load_spans(already_stored):
-        by_trace[span.trace_id][span.span_id] = span
-
-    logs_by_trace: dict[str, list[LogRecord]] = defaultdict(list)
-    if logs or store.count("logs"):
-        for record in store.load_logs(by_trace.keys()):
-            logs_by_trace[record.trace_id].append(record)
-
-    runs = []
-    for trace_id, trace_spans in by_trace.items():
-        ordered = sorted(trace_spans.values(), key=lambda s: s.start_ns)
-        runs.extend(convert_trace(ordered, logs_by_trace.get(trace_id, ())))
-    store.replace_runs(by_trace.keys(), runs)
-    return IngestStats(
-        spans=len(spans),
-        new_spans=new_spans,
-        logs=len(logs),
-        new_logs=new_logs,
-        traces=len(touched),
-        runs=len(runs),
-    )
+    return store_prepared(store, prepare_batch(spans, logs))

@@ -81,6 +81,54 @@ def read_file(path: Path) -> Decoded:
         raise DecodeError(f"{path}: {err}") from None
 
 
+def frame_ranges(path: Path, part_bytes: int) -> list[tuple[int, int]] | None:
+    """Cut an uncompressed Collector ``format: proto`` file into parts of whole messages.
+
+    Returns ``(start, end)`` byte ranges of about ``part_bytes`` each, every one decodable on
+    its own with ``decode_file_content`` (decoding them in order gives what ``read_file`` gives),
+    or ``None`` when the file is not such a file or fits in one part: read it whole then. Only
+    the 4-byte length prefixes are read.
+    """
+    try:
+        size = os.path.getsize(path)
+        if size <= part_bytes:
+            return None
+        with open(path, "rb") as f:
+            head = f.read(64)
+            if head.startswith((GZIP_MAGIC, ZSTD_MAGIC, _UTF8_BOM)) or head.lstrip(_JSON_WS)[
+                :1
+            ] in (b"{", b"["):
+                return None  # read_file tries these forms first
+            ranges: list[tuple[int, int]] = []
+            start = pos = 0
+            while pos < size:
+                f.seek(pos)
+                prefix = f.read(4)
+                if len(prefix) < 4:
+                    return None
+                pos += 4 + int.from_bytes(prefix, "big")
+                if pos > size:
+                    return None
+                if pos - start >= part_bytes:
+                    ranges.append((start, pos))
+                    start = pos
+    except OSError:
+        return None  # read_file reports it
+    if start < size:
+        ranges.append((start, size))
+    return ranges if len(ranges) > 1 else None
+
+
+def read_range(path: Path, start: int, end: int) -> bytes:
+    """Bytes ``start:end`` of ``path`` (a ``frame_ranges`` part)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            return f.read(end - start)
+    except OSError as err:
+        raise DecodeError(f"{path}: cannot read ({err.strerror or err})") from None
+
+
 def decode_file_content(data: bytes) -> Decoded:
     """Decode the content of an input file of any supported format (empty = nothing)."""
     return _decode_content(data, depth=0)

@@ -195,6 +195,16 @@ class Store:
         ).fetchall()
         return {r[0] for r in rows}
 
+    def log_trace_ids(self, trace_ids: Iterable[str]) -> set[str]:
+        """Which of ``trace_ids`` already have log records in the store."""
+        ids = list(set(trace_ids))
+        if not ids:
+            return set()
+        rows = self.con.execute(
+            "SELECT DISTINCT trace_id FROM logs WHERE trace_id IN (SELECT unnest(?))", [ids]
+        ).fetchall()
+        return {r[0] for r in rows}
+
     def load_spans(self, trace_ids: Iterable[str]) -> list[Span]:
         ids = list(set(trace_ids))
         if not ids:

@@ -16,7 +16,7 @@ import inspect
 import threading
 import typing
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -72,6 +72,8 @@ class CheckKind:
     option_fields: dict[str, str] = field(default_factory=dict)
     pass_extra: bool = False
     validate: Callable[[dict[str, Any]], None] | None = None
+    #: optional batch form (see ``checks/batch.py``): same options, same results, many rows
+    batch: Callable[..., Any] | None = None
 
     def options_schema(self) -> dict[str, Any]:
         """JSON schema of the options (what a suite may put next to ``kind``)."""
@@ -233,6 +235,23 @@ def builtin_check(
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         register_check(kind, func, builtin=True, validate=validate)
+        return func
+
+    return decorate
+
+
+def batch_form(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator registering the batch form of built-in check ``kind`` (registered just before
+    it): ``fn(batch, **options) -> BatchVerdicts``, giving row by row what the scalar check
+    gives (see ``tracereplay.evaluate.checks.batch``)."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        with _LOCK:
+            entry = _REGISTRY.get(kind)
+            if entry is None or not entry.builtin:
+                raise CheckDefinitionError(f"batch form for {kind!r}: no built-in check {kind!r}")
+            _REGISTRY[kind] = replace(entry, batch=func)
+            _PREPARED.clear()
         return func
 
     return decorate

@@ -10,7 +10,8 @@ import orjson
 from pydantic import Field
 
 from tracereplay.evaluate.checks.common import clip
-from tracereplay.evaluate.checks.registry import CheckError, Verdict, builtin_check
+from tracereplay.evaluate.checks.batch import BatchVerdicts, SubjectBatch
+from tracereplay.evaluate.checks.registry import CheckError, Verdict, batch_form, builtin_check
 from tracereplay.evaluate.subject import CheckSubject
 
 NonNegInt = Annotated[int, Field(ge=0)]
@@ -25,6 +26,19 @@ def status(subject: CheckSubject) -> Verdict:
     error = subject.run.error if subject.run is not None else None
     why = f": {clip(error, 100)}" if error else ""
     return Verdict(False, None, f"run status is {st}{why}", {"status": st, "error": error})
+
+
+@batch_form("status")
+def _status_batch(batch: SubjectBatch) -> BatchVerdicts:
+    """The rows whose run succeeded (the others are left to the scalar check)."""
+    statuses = batch.result_status
+    passed: list[bool | None] = [True if st == "success" else None for st in statuses]
+    return BatchVerdicts(
+        passed,
+        [1.0] * batch.n,
+        ["run succeeded"] * batch.n,
+        [{"status": st} for st in statuses],
+    )
 
 
 def _budget(what: str, value: float, limit: float, unit: str = "") -> Verdict:

@@ -9,8 +9,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 from rapidfuzz import fuzz
 
+from tracereplay.evaluate.checks.batch import BatchVerdicts, SubjectBatch
 from tracereplay.evaluate.checks.common import NOTHING_EXPECTED, clip, expected_text
-from tracereplay.evaluate.checks.registry import CheckError, Verdict, builtin_check
+from tracereplay.evaluate.checks.registry import CheckError, Verdict, batch_form, builtin_check
 from tracereplay.evaluate.subject import CheckSubject
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -32,6 +33,22 @@ def non_empty(subject: CheckSubject, minLength: Annotated[int, Field(ge=0)] = 1)
     )
 
 
+@batch_form("nonEmpty")
+def _non_empty_batch(batch: SubjectBatch, minLength: int = 1) -> BatchVerdicts:
+    passed: list[bool | None] = []
+    score: list[float] = []
+    explanation: list[str] = []
+    details: list[dict[str, Any]] = []
+    for output in batch.response:
+        n = len(output.strip())
+        ok = n >= minLength
+        passed.append(ok)
+        score.append(1.0 if ok else n / minLength)
+        explanation.append(f"response has {n} characters (minimum {minLength})")
+        details.append({"length": n, "minLength": minLength})
+    return BatchVerdicts(passed, score, explanation, details)
+
+
 def _fold(text: str, case_sensitive: bool) -> str:
     return text if case_sensitive else text.casefold()
 
@@ -48,6 +65,30 @@ def contains_expected(subject: CheckSubject, caseSensitive: bool = False) -> Ver
     if found:
         return Verdict(True, 1.0, f"response contains the expected text {clip(needle)!r}")
     return Verdict(False, 0.0, f"response does not contain the expected text {clip(needle)!r}")
+
+
+@batch_form("containsExpected")
+def _contains_expected_batch(batch: SubjectBatch, caseSensitive: bool = False) -> BatchVerdicts:
+    passed: list[bool | None] = []
+    score: list[float] = []
+    explanation: list[str] = []
+    details: list[dict[str, Any]] = []
+    for expected, output in zip(batch.expected_output, batch.response):
+        needle = expected.strip() if expected is not None else ""
+        if not needle:
+            passed.append(False)
+            score.append(0.0)
+            explanation.append(NOTHING_EXPECTED)
+        elif needle in output if caseSensitive else needle.casefold() in output.casefold():
+            passed.append(True)
+            score.append(1.0)
+            explanation.append(f"response contains the expected text {clip(needle)!r}")
+        else:
+            passed.append(False)
+            score.append(0.0)
+            explanation.append(f"response does not contain the expected text {clip(needle)!r}")
+        details.append({})
+    return BatchVerdicts(passed, score, explanation, details)
 
 
 def normalize_text(text: str, steps: tuple[NormalizeStep, ...] | list[NormalizeStep]) -> str:
@@ -134,6 +175,34 @@ def regex(subject: CheckSubject, pattern: str, flags: str = "") -> Verdict:
     if compiled.groupindex:
         details["groups"] = m.groupdict()
     return Verdict(True, 1.0, f"pattern matched {clip(text, 60)!r}", details)
+
+
+@batch_form("regex")
+def _regex_batch(batch: SubjectBatch, pattern: str, flags: str = "") -> BatchVerdicts:
+    search = compile_pattern(pattern, flags).search
+    named = bool(compile_pattern(pattern, flags).groupindex)
+    not_found = f"pattern {clip(pattern, 60)!r} not found in the response"
+    passed: list[bool | None] = []
+    score: list[float] = []
+    explanation: list[str] = []
+    details: list[dict[str, Any]] = []
+    for output in batch.response:
+        m = search(output)
+        if m is None:
+            passed.append(False)
+            score.append(0.0)
+            explanation.append(not_found)
+            details.append({})
+            continue
+        text = m.group(0)
+        found: dict[str, Any] = {"match": clip(text, 200), "span": [m.start(), m.end()]}
+        if named:
+            found["groups"] = m.groupdict()
+        passed.append(True)
+        score.append(1.0)
+        explanation.append(f"pattern matched {clip(text, 60)!r}")
+        details.append(found)
+    return BatchVerdicts(passed, score, explanation, details)
 
 
 @builtin_check("keywords")

@@ -8,8 +8,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from tracereplay.evaluate.checks.batch import BatchVerdicts, SubjectBatch
 from tracereplay.evaluate.checks.common import clip
-from tracereplay.evaluate.checks.registry import Verdict, builtin_check
+from tracereplay.evaluate.checks.registry import Verdict, batch_form, builtin_check
 from tracereplay.evaluate.matching import arg_differences, max_matching, values_match
 from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models.evals import EvalExpectedToolCall
@@ -51,6 +52,26 @@ def _render(call: EvalExpectedToolCall) -> str:
     return clip(f"{call.name}({args})", 120)
 
 
+def _assignment(
+    expected: list[tuple[str, dict[str, Any] | None]], actual: list[tuple[str, Any]]
+) -> list[int | None]:
+    """For each expected ``(name, arguments)``, the index of the distinct actual ``(name,
+    arguments)`` matched to it (a maximum matching), or None."""
+    adjacent: list[list[int]] = []
+    for name, want in expected:
+        adjacent.append(
+            [
+                j
+                for j, (got, args) in enumerate(actual)
+                if got == name and (want is None or values_match(want, args))
+            ]
+        )
+    if len(adjacent) == 1:
+        row = adjacent[0]
+        return [row[0] if row else None]
+    return max_matching(adjacent, len(actual))
+
+
 @builtin_check("toolCallArgsMatch")
 def tool_call_args_match(subject: CheckSubject) -> Verdict:
     """Every expected tool call is matched by a distinct actual call of that name whose
@@ -59,21 +80,9 @@ def tool_call_args_match(subject: CheckSubject) -> Verdict:
     if not expected:
         return Verdict(True, 1.0, "no tool calls expected")
     actual = subject.result.tool_calls
-    adjacent: list[list[int]] = []
-    for exp in expected:
-        name, want = exp.name, exp.arguments
-        adjacent.append(
-            [
-                j
-                for j, tc in enumerate(actual)
-                if tc.tool_name == name and (want is None or values_match(want, tc.arguments))
-            ]
-        )
-    if len(adjacent) == 1:
-        row = adjacent[0]
-        assignment: list[int | None] = [row[0] if row else None]
-    else:
-        assignment = max_matching(adjacent, len(actual))
+    assignment = _assignment(
+        [(e.name, e.arguments) for e in expected], [(tc.tool_name, tc.arguments) for tc in actual]
+    )
     matched = sum(1 for a in assignment if a is not None)
     if matched == len(expected):
         return Verdict(
@@ -114,6 +123,49 @@ def tool_call_args_match(subject: CheckSubject) -> Verdict:
             "matched": [[i, j] for i, j in enumerate(assignment) if j is not None],
             "unmatched": unmatched,
         },
+    )
+
+
+@batch_form("toolCallArgsMatch")
+def _tool_call_args_match_batch(batch: SubjectBatch) -> BatchVerdicts:
+    """The rows where every expected call is matched (the others are left to the scalar check,
+    which explains what did not match)."""
+    passed: list[bool | None] = []
+    score: list[float] = []
+    explanation: list[str] = []
+    details: list[dict[str, Any]] = []
+    for expected, actual in zip(batch.expected_tool_calls(), batch.tool_calls()):
+        if not expected:
+            passed.append(True)
+            score.append(1.0)
+            explanation.append("no tool calls expected")
+            details.append({})
+            continue
+        assignment = _assignment(
+            [(e["name"], e.get("arguments")) for e in expected],
+            [(tc["tool_name"], tc.get("arguments", {})) for tc in actual],
+        )
+        if None in assignment:
+            passed.append(None)
+            score.append(0.0)
+            explanation.append("")
+            details.append({})
+            continue
+        passed.append(True)
+        score.append(1.0)
+        explanation.append(f"all {len(assignment)} expected tool calls matched")
+        details.append({"matched": [[i, j] for i, j in enumerate(assignment)]})
+    return BatchVerdicts(passed, score, explanation, details)
+
+
+@batch_form("toolCallsPresent")
+def _tool_calls_present_batch(batch: SubjectBatch) -> BatchVerdicts:
+    counts = [len(calls) for calls in batch.tool_calls()]
+    return BatchVerdicts(
+        [n > 0 for n in counts],
+        [1.0 if n > 0 else 0.0 for n in counts],
+        [f"{n} tool call{'s' if n != 1 else ''} made" for n in counts],
+        [{"count": n} for n in counts],
     )
 
 
@@ -188,3 +240,18 @@ def no_tool_errors(subject: CheckSubject) -> Verdict:
         f"{first.tool_name}: {clip(first.error or '', 80)}",
         {"failed": [{"tool": tc.tool_name, "error": tc.error} for tc in failed]},
     )
+
+
+@batch_form("noToolErrors")
+def _no_tool_errors_batch(batch: SubjectBatch) -> BatchVerdicts:
+    """The rows without a failed call (the others are left to the scalar check)."""
+    passed: list[bool | None] = []
+    explanation: list[str] = []
+    for calls in batch.tool_calls():
+        if any(tc.get("error") is not None for tc in calls):
+            passed.append(None)
+            explanation.append("")
+        else:
+            passed.append(True)
+            explanation.append(f"{len(calls)} tool calls, none failed")
+    return BatchVerdicts(passed, [1.0] * batch.n, explanation, [{} for _ in range(batch.n)])
