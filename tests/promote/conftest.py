@@ -13,7 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
-from tracereplay.models import AgentResult, Document, Run, ToolCallRecord
+from tracereplay.models import AgentResult, Document, EvalCase, EvalSuite, Run, ToolCallRecord
+from tracereplay.promote import repository as repo
 from tracereplay.store import Store
 
 T0 = datetime(2026, 11, 1, 8, 0, tzinfo=timezone.utc)
@@ -70,6 +71,13 @@ def make_run(
 def add_runs(db: Path, runs: Sequence[Run]) -> None:
     with Store.open(db) as store:
         store.replace_runs([r.trace_id for r in runs], list(runs))
+
+
+def suite_and_cases(db: Path, name: str) -> tuple[EvalSuite, list[EvalCase]]:
+    """The stored suite ``name`` and its cases, in ``seq`` order."""
+    with Store.open(db) as store:
+        suite = repo.get_suite(store, name)
+        return suite, repo.list_cases(store, suite.id)
 
 
 @pytest.fixture

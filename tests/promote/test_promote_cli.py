@@ -7,19 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CliResult, add_runs, make_run
+from conftest import CliResult, add_runs, make_run, suite_and_cases
 
 from tracereplay.models import Document
 from tracereplay.promote import repository as repo
 from tracereplay.store import Store
 
 Cli = Callable[..., CliResult]
-
-
-def stored(db: Path, suite: str):
-    with Store.open(db) as store:
-        s = repo.get_suite(store, suite)
-        return s, repo.list_cases(store, s.id)
 
 
 def test_a_reference_run_becomes_a_case_with_its_answer_and_tool_calls(db: Path, cli: Cli) -> None:
@@ -29,7 +23,7 @@ def test_a_reference_run_becomes_a_case_with_its_answer_and_tool_calls(db: Path,
     result = cli("promote", run.run_id[:13], "--tag", "smoke", "--tag", "weather")
     assert result.exit_code == 0, result.stderr
     case_id = result.stdout.strip()
-    suite, [case] = stored(db, "weather_agent")  # named after the agent
+    suite, [case] = suite_and_cases(db, "weather_agent")  # named after the agent
     assert case.id == case_id and case.seq == 0 and case.suite_id == suite.id
     assert [c.kind for c in suite.checks] == ["status", "containsExpected", "toolCallArgsMatch"]
     assert suite.agent_name == "weather_agent"
@@ -52,7 +46,7 @@ def test_promoting_again_returns_the_same_case(db: Path, cli: Cli) -> None:
     again = cli("promote", run.run_id, "--kind", "negative_score")  # options do not matter then
     assert again.exit_code == 0 and again.stdout == first.stdout
     assert "already case #0" in again.stderr
-    _, cases = stored(db, "weather_agent")
+    _, cases = suite_and_cases(db, "weather_agent")
     assert len(cases) == 1 and cases[0].source_kind == "reference_run"
     # by trace id too (a trace holding one run)
     assert cli("promote", run.trace_id).stdout == first.stdout
@@ -68,7 +62,7 @@ def test_a_failed_run_expects_nothing_unless_told(db: Path, cli: Cli) -> None:
         "--expected-output", "sunny", "--expected-tools",
     )  # fmt: skip
     assert told.exit_code == 0, told.stderr
-    _, (a, b) = stored(db, "regressions")
+    _, (a, b) = suite_and_cases(db, "regressions")
     assert (a.seq, a.source_kind, a.expected_output, a.expected_tool_calls) == (
         0,
         "failed_run",
@@ -85,7 +79,7 @@ def test_kind_is_explicit_when_given(db: Path, cli: Cli) -> None:
     add_runs(db, [a, b])
     assert cli("promote", a.run_id, "--kind", "negative-score").exit_code == 0
     assert cli("promote", b.run_id, "--kind", "reference_run", "--no-expected-tools").exit_code == 0
-    _, (ca, cb) = stored(db, "weather_agent")
+    _, (ca, cb) = suite_and_cases(db, "weather_agent")
     assert ca.source_kind == "negative_score" and ca.expected_output is None
     assert ca.expected_tool_calls == []
     assert cb.expected_output == "It is sunny in Paris." and cb.expected_tool_calls == []
@@ -133,7 +127,7 @@ def test_bulk_promotion_is_idempotent_and_counts_what_is_new(db: Path, cli: Cli)
     )
     third = cli("promote", "--where", "status = 'failed'", "--suite", "failures")
     assert third.stdout.startswith("0 new cases")
-    suite, cases = stored(db, "failures")
+    suite, cases = suite_and_cases(db, "failures")
     assert [(c.seq, c.source_run_id) for c in cases] == [
         (0, runs[1].run_id),
         (1, runs[3].run_id),

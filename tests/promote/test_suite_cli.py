@@ -7,20 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CliResult, add_runs, make_run
+from conftest import CliResult, add_runs, make_run, suite_and_cases
 
 from tracereplay.models import CheckSpec, Document, EvalExpectedToolCall
-from tracereplay.promote import repository as repo
 from tracereplay.promote.documents import format_documents
 from tracereplay.store import Store
 
 Cli = Callable[..., CliResult]
-
-
-def suite_and_cases(db: Path, name: str):
-    with Store.open(db) as store:
-        suite = repo.get_suite(store, name)
-        return suite, repo.list_cases(store, suite.id)
 
 
 def build_suite(db: Path, cli: Cli) -> None:

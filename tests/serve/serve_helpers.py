@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from base64 import b64decode, b64encode
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -218,40 +219,25 @@ def agent_trace_request(
 def to_otlp_json(req: ExportTraceServiceRequest | ExportLogsServiceRequest) -> bytes:
     """OTLP/JSON as the spec has it: lowerCamelCase keys, hex ids (not base64), int enums."""
     obj = json_format.MessageToDict(req, use_integers_for_enums=True)
-
-    def fix(node: Any) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("traceId", "spanId", "parentSpanId") and isinstance(value, str):
-                    node[key] = _b64_to_hex(value)
-                else:
-                    fix(value)
-        elif isinstance(node, list):
-            for item in node:
-                fix(item)
-
-    fix(obj)
+    _convert_ids(obj, ("traceId", "spanId", "parentSpanId"), lambda v: b64decode(v).hex())
     return json.dumps(obj).encode()
 
 
-def _b64_to_hex(value: str) -> str:
-    return b64decode(value).hex()
+def _convert_ids(node: Any, keys: tuple[str, ...], convert: Callable[[str], str]) -> None:
+    """Rewrite, in place, every string value under one of ``keys`` in a JSON tree."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in keys and isinstance(value, str):
+                node[key] = convert(value)
+            else:
+                _convert_ids(value, keys, convert)
+    elif isinstance(node, list):
+        for item in node:
+            _convert_ids(item, keys, convert)
 
 
 def logs_request_from_json(path: Path) -> ExportLogsServiceRequest:
     """An OTLP/JSON logs file as a protobuf request (hex ids turned into bytes first)."""
     obj = json.loads(path.read_text())
-
-    def fix(node: Any) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("traceId", "spanId") and isinstance(value, str):
-                    node[key] = b64encode(bytes.fromhex(value)).decode()
-                else:
-                    fix(value)
-        elif isinstance(node, list):
-            for item in node:
-                fix(item)
-
-    fix(obj)
+    _convert_ids(obj, ("traceId", "spanId"), lambda v: b64encode(bytes.fromhex(v)).decode())
     return json_format.ParseDict(obj, ExportLogsServiceRequest())

@@ -248,7 +248,6 @@ def _traces_from_dict(req: dict[str, Any], out: Decoded) -> None:
     ids: dict[str, str] = {}
     append = out.spans.append
     hex_id = _hex_id
-    other_value = _other_value
     for rs in _list(_field(req, "resourceSpans", "resource_spans"), "resourceSpans"):
         resource = key_values(_field(_field(rs, "resource"), "attributes"))
         service = service_name_of(resource)
@@ -276,24 +275,7 @@ def _traces_from_dict(req: dict[str, Any], out: Decoded) -> None:
                     )
                     out.reject_span(problem or "invalid span")
                     continue
-                # the hot loop: key_values() inlined
-                attributes: dict[str, Any] = {}
-                kvs = s.get("attributes")
-                if kvs:
-                    if kvs.__class__ is not list:
-                        raise _BadJson("attributes must be a list of {key, value}")
-                    for kv in kvs:
-                        v = kv.get("value")
-                        if v:
-                            x = v.get("stringValue")
-                            if x.__class__ is not str:
-                                x = other_value(v)
-                        else:
-                            x = None
-                        key = kv.get("key") or ""
-                        if key.__class__ is not str:
-                            raise _BadJson(f"an attribute key must be a string, got {key!r:.40}")
-                        attributes[key] = x
+                attributes = key_values(s.get("attributes"))
                 kind = s.get("kind", 0)
                 if kind.__class__ is not int:
                     kind = _enum(kind, KIND_BY_NAME, "SPAN_KIND_", "kind")

@@ -29,9 +29,10 @@ from tracereplay.sdk.health import guard
 from tracereplay.sdk.llm_call import LlmCall
 from tracereplay.sdk.messages import text_part
 from tracereplay.sdk.replay import current_run_attributes
-from tracereplay.sdk.span_scope import SpanScope, mark_error
+from tracereplay.sdk.span_scope import SpanScope, SyncAsyncContext, mark_error
 
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 _current_run: ContextVar[AgentRunHandle | None] = ContextVar("tracereplay_run", default=None)
 
@@ -177,7 +178,7 @@ class AgentRunHandle:
         return str(call_id) if call_id else None
 
 
-class AgentRun:
+class AgentRun(SyncAsyncContext[AgentRunHandle]):
     """What ``agent_run(...)`` returns: a context manager (sync and async) and a decorator."""
 
     def __init__(
@@ -196,7 +197,8 @@ class AgentRun:
         self._active: list[tuple[AgentRunHandle, object]] = []
 
     # ------------------------------------------------------------------ context manager
-    def _start(self, query: Any, context: Any, parameters: Any) -> tuple[AgentRunHandle, object]:
+    def _start(self) -> tuple[AgentRunHandle, object]:
+        query, context, parameters = self.query, self.context, self.parameters
         policy = current_policy()
         attrs: dict[str, AttributeValue] = {
             A.OPERATION_NAME: A.OP_INVOKE_AGENT,
@@ -224,14 +226,8 @@ class AgentRun:
         )
         return handle, _current_run.set(handle)
 
-    @staticmethod
-    def _finish(handle: AgentRunHandle, token: object, exc: BaseException | None) -> None:
-        with guard("run context"):
-            _current_run.reset(token)  # type: ignore[arg-type]
-        handle._scope.close(exc, handle._policy)
-
     def __enter__(self) -> AgentRunHandle:
-        handle, token = self._start(self.query, self.context, self.parameters)
+        handle, token = self._start()
         self._active.append((handle, token))
         return handle
 
@@ -242,24 +238,16 @@ class AgentRun:
         tb: TracebackType | None,
     ) -> None:
         handle, token = self._active.pop()
-        self._finish(handle, token, exc)
-
-    async def __aenter__(self) -> AgentRunHandle:
-        return self.__enter__()
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.__exit__(exc_type, exc, tb)
+        with guard("run context"):
+            _current_run.reset(token)  # type: ignore[arg-type]
+        handle._scope.close(exc, handle._policy)
 
     # ------------------------------------------------------------------ decorator
     def __call__(self, fn: F) -> F:
         sig = inspect.signature(fn)
 
-        def inputs(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
+        def run_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> AgentRun:
+            """This run for one call: inputs not given default to the call's arguments."""
             query, context, parameters = self.query, self.context, self.parameters
             with guard("run inputs"):
                 bound = sig.bind_partial(*args, **kwargs).arguments
@@ -270,45 +258,31 @@ class AgentRun:
                     context = bound.get("context")
                 if parameters is None and isinstance(bound.get("parameters"), Mapping):
                     parameters = bound["parameters"]
-            return query, context, parameters
+            return AgentRun(self.agent_name, query, context, parameters, self.attributes)
 
         if inspect.iscoroutinefunction(fn):
 
             @functools.wraps(fn)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                handle, token = self._start(*inputs(args, kwargs))
-                try:
-                    result = await fn(*args, **kwargs)
-                except BaseException as exc:
-                    self._finish(handle, token, exc)
-                    raise
-                _record_return(handle, result)
-                self._finish(handle, token, None)
-                return result
+                with run_of(args, kwargs) as handle:
+                    return _record_return(handle, await fn(*args, **kwargs))
 
             return cast(F, async_wrapper)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            handle, token = self._start(*inputs(args, kwargs))
-            try:
-                result = fn(*args, **kwargs)
-            except BaseException as exc:
-                self._finish(handle, token, exc)
-                raise
-            _record_return(handle, result)
-            self._finish(handle, token, None)
-            return result
+            with run_of(args, kwargs) as handle:
+                return _record_return(handle, fn(*args, **kwargs))
 
         return cast(F, wrapper)
 
 
-def _record_return(handle: AgentRunHandle, result: Any) -> None:
+def _record_return(handle: AgentRunHandle, result: R) -> R:
     """The decorated function's return value is the response; an ``AgentResult``-like object
-    (with ``response`` and ``status``) also gives the run's status."""
+    (with ``response`` and ``status``) also gives the run's status. Returns ``result``."""
     with guard("run result"):
         if result is None:
-            return  # the function may have called current_run().set_response() itself
+            return result  # the function may have called current_run().set_response() itself
         response = getattr(result, "response", None)
         if isinstance(response, str) and not isinstance(result, str):
             handle.set_response(response)
@@ -319,6 +293,7 @@ def _record_return(handle: AgentRunHandle, result: Any) -> None:
                 handle.set_error("the agent returned status 'failed'", "AgentFailed")
         else:
             handle.set_response(result)
+    return result
 
 
 def agent_run(

@@ -20,7 +20,7 @@ from tracereplay.sdk.messages import (
     to_genai_messages,
     tool_calls_of,
 )
-from tracereplay.sdk.span_scope import SpanScope
+from tracereplay.sdk.span_scope import SpanScope, SyncAsyncContext
 
 ToolCallSink = Callable[[list[dict[str, Any]]], None]
 
@@ -112,7 +112,7 @@ class LlmCallHandle:
                 self._on_tool_calls(calls)
 
 
-class LlmCall:
+class LlmCall(SyncAsyncContext[LlmCallHandle]):
     """Context manager (sync and async) around one LLM call; yields an ``LlmCallHandle``."""
 
     def __init__(
@@ -164,17 +164,6 @@ class LlmCall:
         return self._start()
 
     def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._finish(exc)
-
-    async def __aenter__(self) -> LlmCallHandle:
-        return self._start()
-
-    async def __aexit__(
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Mapping
+from types import TracebackType
+from typing import Generic, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -14,6 +16,8 @@ from tracereplay.sdk import attributes as A
 from tracereplay.sdk.config import get_tracer
 from tracereplay.sdk.content import ContentPolicy
 from tracereplay.sdk.health import health
+
+H = TypeVar("H")
 
 
 class SpanScope:
@@ -51,6 +55,33 @@ class SpanScope:
             self.span.end()
         except Exception as err:
             health.instrumentation_failed("end span", err)
+
+
+class SyncAsyncContext(Generic[H]):
+    """A context manager for ``with`` and ``async with`` alike: ``async with`` does what ``with``
+    does (recording a span never awaits)."""
+
+    def __enter__(self) -> H:
+        raise NotImplementedError
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> H:
+        return self.__enter__()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.__exit__(exc_type, exc, tb)
 
 
 def record_error(span: Span, exc: BaseException, policy: ContentPolicy) -> None:

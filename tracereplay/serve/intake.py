@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import orjson
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tracereplay.errors import DecodeError
 from tracereplay.otlp.ids import log_ids_problem, span_ids_problem
 from tracereplay.otlp.json_decode import decode_logs_json, decode_traces_json, load_json
+from tracereplay.otlp.model import Decoded
 from tracereplay.otlp.pb_decode import parse_logs_request, parse_traces_request
 from tracereplay.serve.config import Limits
 from tracereplay.serve.limiting import limit_json, limit_logs_pb, limit_traces_pb
@@ -27,6 +27,8 @@ from tracereplay.serve.rejections import InvalidData, Unavailable
 from tracereplay.store import spool
 
 log = logging.getLogger("tracereplay.serve")
+
+M = TypeVar("M")
 
 TRACES = "traces"
 LOGS = "logs"
@@ -57,34 +59,24 @@ def _summary(rejected: int, reasons: list[str], what: str) -> str:
     return f"{rejected} {what} rejected: {'; '.join(reasons[:5])}"
 
 
-def _check_spans(req: ExportTraceServiceRequest) -> tuple[int, int, list[str]]:
+def _tally(problems: Iterable[str | None]) -> tuple[int, int, list[str]]:
+    """Items seen, items rejected and the distinct reasons, from each item's id problem."""
     total = rejected = 0
     reasons: list[str] = []
-    for rs in req.resource_spans:
-        for ss in rs.scope_spans:
-            for s in ss.spans:
-                total += 1
-                problem = span_ids_problem(s.trace_id, s.span_id, s.parent_span_id)
-                if problem:
-                    rejected += 1
-                    if problem not in reasons:
-                        reasons.append(problem)
+    for problem in problems:
+        total += 1
+        if problem:
+            rejected += 1
+            if problem not in reasons:
+                reasons.append(problem)
     return total, rejected, reasons
 
 
-def _check_logs(req: ExportLogsServiceRequest) -> tuple[int, int, list[str]]:
-    total = rejected = 0
-    reasons: list[str] = []
-    for rl in req.resource_logs:
-        for sl in rl.scope_logs:
-            for r in sl.log_records:
-                total += 1
-                problem = log_ids_problem(r.trace_id, r.span_id)
-                if problem:
-                    rejected += 1
-                    if problem not in reasons:
-                        reasons.append(problem)
-    return total, rejected, reasons
+def _parse_pb(parse: Callable[[bytes], M], body: bytes) -> M:
+    try:
+        return parse(body)
+    except DecodeError as exc:
+        raise InvalidData(str(exc)) from None
 
 
 class Intake:
@@ -105,72 +97,86 @@ class Intake:
     # ------------------------------------------------------------------ protobuf
     def traces_pb(self, body: bytes) -> Receipt:
         """A binary ``ExportTraceServiceRequest`` (OTLP/HTTP protobuf body, or OTLP/gRPC message)."""
-        try:
-            req = parse_traces_request(body)
-        except DecodeError as exc:
-            raise InvalidData(str(exc)) from None
-        return self._traces(req, body)
-
-    def _traces(self, req: ExportTraceServiceRequest, body: bytes) -> Receipt:
-        total, rejected, reasons = _check_spans(req)
+        req = _parse_pb(parse_traces_request, body)
+        total, rejected, reasons = _tally(
+            span_ids_problem(s.trace_id, s.span_id, s.parent_span_id)
+            for rs in req.resource_spans
+            for ss in rs.scope_spans
+            for s in ss.spans
+        )
         if limit_traces_pb(req, self.limits, len(body)):
             body = req.SerializeToString()
-        self._spool(spool.KIND_TRACES_PB, body, total, rejected)
-        self._count(spans=total - rejected, rejected_spans=rejected)
-        return Receipt(total - rejected, rejected, _summary(rejected, reasons, "spans"))
+        return self._accept(TRACES, spool.KIND_TRACES_PB, body, total - rejected, rejected, reasons)
 
     def logs_pb(self, body: bytes) -> Receipt:
         """A binary ``ExportLogsServiceRequest`` (OTLP/HTTP protobuf body, or OTLP/gRPC message)."""
-        try:
-            req = parse_logs_request(body)
-        except DecodeError as exc:
-            raise InvalidData(str(exc)) from None
-        return self._logs(req, body)
-
-    def _logs(self, req: ExportLogsServiceRequest, body: bytes) -> Receipt:
-        total, rejected, reasons = _check_logs(req)
+        req = _parse_pb(parse_logs_request, body)
+        total, rejected, reasons = _tally(
+            log_ids_problem(r.trace_id, r.span_id)
+            for rl in req.resource_logs
+            for sl in rl.scope_logs
+            for r in sl.log_records
+        )
         if limit_logs_pb(req, self.limits, len(body)):
             body = req.SerializeToString()
-        self._spool(spool.KIND_LOGS_PB, body, total, rejected)
-        self._count(logs=total - rejected, rejected_logs=rejected)
-        return Receipt(total - rejected, rejected, _summary(rejected, reasons, "log records"))
+        return self._accept(LOGS, spool.KIND_LOGS_PB, body, total - rejected, rejected, reasons)
 
     # ------------------------------------------------------------------ JSON
     def traces_json(self, body: bytes) -> Receipt:
         """An OTLP/JSON ``ExportTraceServiceRequest`` (fully decoded here to validate it)."""
-        try:
-            obj = load_json(body)
-            decoded = decode_traces_json(obj)
-            if limit_json(obj, self.limits, len(body)):
-                body = orjson.dumps(obj)
-        except DecodeError as exc:
-            raise InvalidData(str(exc)) from None
-        except RecursionError:
-            raise InvalidData("invalid OTLP/JSON: values nested too deeply") from None
-        kept, rejected = len(decoded.spans), decoded.rejected_spans
-        self._spool(spool.KIND_TRACES_JSON, body, kept + rejected, rejected)
-        self._count(spans=kept, rejected_spans=rejected)
-        return Receipt(kept, rejected, _summary(rejected, decoded.errors, "spans"))
+        body, decoded = self._decode_json(body, decode_traces_json)
+        return self._accept(
+            TRACES,
+            spool.KIND_TRACES_JSON,
+            body,
+            len(decoded.spans),
+            decoded.rejected_spans,
+            decoded.errors,
+        )
 
     def logs_json(self, body: bytes) -> Receipt:
         """An OTLP/JSON ``ExportLogsServiceRequest`` (fully decoded here to validate it)."""
+        body, decoded = self._decode_json(body, decode_logs_json)
+        return self._accept(
+            LOGS,
+            spool.KIND_LOGS_JSON,
+            body,
+            len(decoded.logs),
+            decoded.rejected_logs,
+            decoded.errors,
+        )
+
+    def _decode_json(
+        self, body: bytes, decode: Callable[[dict[str, Any]], Decoded]
+    ) -> tuple[bytes, Decoded]:
+        """The request decoded, and its body (re-encoded when the limits changed it)."""
         try:
             obj = load_json(body)
-            decoded = decode_logs_json(obj)
+            decoded = decode(obj)
             if limit_json(obj, self.limits, len(body)):
                 body = orjson.dumps(obj)
         except DecodeError as exc:
             raise InvalidData(str(exc)) from None
         except RecursionError:
             raise InvalidData("invalid OTLP/JSON: values nested too deeply") from None
-        kept, rejected = len(decoded.logs), decoded.rejected_logs
-        self._spool(spool.KIND_LOGS_JSON, body, kept + rejected, rejected)
-        self._count(logs=kept, rejected_logs=rejected)
-        return Receipt(kept, rejected, _summary(rejected, decoded.errors, "log records"))
+        return body, decoded
+
+    def _accept(
+        self, signal: str, kind: int, body: bytes, kept: int, rejected: int, reasons: list[str]
+    ) -> Receipt:
+        """Spool the request (when it kept anything), count it, and say what it brought."""
+        self._spool(kind, body, kept)
+        if signal == TRACES:
+            self._count(spans=kept, rejected_spans=rejected)
+            what = "spans"
+        else:
+            self._count(logs=kept, rejected_logs=rejected)
+            what = "log records"
+        return Receipt(kept, rejected, _summary(rejected, reasons, what))
 
     # ------------------------------------------------------------------ spooling
-    def _spool(self, kind: int, body: bytes, total: int, rejected: int) -> None:
-        if total - rejected <= 0:
+    def _spool(self, kind: int, body: bytes, kept: int) -> None:
+        if kept <= 0:
             return  # nothing to store: an empty request, or every item rejected
         try:
             self._writer.append(kind, body)  # fsync'd on return: now it may be acknowledged
