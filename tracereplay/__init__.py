@@ -5,8 +5,11 @@ Public API: the data models (``AgentResult``, ``ToolCallRecord``, ``Run``, ``Eva
 ``tool``, ``flush``; see ``tracereplay.sdk``).
 """
 
-from tracereplay.evaluate.checks.registry import Verdict, check
-from tracereplay.evaluate.subject import CheckSubject
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from tracereplay.models import (
     RUN_STATUSES,
     SOURCE_KINDS,
@@ -23,14 +26,35 @@ from tracereplay.models import (
     Status,
     ToolCallRecord,
 )
-from tracereplay.sdk import (
-    AgentRunHandle,
-    LlmCallHandle,
-    agent_run,
-    configure,
-    flush,
-    tool,
-)
+
+if TYPE_CHECKING:
+    from tracereplay.evaluate.checks.registry import Verdict, check
+    from tracereplay.evaluate.subject import CheckSubject
+    from tracereplay.sdk import AgentRunHandle, LlmCallHandle, agent_run, configure, flush, tool
+
+# The SDK (OpenTelemetry) and the checks (rapidfuzz, jsonschema) load on first use, so neither
+# an agent that only records nor a CLI command that only reads pays for the other.
+_LAZY = {
+    "check": "tracereplay.evaluate.checks.registry",
+    "Verdict": "tracereplay.evaluate.checks.registry",
+    "CheckSubject": "tracereplay.evaluate.subject",
+    "AgentRunHandle": "tracereplay.sdk",
+    "LlmCallHandle": "tracereplay.sdk",
+    "agent_run": "tracereplay.sdk",
+    "configure": "tracereplay.sdk",
+    "flush": "tracereplay.sdk",
+    "tool": "tracereplay.sdk",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tracereplay' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __version__ = "0.1.0"
 
