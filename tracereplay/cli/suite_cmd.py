@@ -95,7 +95,12 @@ def suite_list(
     if not suites:
         typer.echo("no suites yet: create one with `tracereplay promote RUN_ID`")
         return
-    table = Table("name", "agent", "cases", "checks", "updated", box=None, pad_edge=False)
+    table = Table(box=None, pad_edge=False)
+    table.add_column("name", no_wrap=True)  # names are what the user types next: never cut
+    table.add_column("agent", overflow="ellipsis", max_width=24)
+    table.add_column("cases", justify="right")
+    table.add_column("checks", ratio=1, overflow="fold")
+    table.add_column("updated", no_wrap=True)
     for suite, count in suites:
         table.add_row(
             Text(suite.name),
