@@ -13,7 +13,7 @@ from tracereplay.evaluate.checks import list_check_kinds
 from tracereplay.evaluate.checks.batch import SubjectBatch, run_check_batch
 from tracereplay.models import CheckSpec, EvalExpectedToolCall, ToolCallRecord
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 scalars = (
     st.none()
@@ -49,7 +49,9 @@ def subjects(draw):
         )
     )
     expected_calls = draw(
-        st.lists(st.builds(EvalExpectedToolCall, name=names, arguments=st.none() | args), max_size=3)
+        st.lists(
+            st.builds(EvalExpectedToolCall, name=names, arguments=st.none() | args), max_size=3
+        )
     )
     if calls and draw(st.booleans()):  # often expect exactly what was called
         expected_calls = [

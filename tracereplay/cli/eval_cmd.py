@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -57,6 +58,10 @@ class _BarProgress(ProgressHooks):
         if run.status is not Status.PASSED:
             self.bad += 1
         self.bar.update(self.task, advance=1, bad=f"{self.bad} not passed" if self.bad else "")
+
+    def advance_many(self, count: int, not_passed: int) -> None:
+        self.bad += not_passed
+        self.bar.update(self.task, advance=count, bad=f"{self.bad} not passed" if self.bad else "")
 
     def stop(self) -> None:
         self.bar.stop()
@@ -168,18 +173,18 @@ def eval_command(
         label=label,
     )
     outcome = run_evaluation(settings, _BarProgress(f"eval {suite}"))
-    shown = outcome.reports
-    if len(shown) > TABLE_ALL_UP_TO:  # a big suite: list the cases that need attention
-        shown = [r for r in shown if r.result.status is not Status.PASSED]
+    total = len(outcome.reports)
+    # a big suite: list the cases that need attention (the others are not even built)
+    shown = list(outcome.reports) if total <= TABLE_ALL_UP_TO else outcome.not_passed()
     if shown:
         console.print(results_table(shown, repeat > 1))
-    if len(shown) < len(outcome.reports):
+    if len(shown) < total:
         console.print(
-            f"{len(outcome.reports) - len(shown)} passed cases not listed (see --json)",
+            f"{total - len(shown)} passed cases not listed (see --json)",
             style="dim",
             markup=False,
         )
-    print_problems(outcome.reports)
+    print_problems(outcome.needing_attention())
     print_summary(outcome)
     if json_file is not None:
         write_json(json_file, outcome)
@@ -195,7 +200,7 @@ def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def results_table(reports: list[CaseReport], repeated: bool) -> Table:
+def results_table(reports: Sequence[CaseReport], repeated: bool) -> Table:
     """One row per case: seq, id, status, score, time, query."""
     table = Table(header_style="bold", pad_edge=False)
     table.add_column("#", justify="right", no_wrap=True, min_width=2)
@@ -223,7 +228,7 @@ def results_table(reports: list[CaseReport], repeated: bool) -> Table:
     return table
 
 
-def print_problems(reports: list[CaseReport]) -> None:
+def print_problems(reports: Sequence[CaseReport]) -> None:
     """Why each case that did not pass did not, and what the replay saw."""
     for r in reports:
         status = r.result.status.value

@@ -24,24 +24,36 @@ from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.checks import get_check_kind, load_check_modules
 from tracereplay.evaluate.fastmodel import build
-from tracereplay.evaluate.git_info import git_state
+from tracereplay.evaluate.git_info import GitState, git_state
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
 from tracereplay.evaluate.recorded import score_recorded
+from tracereplay.evaluate.recorded_batch import (
+    CaseReports,
+    ScoredCases,
+    case_check_overrides,
+    load_recorded_cases,
+)
 from tracereplay.evaluate.replay import ToolMatch
 from tracereplay.evaluate.replayer import Replayer
-from tracereplay.evaluate.results_store import insert_case_runs, insert_eval_run, update_eval_run
+from tracereplay.evaluate.results_store import (
+    insert_case_runs,
+    insert_eval_run,
+    insert_scored,
+    update_eval_run,
+)
 from tracereplay.evaluate.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
 from tracereplay.evaluate.scoring import error_result, merge_repeats, resolve_checks, summarize
 from tracereplay.evaluate.sources import load_result_encodings, load_runs
 from tracereplay.ingest.drain import open_store
-from tracereplay.models import EvalCase, EvalSuite, Run
+from tracereplay.models import EvalCase, EvalSuite, Run, Status
 from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.promote.parameters import (
     missing_parameters,
     missing_parameters_reason,
     suite_required_parameters,
 )
-from tracereplay.promote.repository import get_suite, list_cases
+from tracereplay.promote.repository import get_cases, get_suite, list_cases
+from tracereplay.store.db import Store
 from tracereplay.store.paths import DB_ENV
 
 #: results are written at least this often (seconds) while cases run
@@ -95,14 +107,27 @@ class EvalOutcome:
 
     record: EvalRunRecord
     suite: EvalSuite
-    reports: list[CaseReport]
+    reports: Sequence[CaseReport]  # a list, or ``CaseReports`` (built on access)
     runner: RunnerReport
     selected: int
+
+    def not_passed(self) -> list[CaseReport]:
+        """The reports of the cases that did not pass (without building the others)."""
+        if isinstance(self.reports, CaseReports):
+            return self.reports.not_passed()
+        return [r for r in self.reports if r.result.status is not Status.PASSED]
+
+    def needing_attention(self) -> list[CaseReport]:
+        """What a summary should show: the cases that did not pass and, in replay mode, every
+        case (a passing replay may still report argument drift or unused recordings)."""
+        if self.record.mode == "replay":
+            return list(self.reports)
+        return self.not_passed()
 
     @property
     def exit_code(self) -> int:
         """0 when every selected case ran and passed, else 1."""
-        ok = all(r.result.status.value == "PASSED" for r in self.reports)
+        ok = not self.not_passed()
         return 0 if ok and len(self.reports) == self.selected else 1
 
 
@@ -112,6 +137,10 @@ class ProgressHooks:
     def start(self, total: int) -> None: ...
 
     def advance(self, run: CaseRun) -> None: ...
+
+    def advance_many(self, count: int, not_passed: int) -> None:
+        """``count`` cases finished at once, ``not_passed`` of them did not pass (recorded
+        mode scores columnar: no ``CaseRun`` per case)."""
 
     def stop(self) -> None: ...
 
@@ -239,31 +268,17 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
     # loading, scoring recorded results and reporting allocate many small acyclic objects that
     # the cyclic GC would only rescan (it more than doubled the time of 10,000 cases); replay
     # leaves it on while the agent's own code runs
+    git = _git_state_soon()
     with gc_paused(), open_store(settings.db) as store:
         suite = get_suite(store, settings.suite)
+        if agent is None and _columnar(settings, store, suite):
+            return _run_columnar(settings, store, suite, progress, git)
         cases = select_cases(list_cases(store, suite.id), settings.tags, settings.case_ids)
         if not cases:
-            what = (
-                "no case matches the --tag / --case selection"
-                if (settings.tags or settings.case_ids)
-                else "it has no cases (promote runs into it first)"
-            )
-            raise EmptySelectionError(f"nothing to evaluate in suite '{suite.name}': {what}")
+            raise _nothing_to_evaluate(settings, suite)
         sources = load_runs(store, [c.source_run_id for c in cases if c.source_run_id])
         encodings = load_result_encodings(store, sources.values()) if agent else {}
-        git = git_state()
-        record = EvalRunRecord(
-            eval_run_id=str(uuid.uuid4()),
-            suite_id=suite.id,
-            suite_name=suite.name,
-            mode="replay" if agent else "recorded",
-            agent=settings.agent,
-            label=settings.label,
-            started_at=datetime.now(timezone.utc),
-            git_commit=git.commit if git else None,
-            git_dirty=git.dirty if git else None,
-            options=settings.options(),
-        )
+        record = _new_record(settings, suite, git())
         insert_eval_run(store, record)
 
     writer = _ResultWriter(settings.db, record, suite)
@@ -363,6 +378,166 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
         final = final.model_copy(update={"status": "interrupted"})
         writer.flush(final)
     return EvalOutcome(final, suite, reports, report, len(cases))
+
+
+def _nothing_to_evaluate(settings: EvalSettings, suite: EvalSuite) -> EmptySelectionError:
+    what = (
+        "no case matches the --tag / --case selection"
+        if (settings.tags or settings.case_ids)
+        else "it has no cases (promote runs into it first)"
+    )
+    return EmptySelectionError(f"nothing to evaluate in suite '{suite.name}': {what}")
+
+
+def _git_state_soon() -> Callable[[], GitState | None]:
+    """``git_state()`` run in a thread (two git commands: they overlap loading the suite)."""
+    box: list[GitState | None] = []
+    thread = threading.Thread(target=lambda: box.append(git_state()), daemon=True)
+    thread.start()
+
+    def result() -> GitState | None:
+        thread.join()
+        return box[0] if box else None
+
+    return result
+
+
+def _new_record(settings: EvalSettings, suite: EvalSuite, git: GitState | None) -> EvalRunRecord:
+    """The ``eval_runs`` row of a run that starts now (status ``running``)."""
+    return EvalRunRecord(
+        eval_run_id=str(uuid.uuid4()),
+        suite_id=suite.id,
+        suite_name=suite.name,
+        mode=settings.mode,  # type: ignore[arg-type]
+        agent=settings.agent,
+        label=settings.label,
+        started_at=datetime.now(timezone.utc),
+        git_commit=git.commit if git else None,
+        git_dirty=git.dirty if git else None,
+        options=settings.options(),
+    )
+
+
+def _final_record(
+    record: EvalRunRecord, chunks: Sequence[ScoredCases], selected: int, interrupted: bool = False
+) -> EvalRunRecord:
+    """The eval run's row once ``chunks`` hold all its results (``summarize``'s counts)."""
+    total = passed = failed = 0
+    score_sum, scored = 0.0, 0
+    for chunk in chunks:
+        for st, score in zip(chunk.status, chunk.score):
+            total += 1
+            if st is Status.PASSED:
+                passed += 1
+            elif st is Status.FAILED:
+                failed += 1
+            if score is not None:
+                score_sum += score
+                scored += 1
+    return record.model_copy(
+        update={
+            "finished_at": datetime.now(timezone.utc),
+            "status": "interrupted" if interrupted else "completed",
+            "total_cases": total,
+            "passed": passed,
+            "failed": failed,
+            "errored": total - passed - failed,
+            "pass_rate": passed / total if total else None,
+            "aggregate_score": score_sum / scored if scored else None,
+            "options": {**record.options, "not_run": selected - total},
+        }
+    )
+
+
+@contextmanager
+def _checkpoint_on_commit(store: Store) -> Iterator[None]:
+    """Have each commit in the block write its changes into the database file (a checkpoint)
+    rather than to the write-ahead log, which closing the store would then copy there: the
+    results are written once instead of twice. One DuckDB thread: inserting a few thousand
+    rows, more threads cost more than they bring (and the other core is the scorer's)."""
+    rows = store.con.execute(
+        "SELECT current_setting('checkpoint_threshold'), current_setting('threads')"
+    ).fetchall()
+    store.con.execute("SET checkpoint_threshold = '0KB'")
+    store.con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        store.con.execute(f"SET checkpoint_threshold = '{rows[0][0]}'")
+        store.con.execute(f"SET threads = {int(rows[0][1])}")
+
+
+def _columnar(settings: EvalSettings, store: Store, suite: EvalSuite) -> bool:
+    """Whether recorded mode can score this run columnar (``recorded_batch``): every case once,
+    no retries, no fail-fast, no selection, no required parameters, and only built-in checks
+    that do not wait (custom checks and the LLM judge need the runner's threads and timeout)."""
+    o = settings.runner
+    if o.repeat != 1 or o.retries or o.fail_fast or settings.tags or settings.case_ids:
+        return False
+    if suite_required_parameters(suite):
+        return False
+    specs = [*suite.checks, *(s for c in case_check_overrides(store, suite.id) for s in c)]
+    for kind in {s.kind for s in specs}:
+        entry = get_check_kind(kind)
+        if kind in WAITING_CHECKS or (entry is not None and not entry.builtin):
+            return False
+    return True
+
+
+def _run_columnar(
+    settings: EvalSettings,
+    store: Store,
+    suite: EvalSuite,
+    progress: ProgressHooks,
+    git: Callable[[], GitState | None],
+) -> EvalOutcome:
+    """Recorded mode, columnar, in the store the caller holds (scoring is CPU-bound and short:
+    the store is not released between batches). Results are written every ``FLUSH_RESULTS``
+    cases; Ctrl-C keeps what was written and marks the run ``interrupted``."""
+    cases = load_recorded_cases(store, suite.id)
+    n = len(cases)
+    if not n:
+        raise _nothing_to_evaluate(settings, suite)
+    record = _new_record(settings, suite, git())
+    written: list[ScoredCases] = []  # chunks whose results are committed
+    runner = RunnerReport()
+    final: EvalRunRecord | None = None
+    progress.start(n)
+    try:
+        with _checkpoint_on_commit(store):
+            for start in range(0, n, FLUSH_RESULTS):
+                chunk = ScoredCases(
+                    store, cases, start, min(n, start + FLUSH_RESULTS), suite.checks
+                )
+                last = start + len(chunk) == n
+                # the last results and the eval run's final row go in one commit
+                ending = _final_record(record, [*written, chunk], n) if last else None
+                with _sigint_deferred(), store.transaction():
+                    if not written:  # the eval run's row comes with its first results
+                        insert_eval_run(store, record)
+                    insert_scored(store, record.eval_run_id, suite.id, chunk)
+                    if ending is not None:
+                        update_eval_run(store, ending)
+                written.append(chunk)
+                final = ending
+                progress.advance_many(len(chunk), sum(s is not Status.PASSED for s in chunk.status))
+    except KeyboardInterrupt:
+        runner.interrupted = final is None
+    finally:
+        progress.stop()
+    runner.finished = sum(len(c) for c in written)
+    runner.not_run = n - runner.finished
+    if final is None:  # interrupted: what was written so far
+        final = _final_record(record, written, n, interrupted=True)
+        with _sigint_deferred():
+            (update_eval_run if written else insert_eval_run)(store, final)
+    db = settings.db
+
+    def load_cases(ids: list[str]) -> list[EvalCase]:
+        with open_store(db, drain=False) as again:
+            return get_cases(again, ids)
+
+    return EvalOutcome(final, suite, CaseReports(written, load_cases), runner, n)
 
 
 #: built-in checks that wait on the network (worth running cases concurrently in recorded mode)

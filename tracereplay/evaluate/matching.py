@@ -25,6 +25,21 @@ def _is_number(v: Any) -> bool:
 
 def values_match(expected: Any, actual: Any) -> bool:
     """True when ``actual`` satisfies ``expected`` (see the module rules)."""
+    # fast paths for the plain JSON types (same answers as the general rules below)
+    cls = expected.__class__
+    if cls is str and actual.__class__ is str:
+        return expected == actual
+    if cls is dict and actual.__class__ is dict:
+        for key, want in expected.items():
+            if key not in actual:
+                return False
+            got = actual[key]
+            if want.__class__ is str and got.__class__ is str:
+                if want != got:
+                    return False
+            elif not values_match(want, got):
+                return False
+        return True
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return False

@@ -25,10 +25,18 @@ def subject_for_run(case: EvalCase, run: Run) -> CheckSubject:
 
 def missing_source_reason(case: EvalCase) -> str:
     """Why a case cannot be scored in recorded mode (it has no source run)."""
-    return (
-        f"case #{case.seq} has no source run (hand-written): recorded mode needs one; "
-        "replay it with an agent instead"
-    )
+    return source_not_found_reason(case.seq, None)
+
+
+def source_not_found_reason(seq: int, source_run_id: str | None) -> str:
+    """Why case ``#seq`` cannot be scored in recorded mode: it has no source run
+    (``source_run_id`` None), or its source run is not in the store."""
+    if source_run_id is None:
+        return (
+            f"case #{seq} has no source run (hand-written): recorded mode needs one; "
+            "replay it with an agent instead"
+        )
+    return f"source run {source_run_id} of case #{seq} was not found"
 
 
 def score_recorded(
@@ -36,11 +44,7 @@ def score_recorded(
 ) -> EvaluationResult:
     """Score ``case`` against ``run`` (its source run); ERROR when the run is missing."""
     if run is None:
-        if case.source_run_id is None:
-            return error_result(case.id, missing_source_reason(case))
-        return error_result(
-            case.id, f"source run {case.source_run_id} of case #{case.seq} was not found"
-        )
+        return error_result(case.id, source_not_found_reason(case.seq, case.source_run_id))
     started = time.perf_counter()
     subject = subject_for_run(case, run)
     scores = [run_check(spec, subject) for spec in resolve_checks(case, suite_checks)]

@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError
 from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord, ReplayReport
+from tracereplay.evaluate.recorded_batch import ScoredCases
 from tracereplay.models import EvaluationResult, ScoreResult, Status, ToolCallRecord
 from tracereplay.store.db import Store
 
@@ -154,6 +155,16 @@ def insert_case_runs(
         }
     )
     _append(store, "check_results", table)
+
+
+def insert_scored(store: Store, eval_run_id: str, suite_id: str, scored: ScoredCases) -> None:
+    """Add a columnar-scored chunk of cases (``recorded_batch``) and its check results."""
+    if not len(scored):
+        return
+    _append(store, "case_results", scored.case_table(eval_run_id, suite_id))
+    checks = scored.check_table(eval_run_id)
+    if checks.num_rows:
+        _append(store, "check_results", checks)
 
 
 def _append(store: Store, table: str, data: pa.Table) -> None:

@@ -117,6 +117,14 @@ def list_cases(store: Store, suite_id: str) -> list[EvalCase]:
     return _cases(store, "suite_id = ? ORDER BY seq", [suite_id])
 
 
+def get_cases(store: Store, case_ids: Iterable[str]) -> list[EvalCase]:
+    """The cases with these exact ids (unknown ids are left out), in ``seq`` order."""
+    ids = list(set(case_ids))
+    if not ids:
+        return []
+    return _cases(store, "case_id IN (SELECT unnest(?)) ORDER BY suite_id, seq", [ids])
+
+
 def get_case(store: Store, ident: str) -> EvalCase:
     """The case whose id starts with ``ident``; NotFound / Ambiguous errors otherwise."""
     prefix = ident.strip().lower()

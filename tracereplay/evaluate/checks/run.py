@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import Field
 
-from tracereplay.evaluate.checks.common import clip
 from tracereplay.evaluate.checks.batch import BatchVerdicts, SubjectBatch
+from tracereplay.evaluate.checks.common import clip
 from tracereplay.evaluate.checks.registry import CheckError, Verdict, batch_form, builtin_check
 from tracereplay.evaluate.subject import CheckSubject
 

@@ -69,26 +69,29 @@ def contains_expected(subject: CheckSubject, caseSensitive: bool = False) -> Ver
 
 @batch_form("containsExpected")
 def _contains_expected_batch(batch: SubjectBatch, caseSensitive: bool = False) -> BatchVerdicts:
-    passed: list[bool | None] = []
-    score: list[float] = []
-    explanation: list[str] = []
-    details: list[dict[str, Any]] = []
-    for expected, output in zip(batch.expected_output, batch.response):
-        needle = expected.strip() if expected is not None else ""
-        if not needle:
-            passed.append(False)
-            score.append(0.0)
-            explanation.append(NOTHING_EXPECTED)
-        elif needle in output if caseSensitive else needle.casefold() in output.casefold():
-            passed.append(True)
-            score.append(1.0)
-            explanation.append(f"response contains the expected text {clip(needle)!r}")
-        else:
-            passed.append(False)
-            score.append(0.0)
-            explanation.append(f"response does not contain the expected text {clip(needle)!r}")
-        details.append({})
-    return BatchVerdicts(passed, score, explanation, details)
+    needles = [e.strip() if e is not None else "" for e in batch.expected_output]
+    if caseSensitive:
+        found = [bool(nd) and nd in out for nd, out in zip(needles, batch.response)]
+    else:
+        found = [
+            bool(nd) and nd.casefold() in out.casefold() for nd, out in zip(needles, batch.response)
+        ]
+    explanation = [
+        (
+            f"response contains the expected text {clip(nd)!r}"
+            if ok
+            else f"response does not contain the expected text {clip(nd)!r}"
+        )
+        if nd
+        else NOTHING_EXPECTED
+        for nd, ok in zip(needles, found)
+    ]
+    return BatchVerdicts(
+        found,  # type: ignore[arg-type]  # list[bool] is a list[bool | None]
+        [1.0 if ok else 0.0 for ok in found],
+        explanation,
+        [{} for _ in found],
+    )
 
 
 def normalize_text(text: str, steps: tuple[NormalizeStep, ...] | list[NormalizeStep]) -> str:
@@ -179,30 +182,33 @@ def regex(subject: CheckSubject, pattern: str, flags: str = "") -> Verdict:
 
 @batch_form("regex")
 def _regex_batch(batch: SubjectBatch, pattern: str, flags: str = "") -> BatchVerdicts:
-    search = compile_pattern(pattern, flags).search
-    named = bool(compile_pattern(pattern, flags).groupindex)
+    compiled = compile_pattern(pattern, flags)
+    named = bool(compiled.groupindex)
     not_found = f"pattern {clip(pattern, 60)!r} not found in the response"
-    passed: list[bool | None] = []
-    score: list[float] = []
+    said: dict[str, str] = {}  # matched text -> explanation (matches often repeat)
+    matches = [compiled.search(out) for out in batch.response]
     explanation: list[str] = []
     details: list[dict[str, Any]] = []
-    for output in batch.response:
-        m = search(output)
+    for m in matches:
         if m is None:
-            passed.append(False)
-            score.append(0.0)
             explanation.append(not_found)
             details.append({})
             continue
         text = m.group(0)
+        why = said.get(text)
+        if why is None:
+            why = said[text] = f"pattern matched {clip(text, 60)!r}"
+        explanation.append(why)
         found: dict[str, Any] = {"match": clip(text, 200), "span": [m.start(), m.end()]}
         if named:
             found["groups"] = m.groupdict()
-        passed.append(True)
-        score.append(1.0)
-        explanation.append(f"pattern matched {clip(text, 60)!r}")
         details.append(found)
-    return BatchVerdicts(passed, score, explanation, details)
+    return BatchVerdicts(
+        [m is not None for m in matches],
+        [0.0 if m is None else 1.0 for m in matches],
+        explanation,
+        details,
+    )
 
 
 @builtin_check("keywords")

@@ -126,20 +126,40 @@ def tool_call_args_match(subject: CheckSubject) -> Verdict:
     )
 
 
+def _first_match(expected: dict[str, Any], actual: list[dict[str, Any]]) -> int | None:
+    """The first actual call matching one expected call (``_assignment`` for one call)."""
+    name, want = expected["name"], expected.get("arguments")
+    for j, tc in enumerate(actual):
+        if tc["tool_name"] == name and (
+            want is None or values_match(want, tc.get("arguments", {}))
+        ):
+            return j
+    return None
+
+
 @batch_form("toolCallArgsMatch")
 def _tool_call_args_match_batch(batch: SubjectBatch) -> BatchVerdicts:
     """The rows where every expected call is matched (the others are left to the scalar check,
     which explains what did not match)."""
     passed: list[bool | None] = []
-    score: list[float] = []
     explanation: list[str] = []
     details: list[dict[str, Any]] = []
     for expected, actual in zip(batch.expected_tool_calls(), batch.tool_calls()):
         if not expected:
             passed.append(True)
-            score.append(1.0)
             explanation.append("no tool calls expected")
             details.append({})
+            continue
+        if len(expected) == 1:
+            j = _first_match(expected[0], actual)
+            if j is None:
+                passed.append(None)
+                explanation.append("")
+                details.append({})
+            else:
+                passed.append(True)
+                explanation.append("all 1 expected tool calls matched")
+                details.append({"matched": [[0, j]]})
             continue
         assignment = _assignment(
             [(e["name"], e.get("arguments")) for e in expected],
@@ -147,15 +167,13 @@ def _tool_call_args_match_batch(batch: SubjectBatch) -> BatchVerdicts:
         )
         if None in assignment:
             passed.append(None)
-            score.append(0.0)
             explanation.append("")
             details.append({})
-            continue
-        passed.append(True)
-        score.append(1.0)
-        explanation.append(f"all {len(assignment)} expected tool calls matched")
-        details.append({"matched": [[i, j] for i, j in enumerate(assignment)]})
-    return BatchVerdicts(passed, score, explanation, details)
+        else:
+            passed.append(True)
+            explanation.append(f"all {len(assignment)} expected tool calls matched")
+            details.append({"matched": [[i, j] for i, j in enumerate(assignment)]})
+    return BatchVerdicts(passed, [1.0] * len(passed), explanation, details)
 
 
 @batch_form("toolCallsPresent")
