@@ -23,7 +23,7 @@ from typing import Any
 from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.checks import get_check_kind, load_check_modules
-from tracereplay.evaluate.fastmodel import build
+from tracereplay.models.fast import build
 from tracereplay.evaluate.git_info import GitState, git_state
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
 from tracereplay.evaluate.recorded import score_recorded

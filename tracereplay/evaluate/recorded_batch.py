@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from tracereplay.evaluate.checks.batch import CheckColumn, SubjectBatch, run_check_batch
 from tracereplay.evaluate.checks.common import clip
-from tracereplay.evaluate.fastmodel import build
+from tracereplay.models.fast import build
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun
 from tracereplay.evaluate.recorded import source_not_found_reason, subject_for_run
 from tracereplay.evaluate.scoring import error_result, result_from_scores

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from tracereplay.evaluate.checks.common import clip
 from tracereplay.evaluate.checks.registry import run_check
-from tracereplay.evaluate.fastmodel import build
+from tracereplay.models.fast import build
 from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models.evals import CheckSpec, EvalCase, EvaluationResult, ScoreResult, Status
 

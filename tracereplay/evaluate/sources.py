@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from tracereplay.evaluate.fastmodel import build
+from tracereplay.models.fast import build
 from tracereplay.models import AgentResult, Document, LlmCall, Run
 from tracereplay.store.db import Store
 

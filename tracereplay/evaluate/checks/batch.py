@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from tracereplay.evaluate.checks.registry import prepared
-from tracereplay.evaluate.fastmodel import build
+from tracereplay.models.fast import build
 from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models.evals import CheckSpec, ScoreResult, Status
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from tracereplay.errors import TraceReplayError
-from tracereplay.evaluate.fastmodel import build
+from tracereplay.models.fast import build
 from tracereplay.models.evals import CheckSpec, ScoreResult, Status
 
 if typing.TYPE_CHECKING:

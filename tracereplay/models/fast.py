@@ -1,7 +1,7 @@
-"""Building result models without validation, cheaper than ``model_construct``.
+"""Building models from values already known to be valid, cheaper than ``model_construct``.
 
-Scoring creates a ``ScoreResult`` per check and an ``EvaluationResult`` per case, from values
-the evaluator itself produced and already checked. In pydantic 2.x ``model_construct`` is pure
+The converter builds a ``Run`` per agent run and scoring a ``ScoreResult`` per check, from values
+they produced and already checked. In pydantic 2.x ``model_construct`` is pure
 Python and costs more than validating; this does what its final lines do (set ``__dict__`` and
 the fields set) for models with no private attributes and no post-init hook, and falls back to
 ``model_construct`` for any other model.
