@@ -17,6 +17,7 @@ from tracereplay.convert.messages import (
     Message,
     from_events,
     last_text,
+    parse_history,
     parse_messages,
     system_message,
 )
@@ -89,7 +90,7 @@ def llm_info(span: Span, logs: Sequence[LogRecord] = ()) -> LlmInfo:
     )
     finish = ""
     if INPUT_MESSAGES in a:
-        info.input_messages, _ = parse_messages(a[INPUT_MESSAGES], "user")
+        info.input_messages, _ = parse_history(a[INPUT_MESSAGES], "user")
     elif "gen_ai.prompt" in a:
         info.input_messages, _ = parse_messages(a["gen_ai.prompt"], "user")
     if OUTPUT_MESSAGES in a:

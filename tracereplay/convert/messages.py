@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tracereplay.convert.values import as_name, as_text, decoded
+from tracereplay.convert.values import as_name, as_text, decoded, loads
 
 Message = dict[str, Any]
 Part = dict[str, Any]
@@ -181,6 +181,10 @@ def parse_messages(value: Any, default_role: str = "user") -> tuple[list[Message
         return ([{"role": default_role, "parts": [text_part(value)]}] if value else []), ""
     if not isinstance(value, list):
         return [], ""
+    return _parse_list(value, default_role, finish)
+
+
+def _parse_list(value: list[Any], default_role: str, finish: str = "") -> tuple[list[Message], str]:
     out = []
     for item in value:
         if type(item) is dict:
@@ -194,6 +198,42 @@ def parse_messages(value: Any, default_role: str = "user") -> tuple[list[Message
         if msg is not None:
             out.append(msg)
     return out, finish
+
+
+# The last history parse_history read: (text, default role, messages, finish reason).
+_last_history: tuple[str, str, list[Message], str] | None = None
+
+
+def parse_history(value: Any, default_role: str = "user") -> tuple[list[Message], str]:
+    """``parse_messages`` for the input messages of an LLM call, which usually repeat the
+    previous call's input and add to it: when ``value`` is JSON text that extends the list last
+    read here (same text up to its closing bracket, then more items), only the new items are
+    parsed. The result is the same as ``parse_messages(value, default_role)``."""
+    global _last_history
+    if type(value) is not str:
+        return parse_messages(value, default_role)
+    last = _last_history
+    if last is not None and last[1] == default_role:
+        prev = last[0]
+        if value == prev:
+            return list(last[2]), last[3]
+        cut = len(prev) - 1
+        if len(value) > len(prev) and value.startswith(prev[:cut]):
+            rest = value[cut:].lstrip(" \t\r\n")
+            if rest[:1] == ",":
+                tail = loads("[" + rest[1:], None)
+                if type(tail) is list:
+                    messages, finish = _parse_list(tail, default_role, last[3])
+                    messages = last[2] + messages
+                    _last_history = (value, default_role, messages, finish)
+                    return list(messages), finish
+    parsed = decoded(value)
+    if type(parsed) is not list:
+        return parse_messages(value, default_role)
+    messages, finish = _parse_list(parsed, default_role)
+    if value[:1] == "[" and value[-1:] == "]":
+        _last_history = (value, default_role, messages, finish)
+    return list(messages), finish
 
 
 def system_message(instructions: Any) -> Message | None:

@@ -23,7 +23,6 @@ from typing import Any
 from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.checks import get_check_kind, load_check_modules
-from tracereplay.models.fast import build
 from tracereplay.evaluate.git_info import GitState, git_state
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
 from tracereplay.evaluate.recorded import score_recorded
@@ -46,6 +45,7 @@ from tracereplay.evaluate.scoring import error_result, merge_repeats, resolve_ch
 from tracereplay.evaluate.sources import load_result_encodings, load_runs
 from tracereplay.ingest.drain import open_store
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
+from tracereplay.models.fast import build
 from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.promote.parameters import (
     missing_parameters,

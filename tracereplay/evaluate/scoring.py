@@ -20,9 +20,9 @@ from pydantic import BaseModel
 
 from tracereplay.evaluate.checks.common import clip
 from tracereplay.evaluate.checks.registry import run_check
-from tracereplay.models.fast import build
 from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models.evals import CheckSpec, EvalCase, EvaluationResult, ScoreResult, Status
+from tracereplay.models.fast import build
 
 _REASON_LIMIT = 500
 _PASSED, _FAILED = Status.PASSED, Status.FAILED

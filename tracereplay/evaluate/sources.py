@@ -8,8 +8,8 @@ from typing import Any
 
 import orjson
 
-from tracereplay.models.fast import build
 from tracereplay.models import AgentResult, Document, LlmCall, Run
+from tracereplay.models.fast import build
 from tracereplay.store.db import Store
 
 _RUN_COLUMNS = (

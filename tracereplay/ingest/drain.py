@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
+import multiprocessing
+import os
+import threading
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from tracereplay.errors import DecodeError
-from tracereplay.ingest.pipeline import IngestStats, ingest_batch
+from tracereplay.ingest.pipeline import IngestStats, PreparedBatch, prepare_batch, store_prepared
 from tracereplay.otlp import (
     decode_logs_json,
     decode_logs_pb,
     decode_traces_json,
     decode_traces_pb,
 )
+from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store import spool
 from tracereplay.store.db import Store
@@ -30,6 +38,85 @@ _DECODERS = {
 
 #: payload bytes read per DuckDB transaction
 BATCH_BYTES = 16 * 1024 * 1024
+#: with worker processes: payload bytes per transaction (smaller, so decoding the next batch
+#: overlaps writing this one)
+PARALLEL_BATCH_BYTES = 4 * 1024 * 1024
+#: undrained bytes from which a drain decodes in worker processes
+PARALLEL_MIN_BYTES = 2 * PARALLEL_BATCH_BYTES
+#: with worker processes: payload bytes written per transaction (several batches)
+PARALLEL_TX_BYTES = 64 * 1024 * 1024
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _decode_records(records: list[tuple[int, bytes]]) -> tuple[PreparedBatch, list[str]]:
+    """Decode spool records and prepare them for the store; undecodable ones are skipped and
+    described in the returned warnings."""
+    spans: list[Span] = []
+    logs: list[LogRecord] = []
+    warnings = []
+    with gc_paused():  # the decoded spans die inside the pause: the collector never sees them
+        for kind, payload in records:
+            try:
+                decoded = _DECODERS[kind](payload)
+            except DecodeError as exc:  # writers validate first; never block the spool on it
+                warnings.append(str(exc))
+                continue
+            spans.extend(decoded.spans)
+            logs.extend(decoded.logs)
+        batch = prepare_batch(spans, logs)
+        del spans, logs
+    return batch, warnings
+
+
+def _worker_pool() -> ProcessPoolExecutor | None:
+    """The shared worker processes (started on first use; ``None`` on a single core)."""
+    global _pool
+    workers = min(2, os.cpu_count() or 1)
+    if workers < 2:
+        return None
+    with _pool_lock:
+        if _pool is None:
+            # forkserver: the drain may run in a threaded server with DuckDB open
+            methods = multiprocessing.get_all_start_methods()
+            method = "forkserver" if "forkserver" in methods else "spawn"
+            _pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+            atexit.register(_pool.shutdown, cancel_futures=True)
+        return _pool
+
+
+@dataclass
+class _Step:
+    """One thing a drain does to a segment, in order: write a chunk, or retire the segment."""
+
+    segment: spool.Segment
+    chunk: spool.ReadResult | None = None
+    retire: bool = False
+    corrupt: str | None = None
+    job: Future[tuple[PreparedBatch, list[str]]] | None = None
+
+
+def _steps(segment: spool.Segment, offset: int, batch_bytes: int) -> Iterator[_Step]:
+    """What draining ``segment`` from ``offset`` takes, read ahead of the writes."""
+    # Stop at what the segment held when we got to it: chasing a writer that keeps appending
+    # (a busy ``tracereplay serve``) would keep this command, and the store lock, forever.
+    end = spool.segment_size(segment)
+    while True:
+        finished = segment.finished  # read before the data: a later append is seen next time
+        chunk = spool.read_records(segment, offset, batch_bytes)
+        if chunk.records:
+            yield _Step(segment, chunk)
+            offset = chunk.end_offset
+            if offset >= end and not finished:
+                return  # the rest was appended since: the next drain takes it
+        if chunk.corrupt:
+            yield _Step(segment, corrupt=chunk.corrupt)
+            return
+        if not chunk.records:
+            if finished and offset >= spool.segment_size(segment):
+                yield _Step(segment, retire=True)
+            return
 
 
 def drain_spool(store: Store, batch_bytes: int = BATCH_BYTES) -> IngestStats:
@@ -37,49 +124,100 @@ def drain_spool(store: Store, batch_bytes: int = BATCH_BYTES) -> IngestStats:
 
     Each batch of records and the new read offset of its segment commit in one transaction, so
     a crash at any point neither loses nor doubles anything. Finished segments that are fully
-    drained are deleted; a damaged one is renamed ``.corrupt`` and reported in the log.
+    drained are deleted; a damaged one is renamed ``.corrupt`` and reported in the log. A big
+    backlog is decoded and converted in worker processes, a few batches ahead of the writes,
+    and written in transactions of up to ``PARALLEL_TX_BYTES`` (DuckDB pays much more per
+    commit than per row).
     """
     total = IngestStats()
     for segment in spool.list_segments(store.spool_dir):
         offset = store.spool_offset(segment.key)
-        # Stop at what the segment held when we got to it: chasing a writer that keeps appending
-        # (a busy ``tracereplay serve``) would keep this command, and the store lock, forever.
-        end = spool.segment_size(segment)
-        while True:
-            finished = segment.finished  # read before the data: a later append is seen next time
-            chunk = spool.read_records(segment, offset, batch_bytes)
-            if chunk.records:
-                spans: list[Span] = []
-                logs: list[LogRecord] = []
-                for kind, payload in chunk.records:
-                    try:
-                        decoded = _DECODERS[kind](payload)
-                    except (
-                        DecodeError
-                    ) as exc:  # writers validate first; never block the spool on it
-                        log.warning(
-                            "skipping an undecodable spool record in %s: %s", segment.key, exc
-                        )
-                        continue
-                    spans.extend(decoded.spans)
-                    logs.extend(decoded.logs)
-                with store.transaction():
-                    total.add(ingest_batch(store, spans, logs))
-                    store.set_spool_offset(segment.key, chunk.end_offset)
-                offset = chunk.end_offset
-                if offset >= end and not finished:
-                    break  # the rest was appended since: the next drain takes it
-            if chunk.corrupt:
-                log.warning("spool segment damaged, set aside: %s", chunk.corrupt)
-                spool.retire_segment(segment, corrupt=True)
-                store.forget_spool_segment(segment.key)
-                break
-            if not chunk.records:
-                if finished and offset >= spool.segment_size(segment):
-                    spool.retire_segment(segment)
-                    store.forget_spool_segment(segment.key)
-                break
+        pool = None
+        size = batch_bytes
+        if spool.segment_size(segment) - offset >= PARALLEL_MIN_BYTES:
+            pool = _worker_pool()
+            if pool is not None:
+                size = min(batch_bytes, PARALLEL_BATCH_BYTES)
+        tx_bytes = PARALLEL_TX_BYTES if pool is not None else 0
+        _drain_segment(store, _steps(segment, offset, size), pool, tx_bytes, total)
     return total
+
+
+def _drain_segment(
+    store: Store,
+    steps: Iterator[_Step],
+    pool: ProcessPoolExecutor | None,
+    tx_bytes: int,
+    total: IngestStats,
+) -> None:
+    """Carry out ``steps`` in order, chunks grouped in transactions of about ``tx_bytes``."""
+    ahead: deque[_Step] = deque()
+    window = 3 if pool is not None else 1
+    in_tx = False
+    written = 0
+    try:
+        while True:
+            while len(ahead) < window:
+                step = next(steps, None)
+                if step is None:
+                    break
+                if pool is not None and step.chunk is not None:
+                    step.job = pool.submit(_decode_records, step.chunk.records)
+                ahead.append(step)
+            if not ahead:
+                break
+            step = ahead.popleft()
+            if step.chunk is None:  # retiring the segment: only once what precedes is committed
+                if in_tx:
+                    store.con.execute("COMMIT")
+                    in_tx = False
+                _retire(store, step)
+                continue
+            batch = _prepared(step)
+            if not in_tx:
+                store.con.execute("BEGIN TRANSACTION")
+                in_tx, written = True, 0
+            total.add(store_prepared(store, batch))
+            store.set_spool_offset(step.segment.key, step.chunk.end_offset)
+            written += sum(len(payload) for _, payload in step.chunk.records)
+            if written >= tx_bytes:
+                store.con.execute("COMMIT")
+                in_tx = False
+        if in_tx:
+            store.con.execute("COMMIT")
+            in_tx = False
+    except BaseException:
+        if in_tx:
+            store.con.execute("ROLLBACK")
+        raise
+
+
+def _prepared(step: _Step) -> PreparedBatch:
+    """The step's chunk decoded and prepared (by its worker, else here); warnings logged."""
+    assert step.chunk is not None
+    prepared = None
+    if step.job is not None:
+        try:
+            prepared = step.job.result()
+        except Exception:  # a worker died: do it here (a real bug raises here too)
+            log.debug("drain worker failed", exc_info=True)
+    if prepared is None:
+        prepared = _decode_records(step.chunk.records)
+    batch, warnings = prepared
+    for warning in warnings:
+        log.warning("skipping an undecodable spool record in %s: %s", step.segment.key, warning)
+    return batch
+
+
+def _retire(store: Store, step: _Step) -> None:
+    segment = step.segment
+    if step.corrupt is not None:
+        log.warning("spool segment damaged, set aside: %s", step.corrupt)
+        spool.retire_segment(segment, corrupt=True)
+        store.forget_spool_segment(segment.key)
+    elif step.retire:
+        spool.retire_segment(segment)
+        store.forget_spool_segment(segment.key)
 
 
 @contextmanager

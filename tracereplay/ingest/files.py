@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from multiprocessing.pool import Pool
+from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 
 from tracereplay.errors import DecodeError
@@ -59,22 +59,23 @@ class _Prepared:
 
 def _prepare(part: _Part) -> _Prepared:
     """Decode and prepare one part (runs in a worker process, or here)."""
-    try:
-        if part.range is None:
-            decoded = read_file(part.path)
-        else:
-            data = read_range(part.path, *part.range)
-            with gc_paused():
-                decoded = decode_file_content(data)
-            del data
-    except DecodeError as exc:
-        return _Prepared(error=str(exc))
-    out = _Prepared(
-        rejected_spans=decoded.rejected_spans,
-        rejected_logs=decoded.rejected_logs,
-        errors=decoded.errors,
-    )
-    out.batch = prepare_batch(decoded.spans, decoded.logs)
+    # one collector pause for the whole part, the decoded spans freed inside it: on the way out
+    # the collector then has only the (untracked) Arrow tables to look at
+    with gc_paused():
+        try:
+            if part.range is None:
+                decoded = read_file(part.path)
+            else:
+                decoded = decode_file_content(read_range(part.path, *part.range))
+        except DecodeError as exc:
+            return _Prepared(error=str(exc))
+        out = _Prepared(
+            prepare_batch(decoded.spans, decoded.logs),
+            rejected_spans=decoded.rejected_spans,
+            rejected_logs=decoded.rejected_logs,
+            errors=decoded.errors,
+        )
+        del decoded
     return out
 
 
@@ -126,7 +127,7 @@ def _results(parts: list[_Part], pool: Pool | None, window: int) -> Iterator[_Pr
         for part in parts:
             yield _prepare(part)
         return
-    pending: deque = deque()
+    pending: deque[AsyncResult[_Prepared]] = deque()
     todo = iter(parts)
     for part in todo:
         pending.append(pool.apply_async(_prepare, (part,)))

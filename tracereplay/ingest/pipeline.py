@@ -71,25 +71,32 @@ def prepare_batch(spans: Sequence[Span], logs: Sequence[LogRecord] = ()) -> Prep
     Needs no store, so it can run in a worker process while another batch is being written.
     """
     with gc_paused():  # many small acyclic objects: collections would rescan every span
-        by_trace = _group(spans)
-        with_logs = {r.trace_id for r in logs if r.trace_id}
-        runs = []
-        converted = []
-        for trace_id, trace_spans in by_trace.items():
-            if trace_id in with_logs:
-                continue  # the store's copy of the logs decides (dedup, order): converted there
-            ordered = sorted(trace_spans.values(), key=_start)
-            runs.extend(convert_trace(ordered))
-            converted.append(trace_id)
-        return PreparedBatch(
-            span_count=len(spans),
-            spans=spans_table(spans) if spans else None,
-            trace_ids=list(by_trace),
-            logs=list(logs),
-            converted=converted,
-            runs=run_tables(runs),
-            run_count=len(runs),
-        )
+        batch = _prepare(spans, logs)
+    return batch
+
+
+def _prepare(spans: Sequence[Span], logs: Sequence[LogRecord]) -> PreparedBatch:
+    # Called with the collector paused; the runs die here, before it runs again (it would
+    # otherwise scan them all once on the way out).
+    by_trace = _group(spans)
+    with_logs = {r.trace_id for r in logs if r.trace_id}
+    runs = []
+    converted = []
+    for trace_id, trace_spans in by_trace.items():
+        if trace_id in with_logs:
+            continue  # the store's copy of the logs decides (dedup, order): converted there
+        ordered = sorted(trace_spans.values(), key=_start)
+        runs.extend(convert_trace(ordered))
+        converted.append(trace_id)
+    return PreparedBatch(
+        span_count=len(spans),
+        spans=spans_table(spans) if spans else None,
+        trace_ids=list(by_trace),
+        logs=list(logs),
+        converted=converted,
+        runs=run_tables(runs),
+        run_count=len(runs),
+    )
 
 
 def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
@@ -154,4 +161,5 @@ def ingest_batch(
     already had spans stored (a late child, a trace split across batches or files) is converted
     again from all of its spans, so its runs always reflect everything received.
     """
-    return store_prepared(store, prepare_batch(spans, logs))
+    with gc_paused():
+        return store_prepared(store, _prepare(spans, logs))

@@ -21,9 +21,9 @@ from typing import Any
 import orjson
 
 from tracereplay.evaluate.checks.registry import prepared
-from tracereplay.models.fast import build
 from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models.evals import CheckSpec, ScoreResult, Status
+from tracereplay.models.fast import build
 
 #: loads the full ``CheckSubject`` of each row index asked for (for rows scored one by one)
 SubjectLoader = Callable[[Sequence[int]], Sequence[CheckSubject]]

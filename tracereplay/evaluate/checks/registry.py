@@ -22,8 +22,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from tracereplay.errors import TraceReplayError
-from tracereplay.models.fast import build
 from tracereplay.models.evals import CheckSpec, ScoreResult, Status
+from tracereplay.models.fast import build
 
 if typing.TYPE_CHECKING:
     from tracereplay.evaluate.subject import CheckSubject
