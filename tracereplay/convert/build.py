@@ -13,10 +13,10 @@ from tracereplay.convert.detect import LLM
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import last_text
 from tracereplay.convert.outcome import run_status, span_error
-from tracereplay.convert.records import construct
 from tracereplay.convert.tools import LlmRound, SpanCall, tool_calls
 from tracereplay.convert.tree import Node, RunPlan
 from tracereplay.convert.values import as_name, as_text, decoded, utc
+from tracereplay.models.fast import construct
 from tracereplay.models.run import AgentResult, Document, LlmCall, Run
 from tracereplay.spans import LogRecord, Span
 

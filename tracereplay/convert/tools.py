@@ -19,8 +19,8 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from tracereplay.convert.info import LlmInfo, ToolInfo
-from tracereplay.convert.records import construct
 from tracereplay.convert.values import arguments_dict, as_text, decoded
+from tracereplay.models.fast import construct
 from tracereplay.models.run import ToolCallRecord
 from tracereplay.spans import Span
 

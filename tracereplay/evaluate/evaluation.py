@@ -43,10 +43,10 @@ from tracereplay.evaluate.results_store import (
 from tracereplay.evaluate.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
 from tracereplay.evaluate.scoring import error_result, merge_repeats, resolve_checks, summarize
 from tracereplay.evaluate.sources import load_result_encodings, load_runs
+from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.drain import open_store
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
 from tracereplay.models.fast import build
-from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.promote.parameters import (
     missing_parameters,
     missing_parameters_reason,

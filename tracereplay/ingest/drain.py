@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracereplay.errors import DecodeError
+from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.pipeline import IngestStats, PreparedBatch, prepare_batch, store_prepared
 from tracereplay.otlp import (
     decode_logs_json,
@@ -22,7 +23,6 @@ from tracereplay.otlp import (
     decode_traces_json,
     decode_traces_pb,
 )
-from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store import spool
 from tracereplay.store.db import Store

@@ -18,9 +18,9 @@ from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 
 from tracereplay.errors import DecodeError
+from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.pipeline import IngestStats, PreparedBatch, prepare_batch, store_prepared
 from tracereplay.otlp.files import decode_file_content, frame_ranges, read_file, read_range
-from tracereplay.otlp.gcpause import gc_paused
 from tracereplay.store.db import Store
 
 #: bytes of a big length-delimited protobuf file decoded as one part

@@ -16,7 +16,7 @@ from operator import attrgetter
 import pyarrow as pa
 
 from tracereplay.convert import convert_trace
-from tracereplay.otlp.gcpause import gc_paused
+from tracereplay.gcpause import gc_paused
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store.db import RunTables, Store, run_tables, spans_table
 

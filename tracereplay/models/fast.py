@@ -42,3 +42,8 @@ def build(cls: type[M], values: dict[str, Any]) -> M:
     _set(obj, "__pydantic_extra__", None)
     _set(obj, "__pydantic_private__", None)
     return obj
+
+
+def construct(cls: type[M], **values: Any) -> M:
+    """``build`` with the values as keyword arguments."""
+    return build(cls, values)

@@ -28,7 +28,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tracereplay.errors import DecodeError
-from tracereplay.otlp.gcpause import gc_paused
+from tracereplay.gcpause import gc_paused
 from tracereplay.otlp.json_decode import logs_from_dict, traces_from_dict
 from tracereplay.otlp.model import Decoded
 from tracereplay.otlp.pb_decode import logs_from_request, traces_from_request

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from tracereplay.errors import DecodeError
-from tracereplay.otlp.gcpause import gc_paused
+from tracereplay.gcpause import gc_paused
 from tracereplay.otlp.ids import (
     ZERO_SPAN_ID,
     ZERO_TRACE_ID,

@@ -17,7 +17,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from tracereplay.errors import DecodeError
-from tracereplay.otlp.gcpause import gc_paused
+from tracereplay.gcpause import gc_paused
 from tracereplay.otlp.ids import (
     ZERO_SPAN_ID,
     ZERO_TRACE_ID,

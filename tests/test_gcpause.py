@@ -8,8 +8,8 @@ import pytest
 from otlp_helpers import FIXTURES
 
 from tracereplay.errors import DecodeError
+from tracereplay.gcpause import gc_paused
 from tracereplay.otlp import decode_traces_json, decode_traces_pb
-from tracereplay.otlp.gcpause import gc_paused
 
 
 def test_gc_paused_restores_the_previous_state() -> None:

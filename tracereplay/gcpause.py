@@ -1,4 +1,4 @@
-"""Pause the cyclic garbage collector while decoding.
+"""Pause the cyclic garbage collector around batch work (decoding, converting, scoring).
 
 Decoding allocates many small containers (dicts, lists, spans) that hold no reference cycles;
 with the collector running, each batch triggers collections that scan every live object, which
