@@ -53,6 +53,8 @@ class PreparedBatch:
     converted: list[str] = field(default_factory=list)
     runs: RunTables = field(default_factory=RunTables)
     run_count: int = 0
+    #: no (trace id, span id) occurs twice among the batch's spans
+    distinct_spans: bool = False
 
 
 _start = attrgetter("start_ns")
@@ -96,6 +98,7 @@ def _prepare(spans: Sequence[Span], logs: Sequence[LogRecord]) -> PreparedBatch:
         converted=converted,
         runs=run_tables(runs),
         run_count=len(runs),
+        distinct_spans=sum(map(len, by_trace.values())) == len(spans),
     )
 
 
@@ -115,13 +118,19 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
         redo = store.stored_trace_ids(touched)
         if store.count("logs"):
             redo |= store.log_trace_ids(touched)
+        # none of the batch's traces stored yet: its spans are all new (no duplicates to skip)
+        all_new = batch.distinct_spans and redo.isdisjoint(batch.trace_ids)
         redo |= {r.trace_id for r in logs if r.trace_id}
-        new_spans = store.insert_span_table(batch.spans) if batch.spans is not None else 0
+        new_spans = (
+            store.insert_span_table(batch.spans, all_new=all_new) if batch.spans is not None else 0
+        )
         new_logs = store.insert_logs(logs)
 
-        # the batch's runs stand for the traces the store did not know; the rest is redone
+        # the batch's runs stand for the traces the store did not know; the rest is redone.
+        # Runs are only ever written with their trace's spans, so a trace without stored spans
+        # or logs (not in ``redo``) has no runs to remove.
         kept = batch.runs.without(redo)
-        store.replace_run_tables(batch.converted, kept)
+        store.replace_run_tables([t for t in batch.converted if t in redo], kept)
         run_count = kept.runs.num_rows if kept.runs is not None else 0
         if redo:
             run_count += _reconvert(store, redo)

@@ -81,6 +81,9 @@ class Store:
                 except duckdb.Error as exc:
                     raise StoreError(f"cannot upgrade {path}: {_one_line(exc)}") from None
                 con.execute("SET TimeZone = 'UTC'")
+                # spans and runs are mostly JSON text: zstd makes commits (checkpoints) much
+                # cheaper and the file much smaller than DuckDB's default dictionary/FSST picks
+                con.execute("SET force_compression = 'zstd'")
                 yield cls(con, path)
             finally:
                 con.close()
@@ -124,16 +127,19 @@ class Store:
             return 0
         return self.insert_span_table(spans_table(spans))
 
-    def insert_span_table(self, table: pa.Table) -> int:
+    def insert_span_table(self, table: pa.Table, *, all_new: bool = False) -> int:
         """Insert a ``spans_table`` (built anywhere, e.g. in a worker process); spans already
-        stored are skipped. Returns how many rows were new."""
+        stored are skipped. ``all_new``: the caller knows that no span of ``table`` is stored
+        yet nor repeats within it (a plain INSERT then, cheaper than skipping duplicates).
+        Returns how many rows were new."""
         if not table.num_rows:
             return 0
         cols = ", ".join(SPAN_COLUMNS)
+        verb = "INSERT" if all_new else "INSERT OR IGNORE"
         self.con.register("_tr_span_batch", table)
         try:
             rows = self.con.execute(
-                f"INSERT OR IGNORE INTO spans ({cols}) SELECT {cols} FROM _tr_span_batch"
+                f"{verb} INTO spans ({cols}) SELECT {cols} FROM _tr_span_batch"
             ).fetchall()
         finally:
             self.con.unregister("_tr_span_batch")
@@ -270,7 +276,8 @@ class Store:
 
     def replace_run_tables(self, trace_ids: Iterable[str], tables: RunTables) -> None:
         """``replace_runs`` for runs already laid out as ``run_tables`` (built anywhere, e.g.
-        in a worker process): their traces must be among ``trace_ids``."""
+        in a worker process): the stored runs of ``trace_ids`` are removed first, so the
+        traces of ``tables`` must be among them unless the store holds no runs of those."""
         ids = list(set(trace_ids))
         if ids:
             for table in ("tool_calls", "llm_calls", "runs"):
