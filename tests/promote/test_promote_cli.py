@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import CliResult, add_runs, make_run, suite_and_cases
+from promote_helpers import CliResult, add_runs, make_run, suite_and_cases
 
 from tracereplay.models import Document
 from tracereplay.promote import repository as repo

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
@@ -13,8 +13,9 @@ from rich.text import Text
 
 from tracereplay.cli.common import console, db_path
 from tracereplay.cli.eval_cmd import STATUS_STYLE
-from tracereplay.evaluate.diff import BUCKETS, CaseDiff, EvalDiff, diff_eval_runs
-from tracereplay.ingest import open_store
+
+if TYPE_CHECKING:
+    from tracereplay.evaluate.diff import CaseDiff, EvalDiff
 
 BUCKET_STYLE = {
     "Regressed": "bold red",
@@ -50,6 +51,9 @@ def diff_command(
 
       tracereplay diff 3f2a 9c41        # unique prefixes of eval run ids work
     """
+    from tracereplay.evaluate.diff import diff_eval_runs
+    from tracereplay.ingest import open_store
+
     with open_store(db_path()) as store:
         diff = diff_eval_runs(store, eval_run_a, eval_run_b)
     if fmt is DiffFormat.json:
@@ -84,6 +88,8 @@ def _delta(case: CaseDiff) -> Text:
 
 
 def print_diff(diff: EvalDiff, show_unchanged: bool) -> None:
+    from tracereplay.evaluate.diff import BUCKETS
+
     a, b = diff.a, diff.b
     console.print(Text(f"suite {a.suite_name}", style="bold"))
     for tag, rec in (("A", a), ("B", b)):

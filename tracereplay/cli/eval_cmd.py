@@ -5,22 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import orjson
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-from rich.progress import Progress as RichProgress
 from rich.table import Table
 from rich.text import Text
 
 from tracereplay.cli.common import console, db_path, err_console
 from tracereplay.errors import BadParameterError
-from tracereplay.evaluate.evaluation import EvalOutcome, EvalSettings, ProgressHooks, run_evaluation
-from tracereplay.evaluate.junit import write_junit
-from tracereplay.evaluate.outcomes import CaseReport, CaseRun
-from tracereplay.evaluate.runner import RunnerOptions
 from tracereplay.models import Status
+
+if TYPE_CHECKING:
+    from tracereplay.evaluate.evaluation import EvalOutcome
+    from tracereplay.evaluate.outcomes import CaseReport
 
 STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
 #: suites up to this size list every case; bigger ones list the cases that did not pass
@@ -30,41 +28,6 @@ TABLE_ALL_UP_TO = 200
 class ToolMatchOption(str, Enum):
     strict = "strict"
     fifo = "fifo"
-
-
-class _BarProgress(ProgressHooks):
-    """A rich progress bar on stderr (drawn only on a terminal)."""
-
-    def __init__(self, label: str) -> None:
-        self.bar = RichProgress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("[red]{task.fields[bad]}"),
-            TimeElapsedColumn(),
-            console=err_console,
-            transient=True,
-            disable=not err_console.is_terminal,
-        )
-        self.label = label
-        self.task: Any = None
-        self.bad = 0
-
-    def start(self, total: int) -> None:
-        self.bar.start()
-        self.task = self.bar.add_task(Text(self.label).plain, total=total, bad="")
-
-    def advance(self, run: CaseRun) -> None:
-        if run.status is not Status.PASSED:
-            self.bad += 1
-        self.bar.update(self.task, advance=1, bad=f"{self.bad} not passed" if self.bad else "")
-
-    def advance_many(self, count: int, not_passed: int) -> None:
-        self.bad += not_passed
-        self.bar.update(self.task, advance=count, bad=f"{self.bad} not passed" if self.bad else "")
-
-    def stop(self) -> None:
-        self.bar.stop()
 
 
 def eval_command(
@@ -154,6 +117,12 @@ def eval_command(
     """
     if agent is None and (tool_match is not None or live_tools):
         raise BadParameterError("--tool-match and --live-tools apply to replay: add --agent")
+    # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
+    from tracereplay.cli.eval_progress import BarProgress
+    from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
+    from tracereplay.evaluate.junit import write_junit
+    from tracereplay.evaluate.runner import RunnerOptions
+
     settings = EvalSettings(
         suite=suite,
         db=db_path(),
@@ -172,7 +141,7 @@ def eval_command(
         check_modules=tuple(checks or ()),
         label=label,
     )
-    outcome = run_evaluation(settings, _BarProgress(f"eval {suite}"))
+    outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
     total = len(outcome.reports)
     # a big suite: list the cases that need attention (the others are not even built)
     shown = list(outcome.reports) if total <= TABLE_ALL_UP_TO else outcome.not_passed()

@@ -11,8 +11,6 @@ from rich.table import Table
 from rich.text import Text
 
 from tracereplay.cli.common import console, db_path
-from tracereplay.ingest import open_store
-from tracereplay.query.export import export_parquet
 
 
 class ExportFormat(str, Enum):
@@ -45,6 +43,9 @@ def export(
 
       tracereplay export --format parquet -o ./warehouse/tracereplay
     """
+    from tracereplay.ingest import open_store
+    from tracereplay.query.export import export_parquet
+
     with open_store(db_path()) as store:
         exported = export_parquet(store, output, overwrite=overwrite)
     table = Table(header_style="bold", pad_edge=False)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tracereplay.cli.common import console, db_path, print_error
-from tracereplay.ingest import open_store
-from tracereplay.ingest.files import FileReport, default_workers, ingest_files, worker_pool
-from tracereplay.otlp import iter_input_files
+
+if TYPE_CHECKING:
+    from tracereplay.ingest.files import FileReport
 
 
 def ingest(
@@ -34,6 +34,11 @@ def ingest(
       tracereplay ingest traces.pb
       tracereplay ingest ./otel-spool/          # a Collector file-exporter directory
     """
+    # imported here: DuckDB and pyarrow are not needed for `--help`
+    from tracereplay.ingest import open_store
+    from tracereplay.ingest.files import default_workers, ingest_files, worker_pool
+    from tracereplay.otlp import iter_input_files
+
     files = iter_input_files(paths)
     if not files:
         print_error("no files found in " + ", ".join(str(p) for p in paths))

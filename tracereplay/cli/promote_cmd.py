@@ -8,8 +8,6 @@ import typer
 
 from tracereplay.cli.common import db_path
 from tracereplay.errors import BadParameterError
-from tracereplay.ingest import open_store
-from tracereplay.promote import PromoteOptions, parse_kind, promote_run, promote_where
 
 
 def promote(
@@ -89,6 +87,9 @@ def promote(
     """
     if (run_id is None) == (where is None):
         raise BadParameterError("give a RUN_ID or --where PREDICATE (one of the two)")
+    from tracereplay.ingest import open_store
+    from tracereplay.promote import PromoteOptions, parse_kind, promote_run, promote_where
+
     options = PromoteOptions(
         kind=parse_kind(kind) if kind is not None else None,
         expected_output=expected_output,

@@ -10,8 +10,6 @@ import typer
 
 from tracereplay.cli.common import console, db_path
 from tracereplay.errors import BadParameterError
-from tracereplay.ingest import open_store
-from tracereplay.report import load_report, pick_eval_run, render_report
 
 
 def report(
@@ -42,6 +40,9 @@ def report(
     """
     if not output.parent.exists():
         raise BadParameterError(f"-o {output}: directory {output.parent} does not exist")
+    from tracereplay.ingest import open_store
+    from tracereplay.report import load_report, pick_eval_run, render_report
+
     with open_store(db_path()) as store:
         data = load_report(store, pick_eval_run(store, eval_run, suite))
     page = render_report(data)

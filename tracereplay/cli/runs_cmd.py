@@ -15,7 +15,6 @@ from rich.text import Text
 from tracereplay.cli.common import console, db_path, parse_since
 from tracereplay.cli.run_view import render_run
 from tracereplay.errors import BadParameterError
-from tracereplay.ingest import open_store
 from tracereplay.models import RUN_STATUSES
 
 _JSON_COLUMNS = {"context", "parameters", "models", "result"}
@@ -81,6 +80,8 @@ def runs(
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY started_at DESC NULLS LAST, run_id LIMIT ?"
     params.append(limit)
+    from tracereplay.ingest import open_store  # the store (duckdb, pyarrow) only once needed
+
     with open_store(db_path()) as store:
         rows = store.query_dicts(sql, params)
     if fmt is OutputFormat.json:
@@ -153,6 +154,8 @@ def show(
 
       tracereplay show 3f2a        # any unique prefix works, as with git
     """
+    from tracereplay.ingest import open_store
+
     with open_store(db_path()) as store:
         run = store.get_run(run_id)
     console.print(render_run(run))

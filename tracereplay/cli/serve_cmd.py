@@ -11,8 +11,7 @@ import typer
 from pydantic import ValidationError
 
 from tracereplay.cli.common import db_path
-from tracereplay.serve import Limits, ServeConfig, ServeError, serve
-from tracereplay.serve.config import MiB
+from tracereplay.serve.config import Limits, MiB, ServeConfig, ServeError
 
 _LIMITS = "Limits"
 _LIM = Limits()  # the defaults
@@ -125,6 +124,8 @@ def serve_command(
       OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 python my_agent.py
       tracereplay serve --host 0.0.0.0 --token s3cret --tls-cert cert.pem --tls-key key.pem
     """
+    from tracereplay.serve.lifecycle import serve  # grpc and the store load only to serve
+
     _setup_logging(verbose)
     try:
         config = ServeConfig(

@@ -11,20 +11,22 @@ import typer
 
 from tracereplay.cli.common import console, db_path, print_error
 from tracereplay.errors import BadParameterError
-from tracereplay.ingest import open_store
-from tracereplay.query import OutputFormat, emit, run_sql
-from tracereplay.query.output import check_destination
-from tracereplay.query.prompt import TABLES_SQL, run_prompt
+from tracereplay.query.format_names import OutputFormat
 
 
 def _run_one(
     sql: str, fmt: OutputFormat, output: Optional[Path], write: bool, max_rows: int
 ) -> None:
+    from tracereplay.ingest import open_store
+    from tracereplay.query import emit, run_sql
+
     with open_store(db_path()) as store, run_sql(store, sql, write=write) as rel:
         emit(rel, fmt, output=output, console=console, max_rows=max_rows)
 
 
 def _prompt(fmt: OutputFormat, write: bool, max_rows: int) -> int:
+    from tracereplay.query.prompt import TABLES_SQL, run_prompt
+
     chosen = [fmt]
 
     def set_format(name: str) -> str:
@@ -105,6 +107,8 @@ def sql(
         query = sys.stdin.read()
     if not query.strip():
         raise BadParameterError("the query is empty")
+    from tracereplay.query.output import check_destination
+
     check_destination(fmt, output)
     try:
         _run_one(query, fmt, output, write, max_rows)

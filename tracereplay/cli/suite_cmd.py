@@ -17,22 +17,10 @@ from rich.text import Text
 
 from tracereplay.cli.common import console, db_path
 from tracereplay.errors import BadParameterError
-from tracereplay.ingest import open_store
 from tracereplay.models import CheckSpec, EvalSuite
-from tracereplay.promote import repository as repo
-from tracereplay.promote.checks import load_check_modules
-from tracereplay.promote.documents import DocumentFormatError, parse_documents
-from tracereplay.promote.inputs import parse_expected_tool, parse_params
-from tracereplay.promote.suite_file import (
-    SuiteFileError,
-    detect_format,
-    dump_case,
-    dump_suite,
-    load_checks,
-    load_suite,
-)
-from tracereplay.promote.suite_import import import_suite
-from tracereplay.promote.suites import add_case, create_suite, remove_cases, remove_suite
+
+# The store (duckdb, pyarrow) and the promote package load inside each command, so that
+# `tracereplay --help` and unrelated commands do not pay for them.
 
 T = TypeVar("T")
 
@@ -75,6 +63,9 @@ def suite_list(
     ] = ListFormat.table,
 ) -> None:
     """List the suites: name, agent, number of cases, checks."""
+    from tracereplay.ingest import open_store
+    from tracereplay.promote import repository as repo
+
     with open_store(db_path()) as store:
         suites = repo.list_suites(store)
     if fmt is ListFormat.json:
@@ -117,6 +108,9 @@ def suite_show(
     name: Annotated[str, typer.Argument(help="Suite name (or a unique prefix of its id).")],
 ) -> None:
     """Show a suite: its fields, its checks and a table of its cases."""
+    from tracereplay.ingest import open_store
+    from tracereplay.promote import repository as repo
+
     with open_store(db_path()) as store:
         suite = repo.get_suite(store, name)
         cases = repo.list_cases(store, suite.id)
@@ -173,6 +167,11 @@ def suite_create(
     checks_module: ChecksModules = None,
 ) -> None:
     """Create an empty suite; prints its id."""
+    from tracereplay.ingest import open_store
+    from tracereplay.promote.checks import load_check_modules
+    from tracereplay.promote.suite_file import detect_format, load_checks
+    from tracereplay.promote.suites import create_suite
+
     load_check_modules(checks_module or [])
     specs: list[CheckSpec] | None = None
     if checks is not None:
@@ -208,6 +207,10 @@ def suite_export(
     ] = None,
 ) -> None:
     """Write a suite and all its cases (ids and seq included) to a YAML or JSON file."""
+    from tracereplay.ingest import open_store
+    from tracereplay.promote import repository as repo
+    from tracereplay.promote.suite_file import dump_suite
+
     with open_store(db_path()) as store:
         suite = repo.get_suite(store, name)
         cases = repo.list_cases(store, suite.id)
@@ -236,6 +239,11 @@ def suite_import(
     The file's suite is matched by id (else by name); cases the file no longer lists are removed.
     Every problem in the file is reported with its line before anything is changed.
     """
+    from tracereplay.ingest import open_store
+    from tracereplay.promote.checks import load_check_modules
+    from tracereplay.promote.suite_file import detect_format, load_suite
+    from tracereplay.promote.suite_import import import_suite
+
     load_check_modules(checks_module or [])
     text = _read_text(file)
     source = "<stdin>" if str(file) == "-" else str(file)
@@ -251,6 +259,9 @@ def suite_rm(
     name: Annotated[str, typer.Argument(help="Suite name (or a unique prefix of its id).")],
 ) -> None:
     """Remove a suite and all its cases."""
+    from tracereplay.ingest import open_store
+    from tracereplay.promote.suites import remove_suite
+
     with open_store(db_path()) as store:
         suite, removed = remove_suite(store, name)
     typer.echo(f"removed suite '{suite.name}' and its {removed} cases")
@@ -301,6 +312,11 @@ def case_add(
     ] = None,
 ) -> None:
     """Add a hand-written case at the end of a suite; prints its id."""
+    from tracereplay.ingest import open_store
+    from tracereplay.promote.documents import DocumentFormatError, parse_documents
+    from tracereplay.promote.inputs import parse_expected_tool, parse_params
+    from tracereplay.promote.suites import add_case
+
     if context is not None and context_file is not None:
         raise BadParameterError("give --context or --context-file, not both")
     text = _read_text(context_file) if context_file is not None else context or ""
@@ -333,6 +349,10 @@ def case_show(
     ] = FileFormat.yaml,
 ) -> None:
     """Print one case in full, as it appears in a suite file."""
+    from tracereplay.ingest import open_store
+    from tracereplay.promote import repository as repo
+    from tracereplay.promote.suite_file import dump_case
+
     with open_store(db_path()) as store:
         case = repo.get_case(store, case_id)
         suite = repo.find_suite_by_id(store, case.suite_id)
@@ -348,6 +368,9 @@ def case_rm(
     case_ids: Annotated[list[str], typer.Argument(help="Case ids (or unique prefixes).")],
 ) -> None:
     """Remove cases (all ids are checked first); the other cases keep their seq."""
+    from tracereplay.ingest import open_store
+    from tracereplay.promote.suites import remove_cases
+
     with open_store(db_path()) as store:
         removed = remove_cases(store, case_ids)
     for case, suite_name in removed:
@@ -357,6 +380,8 @@ def case_rm(
 # ---------------------------------------------------------------------- helpers
 def _report(fn: Callable[[], T]) -> T:
     """Run ``fn``; for a file with problems print each on its own line before the error."""
+    from tracereplay.promote.suite_file import SuiteFileError
+
     try:
         return fn()
     except SuiteFileError as exc:

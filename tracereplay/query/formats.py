@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from enum import Enum
 from pathlib import Path
 from typing import IO
 
@@ -21,6 +20,9 @@ import pyarrow.csv as pacsv
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+# re-exported: the enum lives in a module the CLI can import without duckdb or pyarrow
+from tracereplay.query.format_names import OutputFormat as OutputFormat
 
 #: rows fetched per record batch
 BATCH_ROWS = 8_192
@@ -34,16 +36,6 @@ _CSV_NATIVE = _NUMERIC | {"boolean", "varchar"}
 
 #: longest cell text handed to the table renderer (it cuts further to fit the terminal)
 _CELL_CHARS = 300
-
-
-class OutputFormat(str, Enum):
-    """Output formats of ``tracereplay sql``."""
-
-    table = "table"
-    csv = "csv"
-    json = "json"
-    jsonl = "jsonl"
-    parquet = "parquet"
 
 
 def _quote(name: str) -> str:

@@ -39,7 +39,7 @@ class Limits(BaseModel):
     max_inflight_requests: int = Field(default=64, gt=0, description="requests handled at once")
     max_connections: int = Field(default=256, gt=0, description="open OTLP/HTTP connections")
     max_backlog_bytes: int = Field(
-        default=64 * MiB, gt=0, description="spooled bytes not yet stored in DuckDB"
+        default=64 * MiB, gt=0, description="spooled bytes no drain round has taken on yet"
     )
     max_attributes: int = Field(default=128, gt=0, description="attributes kept per span/log")
     max_value_length: int = Field(

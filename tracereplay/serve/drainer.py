@@ -42,6 +42,7 @@ class Drainer:
         self._counts = threading.Lock()
         self._appended = 0
         self._drained = 0
+        self._claimed = 0  # spooled bytes a round holding the store is storing right now
         self._seen: tuple[tuple[str, int], ...] = ()
         self._thread = threading.Thread(target=self._run, name="tracereplay-drainer", daemon=True)
         self.totals = IngestStats()
@@ -56,8 +57,11 @@ class Drainer:
         self._wake.set()
 
     def backlog_bytes(self) -> int:
-        """Bytes this server spooled that are not stored in DuckDB yet."""
-        return self._appended - self._drained
+        """Bytes this server spooled that no drain round has taken on yet.
+
+        What a running round (one that holds the store) is storing does not count: new
+        requests keep flowing while it works instead of being refused until it ends."""
+        return self._appended - max(self._drained, self._claimed)
 
     # ------------------------------------------------------------------ the thread
     def start(self) -> None:
@@ -97,14 +101,18 @@ class Drainer:
                     # close our segment under the store lock: the round then has an end, and no
                     # other drainer is reading the segment while it is renamed
                     self._writer.close()
+                    self._claimed = target
                     stats = drain_spool(store)
             except StoreBusyError as exc:
+                self._claimed = self._drained
                 self._note_error(f"store busy, will retry: {exc}")
                 return False
             except TraceReplayError as exc:
+                self._claimed = self._drained
                 self._note_error(str(exc))
                 return False
             except Exception as exc:  # a bug or a DuckDB failure: keep serving, retry later
+                self._claimed = self._drained
                 self._note_error(f"{type(exc).__name__}: {exc}")
                 log.debug("drain failed", exc_info=True)
                 return False
