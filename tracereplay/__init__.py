@@ -7,9 +7,9 @@ Public API: the data models (``AgentResult``, ``ToolCallRecord``, ``Run``, ``Eva
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from tracereplay.lazy import lazy_getattr
 from tracereplay.models import (
     RUN_STATUSES,
     SOURCE_KINDS,
@@ -47,13 +47,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tracereplay' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __version__ = "0.1.0"

@@ -6,8 +6,9 @@ pull in duckdb and pyarrow."""
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tracereplay.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from tracereplay.query.execute import run_sql
@@ -24,13 +25,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tracereplay.query' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = ["OutputFormat", "ReadOnlyError", "SqlError", "emit", "run_sql"]

@@ -11,9 +11,9 @@ reading the options and limits (``tracereplay --help``) stays cheap.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from tracereplay.lazy import lazy_getattr
 from tracereplay.serve.config import Limits, ServeConfig, ServeError
 
 if TYPE_CHECKING:
@@ -22,13 +22,7 @@ if TYPE_CHECKING:
 _LAZY = {name: "tracereplay.serve.lifecycle" for name in ("Running", "serve", "start", "stop")}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tracereplay.serve' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = ["Limits", "Running", "ServeConfig", "ServeError", "serve", "start", "stop"]

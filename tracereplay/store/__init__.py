@@ -6,8 +6,9 @@ load DuckDB or pyarrow.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from tracereplay.lazy import lazy_getattr
 from tracereplay.store.paths import resolve_db_path, spool_dir
 from tracereplay.store.spool import SpoolWriter
 
@@ -17,9 +18,4 @@ if TYPE_CHECKING:
 __all__ = ["SpoolWriter", "Store", "resolve_db_path", "spool_dir"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Store":
-        from tracereplay.store.db import Store
-
-        return Store
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, {"Store": "tracereplay.store.db"})
