@@ -9,6 +9,7 @@ from rich.console import Group
 from rich.text import Text
 from rich.tree import Tree
 
+from tracereplay.convert.messages import message_text
 from tracereplay.models import LlmCall, Run, ToolCallRecord
 
 _STATUS_STYLE = {"success": "green", "failed": "red", "max_rounds_exceeded": "yellow"}
@@ -24,14 +25,9 @@ def _compact(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
-def message_text(messages: list[dict[str, Any]]) -> str:
-    """The text parts of GenAI-shaped messages, joined."""
-    return "\n".join(
-        str(part.get("content", ""))
-        for message in messages
-        for part in message.get("parts", [])
-        if part.get("type") == "text" and part.get("content")
-    )
+def _said(messages: list[dict[str, Any]]) -> str:
+    """The text parts of normalized messages, joined."""
+    return "\n".join(text for text in map(message_text, messages) if text)
 
 
 def _tool_node(parent: Tree, call: ToolCallRecord) -> None:
@@ -99,7 +95,7 @@ def render_run(run: Run) -> Group:
     for call in run.llm_calls:
         seen_rounds.add(call.round)
         node = tree.add(_llm_label(call))
-        said = message_text(call.output_messages)
+        said = _said(call.output_messages)
         if said:
             node.add(Text.assemble(("says ", "dim"), _clip(said, 300)))
         for tool_call in by_round.get(call.round, []):

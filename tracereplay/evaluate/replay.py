@@ -32,6 +32,7 @@ from tracereplay.evaluate.outcomes import (
     UnansweredCall,
 )
 from tracereplay.models import ToolCallRecord
+from tracereplay.sdk.content import json_default
 from tracereplay.sdk.replay import RUN_LIVE
 
 ToolMatch = Literal["strict", "fifo"]
@@ -84,19 +85,10 @@ def recorded_exception(error: str) -> BaseException:
 def normalize_arguments(arguments: Any) -> dict[str, Any]:
     """Arguments as JSON values (tuples become lists, objects their JSON form)."""
     try:
-        value = orjson.loads(orjson.dumps(arguments, default=_json_default))
+        value = orjson.loads(orjson.dumps(arguments, default=json_default))
     except TypeError:
         value = {"value": repr(arguments)}
     return value if isinstance(value, dict) else {"value": value}
-
-
-def _json_default(obj: Any) -> Any:
-    dump = getattr(obj, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json")
-    if isinstance(obj, (set, frozenset, tuple)):
-        return list(obj)
-    return str(obj)
 
 
 def arguments_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:

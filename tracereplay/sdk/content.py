@@ -49,7 +49,9 @@ def compile_redactor(redact: Redactor | None) -> Callable[[str], str] | None:
     return _sub
 
 
-def _default(obj: Any) -> Any:
+def json_default(obj: Any) -> Any:
+    """How recorded values that JSON has no type for are encoded (pydantic models, sets, tuples,
+    anything else as ``str``); replay normalizes arguments with the same rule."""
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
@@ -60,10 +62,10 @@ def _default(obj: Any) -> Any:
 
 def _dumps(value: Any) -> bytes:
     try:
-        return orjson.dumps(value, default=_default, option=_DUMPS_OPTS)
+        return orjson.dumps(value, default=json_default, option=_DUMPS_OPTS)
     except TypeError:  # integers beyond 64 bits, unusual keys: the slow, tolerant encoder
         try:
-            return stdjson.dumps(value, default=_default, ensure_ascii=False).encode()
+            return stdjson.dumps(value, default=json_default, ensure_ascii=False).encode()
         except (TypeError, ValueError):
             return orjson.dumps(str(value))
 
