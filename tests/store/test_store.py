@@ -115,6 +115,40 @@ def test_old_file_is_upgraded(tmp_path: Path) -> None:
         assert store.query_dicts("SELECT name FROM spans") == [{"name": "kept"}]
 
 
+def test_version_5_keeps_eval_results_and_drops_their_keys(tmp_path: Path) -> None:
+    path = tmp_path / "v4.duckdb"
+    con = duckdb.connect(str(path))
+    assert schema.migrate(con, target=4) == 4
+    con.execute(
+        "INSERT INTO eval_runs (eval_run_id, suite_id, suite_name, mode, started_at, status)"
+        " VALUES ('e', 's', 'suite', 'recorded', now(), 'completed')"
+    )
+    con.execute(
+        "INSERT INTO case_results (eval_run_id, case_id, repetition, status, reason)"
+        " VALUES ('e', 'c', 0, 'PASSED', 'all 1 checks passed')"
+    )
+    con.execute(
+        "INSERT INTO check_results (eval_run_id, case_id, repetition, position, check_name,"
+        " check_kind, status, passed) VALUES ('e', 'c', 0, 0, 'status', 'status', 'PASSED', true)"
+    )
+    con.close()
+    with Store.open(path) as store:
+        assert store.query_dicts("SELECT case_id, attempts, reason FROM case_results") == [
+            {"case_id": "c", "attempts": 1, "reason": "all 1 checks passed"}
+        ]
+        assert store.query_dicts("SELECT check_name, passed FROM check_results") == [
+            {"check_name": "status", "passed": True}
+        ]
+        keys = store.query_dicts(
+            "SELECT table_name FROM duckdb_constraints()"
+            " WHERE constraint_type = 'PRIMARY KEY'"
+            " AND table_name IN ('case_results', 'check_results')"
+        )
+        assert keys == []
+        # the views over them still bind
+        assert store.query_dicts("SELECT count(*) AS n FROM case_history") == [{"n": 1}]
+
+
 def test_not_a_duckdb_file_is_one_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "junk.duckdb"
     path.write_text("this is not a database")

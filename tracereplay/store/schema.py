@@ -44,7 +44,9 @@ def migrate(con: duckdb.DuckDBPyConnection, target: int | None = None) -> int:
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ DEFAULT current_timestamp)"
     )
-    version = current_version(con)
+    # the table exists now: its max is the version (information_schema is slow to ask)
+    rows = con.execute("SELECT max(version) FROM schema_migrations").fetchall()
+    version = int(rows[0][0] or 0)
     for number, name, sql in migrations():
         if number <= version or (target is not None and number > target):
             continue
