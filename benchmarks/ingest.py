@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import pickle
+import resource
 import struct
 import subprocess
 import sys
@@ -28,10 +30,14 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: 
     ExportTraceServiceRequest,
 )
 
+from tracereplay.convert import convert_trace  # noqa: E402
+from tracereplay.gcpause import gc_paused  # noqa: E402
 from tracereplay.ingest import ingest_batch  # noqa: E402
 from tracereplay.ingest.files import default_workers, ingest_files, worker_pool  # noqa: E402
+from tracereplay.ingest.pipeline import prepare_batch, store_prepared  # noqa: E402
 from tracereplay.otlp import read_file  # noqa: E402
 from tracereplay.store import Store  # noqa: E402
+from tracereplay.store.db import run_tables, spans_table  # noqa: E402
 
 
 def write_file(path: Path, n_traces: int) -> int:
@@ -69,16 +75,68 @@ def serial(path: Path, db: Path, n_traces: int) -> tuple[float, float]:
     return t_end - t, t_decoded - t
 
 
-def in_process(path: Path, db: Path, n_traces: int) -> float:
+def _cpu() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process, and of its finished children."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def in_process(path: Path, db: Path, n_traces: int) -> tuple[float, float, float]:
     """What ``tracereplay ingest`` does, without the CLI process start: worker processes decode
-    and convert parts of the file while this one writes them to DuckDB."""
+    and convert parts of the file while this one writes them to DuckDB. Returns the wall time
+    and the CPU time of this process and of the workers."""
+    cpu0 = _cpu()
     t = time.perf_counter()
     with worker_pool(default_workers([path])) as pool, Store.open(db) as store:
         ingest_files(store, [path], pool)
         runs = store.count("runs")
     elapsed = time.perf_counter() - t
+    cpu1 = _cpu()
     assert runs == n_traces, f"expected {n_traces} runs, found {runs}"
-    return elapsed
+    return elapsed, cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+
+
+def stages(path: Path, db: Path, n_traces: int) -> dict[str, float]:
+    """Where the CPU goes: each step of the pipeline alone, in this process, on the first
+    ``n_traces`` traces of the file; seconds per span."""
+    part = path.with_suffix(".part")
+    with open(path, "rb") as src, open(part, "wb") as dst:
+        for _ in range(-(-n_traces // 50)):  # synth.requests: 50 traces to a request
+            head = src.read(4)
+            dst.write(head + src.read(struct.unpack(">I", head)[0]))
+    out: dict[str, float] = {}
+    with gc_paused():
+        t = time.perf_counter()
+        decoded = read_file(part)
+        out["decode (protobuf -> Python values)"] = time.perf_counter() - t
+        spans = decoded.spans
+        by_trace: dict[str, list] = {}
+        for span in spans:
+            by_trace.setdefault(span.trace_id, []).append(span)
+        t = time.perf_counter()
+        runs = [
+            run
+            for trace in by_trace.values()
+            for run in convert_trace(sorted(trace, key=lambda s: s.start_ns))
+        ]
+        out["convert (spans -> runs)"] = time.perf_counter() - t
+        t = time.perf_counter()
+        spans_table(spans)
+        out["span rows (Arrow)"] = time.perf_counter() - t
+        t = time.perf_counter()
+        run_tables(runs)
+        out["run rows (Arrow)"] = time.perf_counter() - t
+        batch = prepare_batch(spans, decoded.logs)
+        t = time.perf_counter()
+        batch = pickle.loads(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+        out["worker -> writer (pickle, unpickle)"] = time.perf_counter() - t
+        t = time.perf_counter()
+        with Store.open(db) as store, store.transaction():
+            store_prepared(store, batch)
+        out["DuckDB (insert, commit)"] = time.perf_counter() - t
+    n = len(spans)
+    return {k: v / n for k, v in out.items()}
 
 
 def via_cli(path: Path, db: Path, n_traces: int) -> float:
@@ -110,7 +168,7 @@ def main() -> None:
         size_mb = os.path.getsize(path) / 1e6
         print(f"input: {args.traces} traces, {n_spans} spans, {size_mb:.1f} MB protobuf")
         parse = parse_only(path)
-        total = in_process(path, tmpdir / "a.duckdb", args.traces)
+        total, main_cpu, worker_cpu = in_process(path, tmpdir / "a.duckdb", args.traces)
         cli = via_cli(path, tmpdir / "b.duckdb", args.traces)
         one, decode = serial(path, tmpdir / "c.duckdb", args.traces)
         print(f"protobuf parse only (baseline):  {n_spans / parse:>10,.0f} spans/s")
@@ -122,6 +180,18 @@ def main() -> None:
         print(f"same through the CLI (2 procs):  {n_spans / cli:>10,.0f} spans/s  ({cli:.2f} s)")
         print(f"ingest / parse-only ratio:       {parse / total:.3f}")
         print("target: >= 50,000 spans/s until runs are queryable")
+        cores = os.cpu_count() or 1
+        us = 1e6 / n_spans
+        print(
+            f"CPU per span in the queryable run: {(main_cpu + worker_cpu) * us:.1f} us"
+            f" (writer {main_cpu * us:.1f}, workers {worker_cpu * us:.1f});"
+            f" 50,000 spans/s on {cores} cores allows at most {cores / 50_000 * 1e6:.1f} us"
+        )
+        steps = stages(path, tmpdir / "d.duckdb", min(args.traces, 2000))
+        print("each step alone, one process, CPU per span:")
+        for name, seconds in steps.items():
+            print(f"  {name:<38} {seconds * 1e6:>6.1f} us")
+        print(f"  {'sum':<38} {sum(steps.values()) * 1e6:>6.1f} us")
 
 
 if __name__ == "__main__":
