@@ -55,6 +55,9 @@ class PreparedBatch:
     run_count: int = 0
     #: no (trace id, span id) occurs twice among the batch's spans
     distinct_spans: bool = False
+    #: traces to convert from the store once the batch's spans are in (a merged batch's traces
+    #: that its parts held a piece each of)
+    reconvert: list[str] = field(default_factory=list)
 
 
 _start = attrgetter("start_ns")
@@ -102,6 +105,45 @@ def _prepare(spans: Sequence[Span], logs: Sequence[LogRecord]) -> PreparedBatch:
     )
 
 
+def _concat(tables: Sequence[pa.Table | None]) -> pa.Table | None:
+    present = [t for t in tables if t is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+    # a column of nulls only (no run had an error, say) is typed null: promote it
+    return pa.concat_tables(present, promote_options="default")
+
+
+def merge_prepared(batches: Sequence[PreparedBatch]) -> PreparedBatch:
+    """One batch standing for ``batches``, consecutive prepared parts of the input, so that the
+    store gets one write for several small parts (small parts are cheaper to prepare: less
+    memory to touch). A trace that more than one part holds a piece of was converted from a
+    piece each time: those runs are dropped and the trace is converted from the store instead."""
+    if len(batches) == 1:
+        return batches[0]
+    holders: dict[str, int] = defaultdict(int)
+    for batch in batches:
+        for trace_id in batch.trace_ids:
+            holders[trace_id] += 1
+    shared = {t for t, n in holders.items() if n > 1}
+    runs = [b.runs.without(shared) for b in batches]
+    merged_runs = RunTables(
+        _concat([r.runs for r in runs]),
+        _concat([r.tool_calls for r in runs]),
+        _concat([r.llm_calls for r in runs]),
+    )
+    return PreparedBatch(
+        span_count=sum(b.span_count for b in batches),
+        spans=_concat([b.spans for b in batches]),
+        trace_ids=list(holders),
+        logs=[r for b in batches for r in b.logs],
+        converted=[t for b in batches for t in b.converted if t not in shared],
+        runs=merged_runs,
+        run_count=merged_runs.runs.num_rows if merged_runs.runs is not None else 0,
+        distinct_spans=not shared and all(b.distinct_spans for b in batches),
+        reconvert=[*dict.fromkeys([*shared, *(t for b in batches for t in b.reconvert)])],
+    )
+
+
 def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
     """Write a ``prepare_batch`` result: spans, logs, and the runs of every trace it touches.
 
@@ -121,6 +163,7 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
         # none of the batch's traces stored yet: its spans are all new (no duplicates to skip)
         all_new = batch.distinct_spans and redo.isdisjoint(batch.trace_ids)
         redo |= {r.trace_id for r in logs if r.trace_id}
+        redo.update(batch.reconvert)
         new_spans = (
             store.insert_span_table(batch.spans, all_new=all_new) if batch.spans is not None else 0
         )

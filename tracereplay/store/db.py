@@ -32,6 +32,12 @@ from tracereplay.store.paths import lock_path, resolve_db_path, spool_dir
 
 _TS = pa.timestamp("ns", tz="UTC")
 
+#: rows per DuckDB row group (DuckDB's default is 122,880). A big transaction writes its full
+#: row groups to the file as it goes and the rest at COMMIT; smaller groups move most of that
+#: work from the COMMIT, where nothing else can happen, to the inserts, which overlap the
+#: worker processes decoding the next parts (ingest's last commit went from ~1 s to ~0.3 s).
+ROW_GROUP_SIZE = 16_384
+
 SPAN_COLUMNS = (
     "trace_id", "span_id", "parent_span_id", "name", "kind", "start_time", "end_time",
     "duration_ms", "status_code", "status_message", "service_name", "scope_name", "attributes",
@@ -51,6 +57,21 @@ def _ts(dt: datetime | None) -> datetime | None:
     if dt is None:
         return None
     return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def _attach(path: Path) -> duckdb.DuckDBPyConnection:
+    """A connection to the store file, attached under its usual name (the file's stem, as
+    ``duckdb.connect(path)`` would name it) with ``ROW_GROUP_SIZE``, and in use."""
+    con = duckdb.connect()
+    try:
+        alias = '"' + path.stem.replace('"', '""') + '"'
+        target = str(path).replace("'", "''")
+        con.execute(f"ATTACH '{target}' AS {alias} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        con.execute(f"USE {alias}")
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 class Store:
@@ -84,6 +105,9 @@ class Store:
                 # spans and runs are mostly JSON text: zstd makes commits (checkpoints) much
                 # cheaper and the file much smaller than DuckDB's default dictionary/FSST picks
                 con.execute("SET force_compression = 'zstd'")
+                # a big transaction writes each row group to the file as soon as it is full
+                # (DuckDB's default buffers five): see ROW_GROUP_SIZE
+                con.execute("SET write_buffer_row_group_count = 1")
                 yield cls(con, path)
             finally:
                 con.close()
@@ -93,7 +117,7 @@ class Store:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                return duckdb.connect(str(path))
+                return _attach(path)
             except duckdb.IOException as exc:
                 # Another (non-tracereplay) process holds DuckDB's own lock: wait for it.
                 if "lock" in str(exc).lower() and time.monotonic() < deadline:
