@@ -21,6 +21,11 @@ class DecodeError(TraceReplayError):
     """An OTLP payload or file cannot be decoded."""
 
 
+class IngestError(TraceReplayError):
+    """Ingest stopped before the end (a worker process failed); its open transaction is rolled
+    back, what it had committed stays."""
+
+
 class NotFoundError(TraceReplayError):
     """An id (run, case, suite, eval run) matches nothing."""
 

@@ -16,7 +16,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from tracereplay.convert import convert_trace
 from tracereplay.convert.messages import parse_history, parse_messages
+from tracereplay.errors import IngestError
 from tracereplay.ingest import drain, open_store
+from tracereplay.ingest import files as files_module
 from tracereplay.ingest.files import FileReport, ingest_files, worker_pool
 from tracereplay.ingest.pipeline import ingest_batch
 from tracereplay.otlp import read_file
@@ -127,6 +129,46 @@ def test_a_file_that_fails_in_a_late_part_leaves_nothing(tmp_path: Path) -> None
     assert reports[0].error is None
     assert reports[1].error == str(expected.value)  # same words as reading the file whole
     assert stats.runs == 2
+
+
+def test_a_dead_worker_stops_ingest_with_one_clear_error_and_nothing_half_written(
+    tmp_path: Path,
+) -> None:
+    big = tmp_path / "big.pb"
+    big.write_bytes(_frames(list(synth.requests(40, traces_per_request=2))))
+    with worker_pool(2) as pool, Store.open(tmp_path / "t.duckdb") as store:
+        assert pool is not None
+        pool._procs[1].kill()  # the second part's worker
+        pool._procs[1].join()
+        with pytest.raises(IngestError, match="a worker process died; run it again"):
+            ingest_files(store, [big], pool, part_bytes=5_000)
+        assert store.count("spans") == 0 and store.count("runs") == 0  # the file is one transaction
+
+
+def test_an_exception_in_a_worker_stops_ingest_with_its_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(part: Any) -> Any:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(files_module, "_prepare", broken)  # the forked worker inherits it
+    path = tmp_path / "t.pb"
+    path.write_bytes(_frames(list(synth.requests(4))))
+    with worker_pool(1) as pool, Store.open(tmp_path / "t.duckdb") as store:
+        with pytest.raises(IngestError, match=r"failed \(ValueError: boom\)"):
+            ingest_files(store, [path], pool)
+        assert store.count("spans") == 0
+
+
+def test_handoff_files_are_gone_after_ingest(tmp_path: Path) -> None:
+    path = tmp_path / "big.pb"
+    path.write_bytes(_frames(list(synth.requests(20, traces_per_request=2))))
+    with worker_pool(2) as pool, Store.open(tmp_path / "t.duckdb") as store:
+        assert pool is not None
+        ingest_files(store, [path], pool, part_bytes=5_000)
+        assert list(pool.directory.iterdir()) == []
+        assert store.count("runs") == 20
+    assert not pool.directory.exists()
 
 
 def test_late_spans_and_logs_are_converted_from_the_store(tmp_path: Path) -> None:

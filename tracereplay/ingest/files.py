@@ -21,7 +21,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from tracereplay.errors import DecodeError
+from tracereplay.errors import DecodeError, IngestError
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.handoff import Shipped, handoff_directory, receive, ship
 from tracereplay.ingest.pipeline import (
@@ -140,10 +140,14 @@ class Workers:
             self._procs.append(proc)
         self._given = 0
         self._taken = 0
+        self.directory = directory
 
     def give(self, part: _Part) -> None:
         """Send ``part`` to the next worker in turn."""
-        self._conns[self._given % len(self._conns)].send(part)
+        try:
+            self._conns[self._given % len(self._conns)].send(part)
+        except OSError:  # its end of the pipe is closed
+            raise _died() from None
         self._given += 1
 
     def take(self) -> _Prepared:
@@ -151,11 +155,14 @@ class Workers:
         conn = self._conns[self._taken % len(self._conns)]
         try:
             message = conn.recv()
-        except EOFError:
-            raise RuntimeError("an ingest worker process died") from None
+        except (EOFError, OSError):
+            raise _died() from None
         self._taken += 1
         if isinstance(message, str):
-            raise RuntimeError(f"an ingest worker failed: {message}")
+            raise IngestError(
+                f"ingest stopped: a worker process failed ({message}); run it again (spans"
+                " already stored are skipped)"
+            )
         prepared: _Prepared = message
         if prepared.shipped is not None:
             prepared.batch = receive(prepared.shipped)
@@ -170,6 +177,12 @@ class Workers:
             proc.join()
         for conn in self._conns:
             conn.close()
+
+
+def _died() -> IngestError:
+    return IngestError(
+        "ingest stopped: a worker process died; run it again (spans already stored are skipped)"
+    )
 
 
 def _work(conn: Connection, directory: str) -> None:
