@@ -7,6 +7,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from tracereplay.errors import DecodeError
 from tracereplay.gcpause import gc_paused
+from tracereplay.ingest.handoff import Shipped, new_directory, receive, remove_directory, ship
 from tracereplay.ingest.pipeline import IngestStats, PreparedBatch, prepare_batch, store_prepared
 from tracereplay.otlp import (
     decode_logs_json,
@@ -48,6 +50,7 @@ PARALLEL_TX_BYTES = 64 * 1024 * 1024
 
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_handoff: Path | None = None  # where the pool's workers leave prepared tables (see handoff)
 
 
 def _decode_records(records: list[tuple[int, bytes]]) -> tuple[PreparedBatch, list[str]]:
@@ -70,9 +73,16 @@ def _decode_records(records: list[tuple[int, bytes]]) -> tuple[PreparedBatch, li
     return batch, warnings
 
 
+def _decode_and_ship(records: list[tuple[int, bytes]], directory: str) -> tuple[Shipped, list[str]]:
+    """``_decode_records`` in a worker process; the tables go back as handoff files."""
+    batch, warnings = _decode_records(records)
+    name = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
+    return ship(batch, Path(directory), name), warnings
+
+
 def _worker_pool() -> ProcessPoolExecutor | None:
     """The shared worker processes (started on first use; ``None`` on a single core)."""
-    global _pool
+    global _pool, _handoff
     workers = min(2, os.cpu_count() or 1)
     if workers < 2:
         return None
@@ -82,6 +92,8 @@ def _worker_pool() -> ProcessPoolExecutor | None:
             methods = multiprocessing.get_all_start_methods()
             method = "forkserver" if "forkserver" in methods else "spawn"
             _pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+            _handoff = new_directory()
+            atexit.register(remove_directory, _handoff)  # runs after the shutdown below
             atexit.register(_pool.shutdown, cancel_futures=True)
         return _pool
 
@@ -94,7 +106,7 @@ class _Step:
     chunk: spool.ReadResult | None = None
     retire: bool = False
     corrupt: str | None = None
-    job: Future[tuple[PreparedBatch, list[str]]] | None = None
+    job: Future[tuple[Shipped, list[str]]] | None = None
 
 
 def _steps(segment: spool.Segment, offset: int, batch_bytes: int) -> Iterator[_Step]:
@@ -162,7 +174,7 @@ def _drain_segment(
                 if step is None:
                     break
                 if pool is not None and step.chunk is not None:
-                    step.job = pool.submit(_decode_records, step.chunk.records)
+                    step.job = pool.submit(_decode_and_ship, step.chunk.records, str(_handoff))
                 ahead.append(step)
             if not ahead:
                 break
@@ -198,7 +210,8 @@ def _prepared(step: _Step) -> PreparedBatch:
     prepared = None
     if step.job is not None:
         try:
-            prepared = step.job.result()
+            shipped, warnings = step.job.result()
+            prepared = receive(shipped), warnings
         except Exception:  # a worker died: do it here (a real bug raises here too)
             log.debug("drain worker failed", exc_info=True)
     if prepared is None:

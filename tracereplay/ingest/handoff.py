@@ -33,15 +33,26 @@ class Shipped:
     files: dict[str, str]
 
 
+def new_directory() -> Path:
+    """A new private directory for handoff files, in shared memory where there is some. The
+    caller removes it (``remove_directory``)."""
+    base = _SHM if _SHM.is_dir() and os.access(_SHM, os.W_OK) else None
+    return Path(tempfile.mkdtemp(prefix="tracereplay-ingest-", dir=base))
+
+
+def remove_directory(path: Path) -> None:
+    """Remove a handoff directory and whatever is left in it."""
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @contextmanager
 def handoff_directory() -> Iterator[Path]:
     """A private directory for the files of one ingest, removed with whatever is left in it."""
-    base = _SHM if _SHM.is_dir() and os.access(_SHM, os.W_OK) else None
-    path = Path(tempfile.mkdtemp(prefix="tracereplay-ingest-", dir=base))
+    path = new_directory()
     try:
         yield path
     finally:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_directory(path)
 
 
 def _write(table: pa.Table, path: Path) -> None:
