@@ -94,8 +94,12 @@ def test_frame_ranges_cut_whole_messages(tmp_path: Path) -> None:
     assert frame_ranges(tmp_path / "j.json", 1000) is None
 
 
+@pytest.mark.parametrize("write_spans", [1, 10_000])  # each part written alone; all merged
 @pytest.mark.parametrize("workers", [0, 2])
-def test_files_in_parts_store_what_one_process_stores(tmp_path: Path, workers: int) -> None:
+def test_files_in_parts_store_what_one_process_stores(
+    tmp_path: Path, workers: int, write_spans: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files_module, "WRITE_SPANS", write_spans)
     big = tmp_path / "big.pb"
     big.write_bytes(_frames(_split_traces(30, seed=3)))
     small = tmp_path / "small.pb"
@@ -207,6 +211,7 @@ def test_spool_drained_by_workers_matches_one_process(
             assert store.count("runs") == 40
         monkeypatch.undo()
     assert drain._pool is not None  # the worker processes did the decoding
+    assert drain._handoff is not None and list(drain._handoff.iterdir()) == []
     assert _dump(tmp_path / "par.duckdb") == _dump(tmp_path / "one.duckdb")
 
 
