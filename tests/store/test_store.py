@@ -149,6 +149,26 @@ def test_version_5_keeps_eval_results_and_drops_their_keys(tmp_path: Path) -> No
         assert store.query_dicts("SELECT count(*) AS n FROM case_history") == [{"n": 1}]
 
 
+def test_a_file_with_default_row_groups_takes_new_rows(tmp_path: Path) -> None:
+    """A store written with DuckDB's own row group size (an older tracereplay, or plain
+    ``duckdb.connect``), its last row group bigger than ours, still takes inserts and deletes."""
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    schema.migrate(con)
+    con.execute(
+        "INSERT INTO spans (trace_id, span_id, name)"
+        " SELECT printf('%032x', i), printf('%016x', i + 1), 'old' FROM range(40000) t(i)"
+    )
+    con.close()
+    with Store.open(path) as store, store.transaction():
+        assert store.insert_spans([_span("f" * 32, f"{i + 1:016x}") for i in range(3)]) == 3
+        store.con.execute("DELETE FROM spans WHERE name = 'old' AND span_id LIKE '%7'")
+    with Store.open(path) as store:
+        assert store.count("spans") == 40003 - 2500
+        # the file keeps its usual catalog name (queries naming it still work)
+        assert store.query_dicts("SELECT current_database() AS db") == [{"db": "old"}]
+
+
 def test_not_a_duckdb_file_is_one_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "junk.duckdb"
     path.write_text("this is not a database")

@@ -37,6 +37,9 @@ _TS = pa.timestamp("ns", tz="UTC")
 #: work from the COMMIT, where nothing else can happen, to the inserts, which overlap the
 #: worker processes decoding the next parts (ingest's last commit went from ~1 s to ~0.3 s).
 ROW_GROUP_SIZE = 16_384
+#: DuckDB before 2.0 could fail on a file whose last row group is bigger than the size it was
+#: attached with (duckdb/duckdb#22109): older versions keep DuckDB's defaults
+_SMALL_ROW_GROUPS = int(duckdb.__version__.split(".")[0]) >= 2
 
 SPAN_COLUMNS = (
     "trace_id", "span_id", "parent_span_id", "name", "kind", "start_time", "end_time",
@@ -62,6 +65,8 @@ def _ts(dt: datetime | None) -> datetime | None:
 def _attach(path: Path) -> duckdb.DuckDBPyConnection:
     """A connection to the store file, attached under its usual name (the file's stem, as
     ``duckdb.connect(path)`` would name it) with ``ROW_GROUP_SIZE``, and in use."""
+    if not _SMALL_ROW_GROUPS:
+        return duckdb.connect(str(path))
     con = duckdb.connect()
     try:
         alias = '"' + path.stem.replace('"', '""') + '"'
@@ -107,7 +112,8 @@ class Store:
                 con.execute("SET force_compression = 'zstd'")
                 # a big transaction writes each row group to the file as soon as it is full
                 # (DuckDB's default buffers five): see ROW_GROUP_SIZE
-                con.execute("SET write_buffer_row_group_count = 1")
+                if _SMALL_ROW_GROUPS:
+                    con.execute("SET write_buffer_row_group_count = 1")
                 yield cls(con, path)
             finally:
                 con.close()
