@@ -115,10 +115,12 @@ def test_old_file_is_upgraded(tmp_path: Path) -> None:
         assert store.query_dicts("SELECT name FROM spans") == [{"name": "kept"}]
 
 
-def test_version_5_keeps_eval_results_and_drops_their_keys(tmp_path: Path) -> None:
+def test_versions_5_and_6_keep_rows_and_drop_keys_nothing_needs(tmp_path: Path) -> None:
     path = tmp_path / "v4.duckdb"
     con = duckdb.connect(str(path))
     assert schema.migrate(con, target=4) == 4
+    con.execute("INSERT INTO tool_calls (run_id, position, tool_name) VALUES ('r', 0, 'get')")
+    con.execute("INSERT INTO llm_calls (run_id, round, model) VALUES ('r', 1, 'gpt')")
     con.execute(
         "INSERT INTO eval_runs (eval_run_id, suite_id, suite_name, mode, started_at, status)"
         " VALUES ('e', 's', 'suite', 'recorded', now(), 'completed')"
@@ -142,9 +144,11 @@ def test_version_5_keeps_eval_results_and_drops_their_keys(tmp_path: Path) -> No
         keys = store.query_dicts(
             "SELECT table_name FROM duckdb_constraints()"
             " WHERE constraint_type = 'PRIMARY KEY'"
-            " AND table_name IN ('case_results', 'check_results')"
+            " AND table_name IN ('case_results', 'check_results', 'tool_calls', 'llm_calls')"
         )
         assert keys == []
+        assert store.query_dicts("SELECT tool_name FROM tool_calls") == [{"tool_name": "get"}]
+        assert store.query_dicts("SELECT model FROM llm_calls") == [{"model": "gpt"}]
         # the views over them still bind
         assert store.query_dicts("SELECT count(*) AS n FROM case_history") == [{"n": 1}]
 
