@@ -31,7 +31,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: 
 
 from tracereplay.convert import convert_trace  # noqa: E402
 from tracereplay.gcpause import gc_paused  # noqa: E402
-from tracereplay.ingest import ingest_batch  # noqa: E402
+from tracereplay.ingest import (
+    ingest_batch,  # noqa: E402
+    pipeline,  # noqa: E402
+)
 from tracereplay.ingest.files import default_workers, ingest_files, worker_pool  # noqa: E402
 from tracereplay.ingest.handoff import handoff_directory, receive, ship  # noqa: E402
 from tracereplay.ingest.pipeline import prepare_batch, store_prepared  # noqa: E402
@@ -95,6 +98,20 @@ def in_process(path: Path, db: Path, n_traces: int) -> tuple[float, float, float
     cpu1 = _cpu()
     assert runs == n_traces, f"expected {n_traces} runs, found {runs}"
     return elapsed, cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+
+
+def spans_only(path: Path, db: Path) -> float:
+    """The same parallel ingest with run conversion switched off (no runs, tool calls or LLM
+    calls built or stored): what the spans alone cost, to show what the runs cost."""
+    convert = pipeline.convert_trace
+    pipeline.convert_trace = lambda spans, logs=(): []  # the forked workers inherit it
+    try:
+        t = time.perf_counter()
+        with worker_pool(default_workers([path])) as pool, Store.open(db) as store:
+            ingest_files(store, [path], pool)
+        return time.perf_counter() - t
+    finally:
+        pipeline.convert_trace = convert
 
 
 def stages(path: Path, db: Path, n_traces: int) -> dict[str, float]:
@@ -174,6 +191,7 @@ def main() -> None:
         total, main_cpu, worker_cpu = in_process(path, tmpdir / "a.duckdb", args.traces)
         cli = via_cli(path, tmpdir / "b.duckdb", args.traces)
         one, decode = serial(path, tmpdir / "c.duckdb", args.traces)
+        no_runs = spans_only(path, tmpdir / "e.duckdb")
         print(f"protobuf parse only (baseline):  {n_spans / parse:>10,.0f} spans/s")
         print(f"decode to spans:                 {n_spans / decode:>10,.0f} spans/s")
         print(f"serial, one process:             {n_spans / one:>10,.0f} spans/s  ({one:.2f} s)")
@@ -181,6 +199,10 @@ def main() -> None:
             f"ingest until runs queryable:     {n_spans / total:>10,.0f} spans/s  ({total:.2f} s)"
         )
         print(f"same through the CLI (2 procs):  {n_spans / cli:>10,.0f} spans/s  ({cli:.2f} s)")
+        print(
+            f"same, runs not converted (spans only): {n_spans / no_runs:>10,.0f} spans/s"
+            f"  ({no_runs:.2f} s: the runs cost {total - no_runs:.2f} s of {total:.2f})"
+        )
         print(f"ingest / parse-only ratio:       {parse / total:.3f}")
         print("target: >= 50,000 spans/s until runs are queryable")
         cores = os.cpu_count() or 1
