@@ -276,3 +276,16 @@ def test_parse_history_is_parse_messages(
         text = json.dumps(history, separators=separators)
         for value in (text, text + junk):
             assert parse_history(value, "user") == parse_messages(value, "user")
+
+
+def test_handoff_skips_a_small_dev_shm(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tracereplay.ingest import handoff
+
+    monkeypatch.setattr(handoff, "SHM_MIN_FREE", 1 << 62)  # more than any /dev/shm has
+    directory = handoff.new_directory()
+    try:
+        assert not str(directory).startswith("/dev/shm")
+        assert directory.is_dir()
+    finally:
+        handoff.remove_directory(directory)
+    assert not directory.exists()

@@ -33,10 +33,25 @@ class Shipped:
     files: dict[str, str]
 
 
+#: free bytes /dev/shm must have to be used (containers often give it 64 MB; a few parts in
+#: flight take tens of MB): else the files go to the temporary directory (the page cache)
+SHM_MIN_FREE = 512 * 1024 * 1024
+
+
+def _shm_usable() -> bool:
+    try:
+        if not (_SHM.is_dir() and os.access(_SHM, os.W_OK)):
+            return False
+        stat = os.statvfs(_SHM)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize >= SHM_MIN_FREE
+
+
 def new_directory() -> Path:
-    """A new private directory for handoff files, in shared memory where there is some. The
-    caller removes it (``remove_directory``)."""
-    base = _SHM if _SHM.is_dir() and os.access(_SHM, os.W_OK) else None
+    """A new private directory for handoff files, in shared memory where there is enough of
+    it. The caller removes it (``remove_directory``)."""
+    base = _SHM if _shm_usable() else None
     return Path(tempfile.mkdtemp(prefix="tracereplay-ingest-", dir=base))
 
 
