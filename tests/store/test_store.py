@@ -219,3 +219,21 @@ def test_many_processes_write_the_store_without_lock_failures(tmp_path: Path) ->
         assert p.exitcode == 0
     with Store.open(db) as store:
         assert store.count("spans") == 60
+
+
+def test_settings_apply_for_the_block_and_are_put_back(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "t.duckdb") as store:
+
+        def current() -> list[tuple]:
+            return store.con.execute(
+                "SELECT current_setting('threads'), current_setting('checkpoint_threshold')"
+            ).fetchall()
+
+        before = current()
+        with store.settings(threads=1, checkpoint_threshold="0KB"):
+            assert current()[0][0] == 1
+            assert current()[0][1] in ("0 bytes", "0B", "0.0 B", "0 B")
+        assert current() == before
+        with pytest.raises(RuntimeError), store.settings(threads=1):
+            raise RuntimeError("the block failed")
+        assert current() == before

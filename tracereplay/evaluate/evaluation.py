@@ -449,24 +449,6 @@ def _final_record(
     )
 
 
-@contextmanager
-def _checkpoint_on_commit(store: Store) -> Iterator[None]:
-    """Have each commit in the block write its changes into the database file (a checkpoint)
-    rather than to the write-ahead log, which closing the store would then copy there: the
-    results are written once instead of twice. One DuckDB thread: inserting a few thousand
-    rows, more threads cost more than they bring (and the other core is the scorer's)."""
-    rows = store.con.execute(
-        "SELECT current_setting('checkpoint_threshold'), current_setting('threads')"
-    ).fetchall()
-    store.con.execute("SET checkpoint_threshold = '0KB'")
-    store.con.execute("SET threads = 1")
-    try:
-        yield
-    finally:
-        store.con.execute(f"SET checkpoint_threshold = '{rows[0][0]}'")
-        store.con.execute(f"SET threads = {int(rows[0][1])}")
-
-
 def _columnar(settings: EvalSettings, store: Store, suite: EvalSuite) -> bool:
     """Whether recorded mode can score this run columnar (``recorded_batch``): every case once,
     no retries, no fail-fast, no selection, no required parameters, and only built-in checks
@@ -504,7 +486,11 @@ def _run_columnar(
     final: EvalRunRecord | None = None
     progress.start(n)
     try:
-        with _checkpoint_on_commit(store):
+        # each commit writes its changes into the database file (a checkpoint) rather than to
+        # the write-ahead log, which closing the store would then copy there: the results are
+        # written once instead of twice. One DuckDB thread: inserting a few thousand rows,
+        # more threads cost more than they bring (and the other core is the scorer's).
+        with store.settings(checkpoint_threshold="0KB", threads=1):
             for start in range(0, n, FLUSH_RESULTS):
                 chunk = ScoredCases(
                     store, cases, start, min(n, start + FLUSH_RESULTS), suite.checks

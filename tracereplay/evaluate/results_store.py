@@ -132,7 +132,7 @@ def insert_case_runs(
             "finished_at": pa.array([_utc(r.finished_at) for r in runs], _TS),
         }
     )
-    _append(store, "case_results", cases)
+    store.append_table("case_results", cases)
     checks = [(r, i, s) for r in runs for i, s in enumerate(r.result.checks)]
     if not checks:
         return
@@ -154,27 +154,17 @@ def insert_case_runs(
             "details": [_json(s.details) for _, _, s in checks],
         }
     )
-    _append(store, "check_results", table)
+    store.append_table("check_results", table)
 
 
 def insert_scored(store: Store, eval_run_id: str, suite_id: str, scored: ScoredCases) -> None:
     """Add a columnar-scored chunk of cases (``recorded_batch``) and its check results."""
     if not len(scored):
         return
-    _append(store, "case_results", scored.case_table(eval_run_id, suite_id))
+    store.append_table("case_results", scored.case_table(eval_run_id, suite_id))
     checks = scored.check_table(eval_run_id)
     if checks.num_rows:
-        _append(store, "check_results", checks)
-
-
-def _append(store: Store, table: str, data: pa.Table) -> None:
-    cols = ", ".join(f'"{c}"' for c in data.column_names)
-    name = f"_tr_{table}_batch"
-    store.con.register(name, data)
-    try:
-        store.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {name}")
-    finally:
-        store.con.unregister(name)
+        store.append_table("check_results", checks)
 
 
 _CASE_COLUMNS = (

@@ -261,20 +261,10 @@ def ingest_files(
     Small files are grouped into transactions of about ``BATCH_SPANS`` spans; a file cut in
     parts gets a transaction of its own.
     """
-    with _single_threaded(store) if pool is not None else nullcontext():
+    # DuckDB on one thread while worker processes keep the cores busy: a second thread of its
+    # own only competes with them (about 2 µs of CPU per span for nothing)
+    with store.settings(threads=1) if pool is not None else nullcontext():
         return _ingest_files(store, files, pool, on_file, part_bytes, window)
-
-
-@contextmanager
-def _single_threaded(store: Store) -> Iterator[None]:
-    """DuckDB on one thread while worker processes keep the cores busy: a second thread of its
-    own only competes with them (about 2 µs of CPU per span for nothing)."""
-    rows = store.con.execute("SELECT current_setting('threads')").fetchall()
-    store.con.execute("SET threads = 1")
-    try:
-        yield
-    finally:
-        store.con.execute(f"SET threads = {int(rows[0][0])}")
 
 
 def _ingest_files(

@@ -164,16 +164,7 @@ class Store:
         Returns how many rows were new."""
         if not table.num_rows:
             return 0
-        cols = ", ".join(SPAN_COLUMNS)
-        verb = "INSERT" if all_new else "INSERT OR IGNORE"
-        self.con.register("_tr_span_batch", table)
-        try:
-            rows = self.con.execute(
-                f"{verb} INTO spans ({cols}) SELECT {cols} FROM _tr_span_batch"
-            ).fetchall()
-        finally:
-            self.con.unregister("_tr_span_batch")
-        return int(rows[0][0]) if rows else 0
+        return self.append_table("spans", table, skip_duplicates=not all_new)
 
     def insert_logs(self, logs: Sequence[LogRecord]) -> int:
         """Insert log records; the same record twice is stored once. Returns how many were new."""
@@ -201,16 +192,7 @@ class Store:
                 "scope_name": [r.scope_name for r in logs],
             }
         )
-        before = self.count("logs")
-        cols = ", ".join(table.column_names)
-        self.con.register("_tr_log_batch", table)
-        try:
-            self.con.execute(
-                f"INSERT OR IGNORE INTO logs ({cols}) SELECT {cols} FROM _tr_log_batch"
-            )
-        finally:
-            self.con.unregister("_tr_log_batch")
-        return self.count("logs") - before
+        return self.append_table("logs", table, skip_duplicates=True)
 
     def query_dicts(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Rows of ``sql`` as dicts keyed by column name."""
@@ -314,20 +296,43 @@ class Store:
                 self.con.execute(f"DELETE FROM {table} WHERE trace_id IN (SELECT unnest(?))", [ids])
         if tables.runs is None or not tables.runs.num_rows:
             return
-        self._append("runs", tables.runs)
+        self.append_table("runs", tables.runs)
         if tables.tool_calls is not None and tables.tool_calls.num_rows:
-            self._append("tool_calls", tables.tool_calls)
+            self.append_table("tool_calls", tables.tool_calls)
         if tables.llm_calls is not None and tables.llm_calls.num_rows:
-            self._append("llm_calls", tables.llm_calls)
+            self.append_table("llm_calls", tables.llm_calls)
 
-    def _append(self, table: str, data: pa.Table) -> None:
+    def append_table(self, table: str, data: pa.Table, *, skip_duplicates: bool = False) -> int:
+        """Insert the rows of the Arrow table ``data`` into ``table`` (columns matched by name),
+        in one statement. ``skip_duplicates``: rows whose primary key is already stored are
+        skipped (``INSERT OR IGNORE``). Returns how many rows were inserted."""
         cols = ", ".join(f'"{c}"' for c in data.column_names)
         name = f"_tr_{table}_batch"
+        verb = "INSERT OR IGNORE" if skip_duplicates else "INSERT"
         self.con.register(name, data)
         try:
-            self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {name}")
+            rows = self.con.execute(
+                f"{verb} INTO {table} ({cols}) SELECT {cols} FROM {name}"
+            ).fetchall()
         finally:
             self.con.unregister(name)
+        return int(rows[0][0]) if rows else 0
+
+    @contextmanager
+    def settings(self, **values: str | int) -> Iterator[None]:
+        """DuckDB settings changed for the block (``store.settings(threads=1)``), then put back
+        as they were."""
+        names = list(values)
+        rows = self.con.execute(
+            "SELECT " + ", ".join(f"current_setting('{n}')" for n in names)
+        ).fetchall()
+        for name, value in values.items():
+            self.con.execute(f"SET {name} = '{value}'")
+        try:
+            yield
+        finally:
+            for name, old in zip(names, rows[0]):
+                self.con.execute(f"SET {name} = '{old}'")
 
     def resolve_run_id(self, ident: str) -> str:
         """A run id from a unique prefix of one, or from a trace id whose trace holds one run."""

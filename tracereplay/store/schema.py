@@ -29,12 +29,11 @@ LATEST_VERSION = migrations()[-1][0]
 
 
 def current_version(con: duckdb.DuckDBPyConnection) -> int:
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
-    ).fetchall()[0][0]
-    if not exists:
+    """The file's schema version (0 for a file tracereplay never migrated)."""
+    try:
+        rows = con.execute("SELECT max(version) FROM schema_migrations").fetchall()
+    except duckdb.CatalogException:  # no schema_migrations table yet
         return 0
-    rows = con.execute("SELECT max(version) FROM schema_migrations").fetchall()
     return int(rows[0][0] or 0)
 
 
@@ -44,9 +43,7 @@ def migrate(con: duckdb.DuckDBPyConnection, target: int | None = None) -> int:
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ DEFAULT current_timestamp)"
     )
-    # the table exists now: its max is the version (information_schema is slow to ask)
-    rows = con.execute("SELECT max(version) FROM schema_migrations").fetchall()
-    version = int(rows[0][0] or 0)
+    version = current_version(con)
     for number, name, sql in migrations():
         if number <= version or (target is not None and number > target):
             continue
