@@ -23,18 +23,44 @@ from tracereplay.store.db import RunTables, Store, run_tables, spans_table
 
 @dataclass
 class IngestStats:
-    """What one ingest did: spans and logs read and newly stored, traces touched, runs written."""
+    """What one ingest did: spans and logs read and newly stored, and the runs each touched
+    trace has now.
+
+    ``run_counts`` maps every trace touched to its run count after its latest conversion, so a
+    trace that arrives in pieces (one span per request, many files) counts once, with the runs
+    it ends with: ``traces`` and ``runs`` are distinct counts, not sums over batches.
+    """
 
     spans: int = 0
     new_spans: int = 0
     logs: int = 0
     new_logs: int = 0
-    traces: int = 0
-    runs: int = 0
+    run_counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def traces(self) -> int:
+        """Distinct traces touched."""
+        return len(self.run_counts)
+
+    @property
+    def runs(self) -> int:
+        """Runs the touched traces have now."""
+        return sum(self.run_counts.values())
 
     def add(self, other: IngestStats) -> None:
+        """Fold in a later batch's stats (its run counts replace earlier ones)."""
         for f in fields(self):
-            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+            if f.name != "run_counts":
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        self.run_counts.update(other.run_counts)
+
+
+def _count_by_trace(table: pa.Table | None, into: dict[str, int]) -> None:
+    if table is None or not table.num_rows:
+        return
+    counts = table.group_by("trace_id").aggregate([("trace_id", "count")])
+    for trace_id, n in zip(counts["trace_id"].to_pylist(), counts["trace_id_count"].to_pylist()):
+        into[trace_id] = n
 
 
 @dataclass
@@ -174,21 +200,22 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
         # or logs (not in ``redo``) has no runs to remove.
         kept = batch.runs.without(redo)
         store.replace_run_tables([t for t in batch.converted if t in redo], kept)
-        run_count = kept.runs.num_rows if kept.runs is not None else 0
+        run_counts = dict.fromkeys(touched, 0)
+        _count_by_trace(kept.runs, run_counts)
         if redo:
-            run_count += _reconvert(store, redo)
+            run_counts.update(_reconvert(store, redo))
     return IngestStats(
         spans=batch.span_count,
         new_spans=new_spans,
         logs=len(logs),
         new_logs=new_logs,
-        traces=len(touched),
-        runs=run_count,
+        run_counts=run_counts,
     )
 
 
-def _reconvert(store: Store, trace_ids: set[str]) -> int:
-    """Convert ``trace_ids`` again from all their stored spans and logs; returns the run count."""
+def _reconvert(store: Store, trace_ids: set[str]) -> dict[str, int]:
+    """Convert ``trace_ids`` again from all their stored spans and logs; returns the run count
+    of each."""
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for span in store.load_spans(trace_ids):
         by_trace[span.trace_id].append(span)
@@ -197,11 +224,14 @@ def _reconvert(store: Store, trace_ids: set[str]) -> int:
         for record in store.load_logs(by_trace.keys()):
             logs_by_trace[record.trace_id].append(record)
     runs = []
+    counts = dict.fromkeys(trace_ids, 0)
     for trace_id, trace_spans in by_trace.items():
         # load_spans gives one row per (trace, span) id, ordered by start
-        runs.extend(convert_trace(trace_spans, logs_by_trace.get(trace_id, ())))
+        converted = convert_trace(trace_spans, logs_by_trace.get(trace_id, ()))
+        counts[trace_id] = len(converted)
+        runs.extend(converted)
     store.replace_runs(by_trace.keys(), runs)
-    return len(runs)
+    return counts
 
 
 def ingest_batch(

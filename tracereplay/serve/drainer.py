@@ -120,6 +120,7 @@ class Drainer:
             self._seen = self._signature()
             self.rounds += 1
             self.totals.add(stats)
+            self.totals.run_counts.clear()  # per-trace counts would grow without end
             if self.last_error is not None:
                 log.info("draining works again")
                 self.last_error = None
