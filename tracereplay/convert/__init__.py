@@ -2,9 +2,11 @@
 
 ``convert_trace`` is pure: the same spans and logs always give the same runs with the same ids,
 so a trace is simply converted again when a late span arrives. Modules: ``detect`` (convention
-and role of a span), ``messages`` (message forms -> GenAI parts), ``genai`` / ``openinference`` /
-``openllmetry`` (per-convention readers), ``tree`` (runs, nesting), ``tools`` (tool calls,
-rounds), ``build`` (``Run`` assembly). See ``docs/conventions.md``.
+and role of a span), ``messages`` (message forms -> GenAI parts), ``framework_forms`` (what agent
+frameworks write: LangChain messages, content blocks, wrapped tool outputs), ``genai`` /
+``openinference`` / ``openllmetry`` (per-convention readers), ``tree`` (runs, nesting, framework
+wrappers folded), ``tools`` (tool calls, rounds), ``build`` (``Run`` assembly). See
+``docs/conventions.md``.
 """
 
 from __future__ import annotations

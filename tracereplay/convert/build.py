@@ -12,7 +12,7 @@ from tracereplay.convert import extract
 from tracereplay.convert.detect import LLM
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import last_text
-from tracereplay.convert.outcome import run_status, span_error
+from tracereplay.convert.outcome import run_status, span_error, tool_error
 from tracereplay.convert.tools import LlmRound, SpanCall, tool_calls
 from tracereplay.convert.tree import Node, RunPlan
 from tracereplay.convert.values import as_name, as_text, decoded, utc
@@ -138,11 +138,13 @@ def _span_calls(plan: RunPlan, built: dict[int, Run]) -> list[SpanCall]:
         span = node.span
         info = extract.tool_info(span, node.convention)
         calls.append(
-            SpanCall(span.start_ns, span.span_id, info, span.duration_ms, span_error(span))
+            SpanCall(
+                span.start_ns, span.span_id, info, span.duration_ms, tool_error(span, info.error)
+            )
         )
     for sub in plan.sub_agents:
         sub_run = built.get(id(sub))
-        if sub_run is None or sub.wrapped or sub.root is None:
+        if sub_run is None or sub.wrapped or sub.handoff or sub.root is None:
             continue
         info = ToolInfo(name=sub_run.agent_name, result=sub_run.result.response)
         calls.append(
@@ -169,6 +171,25 @@ def _response(agent: AgentInfo, rounds: list[LlmRound]) -> str:
     return agent.raw_output or ""
 
 
+def _final_response(
+    plan: RunPlan,
+    agent: AgentInfo,
+    rounds: list[LlmRound],
+    wrappers: list[AgentInfo],
+    built: dict[int, Run],
+) -> str:
+    """The invocation's answer: a folded wrapper's, else the last handoff's (the agent that
+    answered last), else the run's own."""
+    for wrapper in wrappers:
+        if wrapper.response:
+            return wrapper.response
+    handoffs = [built.get(id(sub)) for sub in plan.sub_agents if sub.handoff]
+    for sub_run in reversed([r for r in handoffs if r is not None]):
+        if sub_run.result.response:
+            return sub_run.result.response
+    return _response(agent, rounds)
+
+
 def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
     """One run from its plan; ``built`` holds the runs of its sub-agents (built first)."""
     root_node = plan.root
@@ -188,9 +209,11 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
             models.append(r.info.model)
     calls = tool_calls(rounds, _span_calls(plan, built), rebuild=not plan.tools)
 
-    query = agent.query
+    wrappers = [extract.agent_info(n.span, n.convention) for n in plan.folded]
+    query = next((w.query for w in wrappers if w.query), None) or agent.query
     if not query and rounds:
         query = last_text(rounds[0].info.input_messages, "user")
+        plan.query_guessed = True
 
     # status: the root's error; a run headed by an LLM span fails with its last call
     error = span_error(root)
@@ -198,6 +221,9 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         error = span_error(rounds[-1].span)
 
     start_ns, end_ns = root.start_ns, root.end_ns
+    for node in plan.folded:  # the invocation the wrappers recorded
+        start_ns = min(start_ns, node.span.start_ns)
+        end_ns = max(end_ns, node.span.end_ns)
     if plan.group_tops:  # the trace-level run may span several top spans
         for node in (*plan.llm, *plan.tools):
             start_ns = min(start_ns, node.span.start_ns)
@@ -231,7 +257,7 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         case_id=_optional_id(_attr(root, CASE_KEY)),
         result=construct(
             AgentResult,
-            response=_response(agent, rounds),
+            response=_final_response(plan, agent, rounds, wrappers, built),
             tool_calls=calls,
             total_rounds=len(rounds),
             total_llm_calls=len(rounds),
@@ -262,4 +288,10 @@ def build_runs(plans: Sequence[RunPlan], logs: Logs) -> list[Run]:
     built: dict[int, Run] = {}
     for plan in sorted(plans, key=lambda p: -depth[id(p)]):
         built[id(plan)] = build_run(plan, logs, built)
+    # a handoff carries on the conversation: its question is the one the invocation was asked
+    # (its own first LLM input may end with the framework's note about the handoff)
+    for plan in sorted(plans, key=lambda p: depth[id(p)]):
+        parent = built.get(id(plan.parent)) if plan.parent is not None else None
+        if plan.handoff and plan.query_guessed and parent is not None and parent.query:
+            built[id(plan)].query = parent.query
     return [built[id(plan)] for plan in plans]

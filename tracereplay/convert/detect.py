@@ -2,6 +2,9 @@
 
 Checked in order: ``openinference.span.kind``, ``traceloop.span.kind``, ``gen_ai.operation.name``,
 then the legacy OpenLLMetry LLM markers (``llm.request.type``, indexed ``gen_ai.prompt.N.*``).
+An OpenInference CHAIN that LangChain names as an agent (``lc_agent_name`` in its metadata) is
+an agent; a GenAI ``invoke_*`` operation other than ``invoke_agent`` (``invoke_workflow``,
+strands' ``invoke_swarm``...) is a workflow.
 OpenLLMetry >= 0.55 LLM spans use the GenAI attributes and are parsed as GenAI, but keep the
 ``openllmetry`` label when a Traceloop marker is on them.
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracereplay.convert.values import loads
 from tracereplay.spans import Span
 
 # span roles
@@ -47,19 +51,35 @@ def _role(table: dict[str, int], value: Any, upper: bool = False) -> int:
     return role
 
 
+def _langchain_agent(span: Span) -> bool:
+    """A LangChain agent graph: LangChain names the agent in its run metadata
+    (``lc_agent_name``), which every step inside inherits; the agent itself is the run that
+    bears the name."""
+    metadata = span.attributes.get("metadata")
+    if type(metadata) is not str or "lc_agent_name" not in metadata:
+        return False
+    value = loads(metadata)
+    return isinstance(value, dict) and value.get("lc_agent_name") == span.name
+
+
 def detect(span: Span) -> tuple[int, str]:
     """``(role, convention)`` of ``span``: role is OTHER/AGENT/WORKFLOW/LLM/TOOL, convention is
     ``"genai"``, ``"openinference"``, ``"openllmetry"`` or ``""`` when no convention applies."""
     a = span.attributes
     kind = a.get("openinference.span.kind")
     if kind is not None:
-        return _role(_OPENINFERENCE_ROLES, kind, upper=True), OPENINFERENCE
+        role = _role(_OPENINFERENCE_ROLES, kind, upper=True)
+        if role == WORKFLOW and _langchain_agent(span):
+            role = AGENT
+        return role, OPENINFERENCE
     kind = a.get("traceloop.span.kind")
     if kind is not None:
         return _role(_TRACELOOP_ROLES, kind), OPENLLMETRY
     op = a.get("gen_ai.operation.name")
     if op is not None:
         role = _role(_GENAI_ROLES, op)
+        if role == OTHER and type(op) is str and op.startswith("invoke_"):
+            role = WORKFLOW  # invoke_swarm, invoke_graph...: a multi-agent invocation
         if role == LLM and (
             "llm.request.type" in a  # OpenLLMetry >= 0.55 writes GenAI attributes, plus these
             or "traceloop.workflow.name" in a

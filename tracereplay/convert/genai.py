@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tracereplay.convert.framework_forms import tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import (
     Message,
@@ -19,9 +20,17 @@ from tracereplay.convert.messages import (
     last_text,
     parse_history,
     parse_messages,
+    payload_text,
     system_message,
 )
-from tracereplay.convert.values import arguments_dict, as_int, as_name, as_text, first_name
+from tracereplay.convert.values import (
+    arguments_dict,
+    as_int,
+    as_name,
+    as_text,
+    decoded,
+    first_name,
+)
 from tracereplay.spans import LogRecord, Span
 
 INPUT_MESSAGES = "gen_ai.input.messages"
@@ -78,6 +87,19 @@ def _event_messages(
     return inputs, outputs, finish
 
 
+def _final_outputs(value: Any) -> Any:
+    """Output messages without the streamed chunks some instrumentations list before the
+    whole message (each chunk with an empty ``finish_reason``, the whole one with its own)."""
+    if type(value) is str and '"finish_reason":""' not in value.replace(" ", ""):
+        return value
+    messages = decoded(value)
+    if not isinstance(messages, list):
+        return value
+    done = [m for m in messages if isinstance(m, dict) and m.get("finish_reason")]
+    partial = [m for m in messages if isinstance(m, dict) and m.get("finish_reason") == ""]
+    return done if done and partial else messages
+
+
 def llm_info(span: Span, logs: Sequence[LogRecord] = ()) -> LlmInfo:
     """A GenAI ``chat`` (or ``text_completion`` / ``generate_content``) span's call."""
     a = span.attributes
@@ -94,7 +116,9 @@ def llm_info(span: Span, logs: Sequence[LogRecord] = ()) -> LlmInfo:
     elif "gen_ai.prompt" in a:
         info.input_messages, _ = parse_messages(a["gen_ai.prompt"], "user")
     if OUTPUT_MESSAGES in a:
-        info.output_messages, finish = parse_messages(a[OUTPUT_MESSAGES], "assistant")
+        info.output_messages, finish = parse_messages(
+            _final_outputs(a[OUTPUT_MESSAGES]), "assistant"
+        )
     elif "gen_ai.completion" in a:
         info.output_messages, finish = parse_messages(a["gen_ai.completion"], "assistant")
     if (not info.input_messages or not info.output_messages) and (span.events or logs):
@@ -113,20 +137,67 @@ def llm_info(span: Span, logs: Sequence[LogRecord] = ()) -> LlmInfo:
     return info
 
 
+def _tool_events(span: Span) -> tuple[Any, Any, str]:
+    """Arguments, result and call id a tool span reports in events (``gen_ai.tool.message``
+    carries the arguments, ``gen_ai.choice`` the result: strands and GenAI <= 1.36)."""
+    args = result = None
+    call_id = ""
+    for event in span.events:
+        attrs = event.get("attributes")
+        if not isinstance(attrs, dict):
+            continue
+        name = event.get("name")
+        if name == "gen_ai.tool.message":
+            args = attrs.get("content", args)
+            call_id = call_id or as_name(attrs.get("id"))
+        elif name == "gen_ai.choice":
+            result = attrs.get("message", attrs.get("content", result))
+            call_id = call_id or as_name(attrs.get("id"))
+    return args, result, call_id
+
+
 def tool_info(span: Span) -> ToolInfo:
-    """A GenAI ``execute_tool`` span's call."""
+    """A GenAI ``execute_tool`` span's call: the ``gen_ai.tool.call.*`` attributes, else its
+    events; the result is taken out of the framework's wrapper (``tool_result``)."""
     a = span.attributes
     name = as_name(a.get("gen_ai.tool.name"))
     if not name:
         name = span.name.removeprefix("execute_tool").strip() or span.name
     args = a.get("gen_ai.tool.call.arguments")
     result = a.get("gen_ai.tool.call.result")
+    call_id = as_name(a.get("gen_ai.tool.call.id"))
+    if (args is None or result is None) and span.events:
+        event_args, event_result, event_id = _tool_events(span)
+        args = event_args if args is None else args
+        result = event_result if result is None else result
+        call_id = call_id or event_id
+    text, result_id, error = tool_result(result)
+    if error is None and as_name(a.get("gen_ai.tool.status")) == "error" and text:
+        error = text
     return ToolInfo(
         name=name,
-        call_id=as_name(a.get("gen_ai.tool.call.id")),
+        call_id=call_id or result_id,
         arguments=None if args is None else arguments_dict(args),
-        result=None if result is None else as_text(result),
+        result=text,
+        error=error,
     )
+
+
+def _agent_events(span: Span) -> tuple[str | None, str | None]:
+    """The question and answer an agent span reports in events (``gen_ai.user.message``,
+    ``gen_ai.choice``), as strands does; the answer's trailing newline is dropped."""
+    query = response = None
+    for event in span.events:
+        attrs = event.get("attributes")
+        if not isinstance(attrs, dict):
+            continue
+        name = event.get("name")
+        if name == "gen_ai.user.message":
+            query = payload_text(attrs.get("content")) or query
+        elif name == "gen_ai.choice":
+            text = payload_text(attrs.get("message", attrs.get("content")), output=True)
+            response = text.rstrip("\n") if text else response
+    return query, response
 
 
 def agent_info(span: Span) -> AgentInfo:
@@ -148,6 +219,10 @@ def agent_info(span: Span) -> AgentInfo:
         messages, _ = parse_messages(a[OUTPUT_MESSAGES], "assistant")
         response = last_text(messages) or None
         raw_out = as_text(a[OUTPUT_MESSAGES])
+    if (query is None or response is None) and span.events:
+        event_query, event_response = _agent_events(span)
+        query = query if query is not None else event_query
+        response = response if response is not None else event_response
     return AgentInfo(
         name=name,
         query=query,

@@ -45,6 +45,11 @@ class ToolInfo:
     call_id: str = ""
     arguments: dict[str, Any] | None = None
     result: str | None = None
+    #: the tool's failure as its output reports it (a ``ToolMessage`` with status error, a
+    #: ``{"error": ...}`` result), for spans whose status does not say why
+    error: str | None = None
+    #: arguments to use when no LLM request gives them (the span's input was not an object)
+    fallback_arguments: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)

@@ -16,6 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from tracereplay.convert.framework_forms import (
+    blocks_text,
+    converse_part,
+    is_block_list,
+    langchain_message,
+)
 from tracereplay.convert.values import as_name, as_text, decoded, loads
 
 Message = dict[str, Any]
@@ -51,6 +57,8 @@ def normalize_part(part: Any) -> Part | None:
     if not isinstance(part, dict):
         return None
     kind = part.get("type")
+    if kind is None and ("toolUse" in part or "toolResult" in part):
+        return converse_part(part)
     if kind == "text" or (kind is None and ("content" in part or "text" in part)):
         return text_part(part["content"] if "content" in part else part.get("text"))
     if kind in _TOOL_CALL_TYPES:
@@ -128,8 +136,14 @@ def normalize_message(message: Any, default_role: str = "user") -> Message | Non
     """One message (GenAI ``parts`` form or OpenAI ``content`` form) normalized."""
     if isinstance(message, str):
         return {"role": default_role, "parts": [text_part(message)]}
+    if isinstance(message, list):
+        message = langchain_message(message)
     if not isinstance(message, dict):
         return None
+    if "role" not in message and "parts" not in message:
+        converted = langchain_message(message)
+        if converted is not None:
+            message = converted
     role = message.get("role")
     if type(role) is not str or not role:
         role = as_name(role) or default_role
@@ -140,8 +154,13 @@ def normalize_message(message: Any, default_role: str = "user") -> Message | Non
     call_id = message.get("tool_call_id")
     if role in ("tool", "function"):
         if isinstance(content, list) and all(isinstance(p, dict) for p in content):
-            content = "".join(as_text(p.get("text", p.get("content"))) for p in content)
-        return {"role": role, "parts": [tool_response_part(call_id, content)]}
+            if call_id is None and any("toolResult" in p for p in content):
+                return {"role": role, "parts": normalize_parts(content)}
+            content = blocks_text(content)
+        part = tool_response_part(call_id, content)
+        if message.get("status") == "error":
+            part["status"] = "error"
+        return {"role": role, "parts": [part]}
     parts = _content_parts(content)
     parts.extend(_openai_tool_calls(message.get("tool_calls")))
     fn = message.get("function_call")
@@ -368,7 +387,11 @@ def from_events(events: Iterable[tuple[str, Any]]) -> tuple[list[Message], list[
             body = {"content": body}
         if name == "gen_ai.choice":
             message = body.get("message")
-            if not isinstance(message, dict):
+            if isinstance(message, str):  # the text, or content blocks as JSON
+                message = {"content": decoded(message)}
+            elif isinstance(message, list):
+                message = {"content": message}
+            elif not isinstance(message, dict):
                 message = {}
             calls = body.get("tool_calls", message.get("tool_calls"))
             content = message.get("content", body.get("content"))
@@ -382,7 +405,12 @@ def from_events(events: Iterable[tuple[str, Any]]) -> tuple[list[Message], list[
         role = _EVENT_ROLES.get(name)
         if role is None:
             continue
-        msg = {"role": body.get("role") or role, "content": body.get("content")}
+        content = body.get("content")
+        if isinstance(content, str) and content.startswith("[{"):
+            blocks = decoded(content)  # content blocks as JSON (strands)
+            if isinstance(blocks, list) and all(isinstance(b, dict) for b in blocks):
+                content = blocks
+        msg = {"role": body.get("role") or role, "content": content}
         if role == "tool":
             msg["tool_call_id"] = body.get("id")
         else:
@@ -420,6 +448,13 @@ def payload_text(value: Any, output: bool = False) -> str | None:
     if isinstance(value, str):
         return value
     if isinstance(value, dict):
+        # a framework's envelope around the payload ({"inputs": ..., "tags": ..., "metadata": ...})
+        envelope = value.get("outputs" if output else "inputs")
+        if isinstance(envelope, (dict, list, str)) and envelope:
+            return payload_text(envelope, output)
+        message = langchain_message(value)
+        if message is not None:
+            return message_text(normalize_message(message) or {}) or None
         for key in _OUTPUT_KEYS if output else _INPUT_KEYS:
             item = value.get(key)
             if isinstance(item, str):
@@ -433,7 +468,9 @@ def payload_text(value: Any, output: bool = False) -> str | None:
         strings = [v for v in value if isinstance(v, str)]
         if len(strings) == 1:
             return strings[0]
-        if value and all(isinstance(v, dict) for v in value):
+        if is_block_list(value):  # one message's content blocks
+            return blocks_text(value)
+        if value and all(isinstance(v, (dict, list)) for v in value):
             messages, _ = parse_messages(value)
             role = "assistant" if output else "user"
             return last_text(messages, role) or last_text(messages) or None

@@ -8,9 +8,10 @@ request and response JSON. Tools read ``tool.name``, ``tool.id``, ``input.value`
 
 from __future__ import annotations
 
+from tracereplay.convert.framework_forms import tool_arguments, tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import from_openinference, parse_messages, payload_text
-from tracereplay.convert.values import arguments_dict, as_int, as_name, as_text, decoded
+from tracereplay.convert.values import as_int, as_name, as_text, decoded
 from tracereplay.spans import Span
 
 
@@ -59,13 +60,15 @@ def llm_info(span: Span) -> LlmInfo:
 def tool_info(span: Span) -> ToolInfo:
     """An OpenInference TOOL span's call."""
     a = span.attributes
-    args = a.get("input.value")
-    result = a.get("output.value")
+    arguments, fallback = tool_arguments(a.get("input.value"))
+    text, result_id, error = tool_result(a.get("output.value"))
     return ToolInfo(
         name=as_name(a.get("tool.name")) or span.name,
-        call_id=as_name(a.get("tool.id")) or as_name(a.get("tool_call.id")),
-        arguments=None if args is None else arguments_dict(args),
-        result=None if result is None else as_text(result),
+        call_id=as_name(a.get("tool.id")) or as_name(a.get("tool_call.id")) or result_id,
+        arguments=arguments,
+        result=text,
+        error=error,
+        fallback_arguments=fallback,
     )
 
 

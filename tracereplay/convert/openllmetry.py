@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from tracereplay.convert import genai
+from tracereplay.convert.framework_forms import tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import from_legacy_indexed, payload_text
-from tracereplay.convert.values import as_name, as_text, decoded
+from tracereplay.convert.values import arguments_dict, as_name, as_text, decoded
 from tracereplay.spans import LogRecord, Span
 
 
@@ -82,16 +83,47 @@ def _input_text(value: Any) -> str | None:
     return payload_text(value)
 
 
+def _langchain_tool_input(value: Any) -> tuple[dict[str, Any], str] | None:
+    """The LangChain tool callback's input (``{"input_str", "inputs", "kwargs": {...,
+    "tool_call_id"}}``): the tool's arguments and call id."""
+    value = decoded(value)
+    if not isinstance(value, dict) or "inputs" not in value:
+        return None
+    inputs = value["inputs"]
+    kwargs = value.get("kwargs")
+    call_id = as_name(kwargs.get("tool_call_id")) if isinstance(kwargs, dict) else ""
+    if isinstance(inputs, dict):
+        return inputs, call_id
+    return arguments_dict(inputs), call_id
+
+
 def tool_info(span: Span) -> ToolInfo:
-    """A Traceloop ``tool`` span's call (these carry no call id: matched by name and order)."""
+    """A Traceloop ``tool`` span's call: ``traceloop.entity.*``, else the GenAI
+    ``gen_ai.tool.call.*`` attributes (these often carry no call id: matched by name and
+    order)."""
     a = span.attributes
-    output = a.get("traceloop.entity.output")
+    info = genai.tool_info(span)
     name = as_name(a.get("traceloop.entity.name")) or as_name(a.get("gen_ai.tool.name"))
+    raw_in = a.get("traceloop.entity.input")
+    call_id = info.call_id
+    langchain = _langchain_tool_input(raw_in)
+    if langchain is not None:
+        arguments, lc_id = langchain
+        call_id = call_id or lc_id
+    elif raw_in is not None:
+        arguments = entity_arguments(raw_in)
+    else:
+        arguments = info.arguments
+    output = a.get("traceloop.entity.output")
+    text, result_id, error = (
+        tool_result(entity_output(output)) if output is not None else (info.result, "", None)
+    )
     return ToolInfo(
         name=name or span.name.removesuffix(".tool") or span.name,
-        call_id=as_name(a.get("gen_ai.tool.call.id")),
-        arguments=entity_arguments(a.get("traceloop.entity.input")),
-        result=None if output is None else entity_output(output),
+        call_id=call_id or result_id,
+        arguments=arguments,
+        result=text,
+        error=error or info.error,
     )
 
 

@@ -19,27 +19,65 @@ def _exception_message(attrs: Any) -> str:
     kind = as_name(attrs.get("exception.type"))
     message = as_text(attrs.get("exception.message"))
     if kind and message:
-        return f"{kind}: {message}"
-    return message or kind
+        return one_line(f"{kind}: {message}")
+    return one_line(message or kind)
+
+
+#: exceptions frameworks raise to pass control, not because something failed (LangGraph's
+#: handoff to a parent graph, interrupts for human input)
+CONTROL_FLOW_EXCEPTIONS = frozenset(
+    {"ParentCommand", "GraphBubbleUp", "GraphInterrupt", "NodeInterrupt"}
+)
+
+
+def one_line(text: str) -> str:
+    """A message on one line: a traceback and what follows it dropped, lines joined."""
+    cut = text.find("Traceback (most recent call last)")
+    if cut > 0:
+        text = text[:cut]
+    return " ".join(text.split())
 
 
 def span_error(span: Span) -> str | None:
-    """Why ``span`` failed, or ``None`` when it did not.
+    """Why ``span`` failed, on one line, or ``None`` when it did not.
 
     A span failed when its status is ERROR, it has an ``exception`` event, or it has
-    ``error.type`` (an explicit OK status wins). The message is the status message, else the
-    exception's ``type: message``, else ``error.type``, else ``"error"``.
+    ``error.type`` (an explicit OK status wins; so does an exception a framework raises for
+    control flow, ``CONTROL_FLOW_EXCEPTIONS``). The message is the status message, else the
+    exception's ``type: message``, else ``error.type``, else ``"error"``; a status message
+    that spans lines (a traceback) gives way to the exception's ``type: message``.
     """
     if span.status_code == STATUS_OK:
         return None
     exception = ""
+    control_flow = False
     for event in span.events:
         if event.get("name") == "exception":
-            exception = _exception_message(event.get("attributes")) or "exception"
+            attrs = event.get("attributes")
+            exception = _exception_message(attrs) or "exception"
+            if isinstance(attrs, dict):
+                kind = as_name(attrs.get("exception.type")).rpartition(".")[2]
+                control_flow = kind in CONTROL_FLOW_EXCEPTIONS
+    if control_flow:
+        return None
     error_type = as_name(span.attributes.get("error.type"))
+    message = span.status_message
+    if message and ("\n" in message or "Traceback (most recent call last)" in message):
+        message = exception or one_line(message)
     if span.status_code == STATUS_ERROR:
-        return span.status_message or exception or error_type or "error"
+        return message or exception or error_type or "error"
     return exception or error_type or None
+
+
+def tool_error(span: Span, reported: str | None) -> str | None:
+    """A tool span's error: the span's own, unless it only names a code (``TOOL_ERROR``) or
+    says nothing while the tool's output reports the failure (``reported``)."""
+    error = span_error(span)
+    if reported and (
+        error is None or error in ("error", as_name(span.attributes.get("error.type")))
+    ):
+        return one_line(reported)
+    return error
 
 
 def run_status(root: Span, error: str | None) -> str:

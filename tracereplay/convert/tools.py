@@ -156,8 +156,18 @@ def tool_calls(
     keyed: list[tuple[int, int, ToolCallRecord]] = []
     if len(span_calls) > 1:
         span_calls = sorted(span_calls, key=_call_order)
+    matched: list[tuple[SpanCall, int, _Request | None]] = []
     for call in span_calls:
         info = call.info
+        if (
+            info.call_id
+            and info.arguments is None
+            and info.result is None
+            and call.default_arguments is None
+            and by_id
+            and info.call_id not in by_id
+        ):
+            continue  # no request asked for it and it ran nothing: a framework's summary span
         time_round = _time_round(rounds, ends, sorted_ends, call.start_ns)
         request = None
         if info.call_id:
@@ -173,12 +183,27 @@ def tool_calls(
                 if q.round <= max(time_round, 1):
                     request = q
                 break
+        if request is not None:
+            request.used = True
+        matched.append((call, time_round, request))
+    # a span neither id nor name ties to a request (the instrumentation named it its own way:
+    # "handoff to forecaster"): the one request of its round nothing else answered
+    for index, (call, time_round, request) in enumerate(matched):
+        if request is None and not call.info.call_id and call.default_arguments is None:
+            left = [q for q in requests if not q.used and q.round == time_round]
+            if len(left) == 1 and not any(
+                r is None and c is not call and t == time_round for c, t, r in matched
+            ):
+                left[0].used = True
+                call.info.name = left[0].part["name"] or call.info.name
+                matched[index] = (call, time_round, left[0])
+    for call, time_round, request in matched:
+        info = call.info
         call_id = info.call_id
         arguments = info.arguments
         result = info.result
         round_ = time_round
         if request is not None:
-            request.used = True
             round_ = request.round
             call_id = call_id or request.part["id"]
             if arguments is None:
@@ -188,7 +213,10 @@ def tool_calls(
             if response is not None:
                 result = as_text(response)
         if arguments is None:
-            arguments = call.default_arguments or {}
+            if info.fallback_arguments is not None:
+                arguments = info.fallback_arguments
+            else:
+                arguments = call.default_arguments or {}
         record = construct(
             ToolCallRecord,
             round=round_,

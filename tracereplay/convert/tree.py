@@ -1,6 +1,8 @@
 """The span tree of one trace, cut into runs.
 
 Rules:
+- Framework wrappers are folded into the agents they hold (``fold_wrappers``), and agent spans
+  whose parent link was lost are placed by time (``_adopt_by_time``).
 - Every agent span (``invoke_agent``, OpenInference AGENT, Traceloop ``agent``) heads a run. An
   agent inside another run is a run of its own (``parent_run_id``) and a tool call of its parent,
   unless a tool span of the parent already wraps it.
@@ -48,6 +50,12 @@ class RunPlan:
     wrapped: bool = False  # a tool span of the parent run wraps this agent
     is_agent: bool = False
     group_tops: list[Node] = field(default_factory=list)
+    #: the parent run handed the conversation over to this one (it is no tool call of it)
+    handoff: bool = False
+    #: framework wrappers folded into this run, outermost first (see ``fold_wrappers``)
+    folded: list[Node] = field(default_factory=list)
+    #: set while building: the run's question came from its LLM messages, not its own span
+    query_guessed: bool = False
 
     @property
     def materialized(self) -> bool:
@@ -74,14 +82,74 @@ def build_nodes(spans: list[Span]) -> tuple[list[Node], list[Node]]:
             nodes.append(node)
     tops = []
     get = by_id.get
+    agents = tools = 0
     for node in nodes:
+        agents += node.role == AGENT
+        tools += node.role == TOOL
         parent = get(node.span.parent_span_id)
         if parent is None or parent is node:
             tops.append(node)
         else:
             node.parent = parent
             parent.children.append(node)
+    if agents:
+        _adopt_by_time(nodes, tops, tools > 0)
     return nodes, tops
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return outer.start_ns <= inner.start_ns and inner.end_ns <= outer.end_ns
+
+
+def _move(node: Node, parent: Node, tops: list[Node]) -> None:
+    siblings = node.parent.children if node.parent is not None else tops
+    siblings.remove(node)
+    node.parent = parent
+    parent.children.append(node)
+    parent.children.sort(key=lambda n: _order(n.span))
+
+
+def _ancestors(node: Node) -> set[int]:
+    out = set()
+    parent = node.parent
+    while parent is not None and id(parent) not in out:
+        out.add(id(parent))
+        parent = parent.parent
+    return out
+
+
+def _adopt_by_time(nodes: list[Node], tops: list[Node], has_tools: bool) -> None:
+    """Mend agent spans whose instrumentation lost the parent link, using time alone:
+
+    - an agent span with no children of its own adopts the sibling spans that run within its
+      time (its work recorded next to it, not under it);
+    - an agent span that runs within a tool span of another branch, under one of that tool
+      span's ancestors, moves under the tool span (an agent called as a tool, whose span was
+      parented to the workflow instead).
+    """
+    for node in nodes:
+        if node.role != AGENT:
+            continue
+        if not node.children:
+            siblings = node.parent.children if node.parent is not None else tops
+            for other in [s for s in siblings if s is not node and _within(s.span, node.span)]:
+                if other.span.start_ns >= node.span.start_ns:
+                    _move(other, node, tops)
+        if not has_tools or node.parent is None or node.parent.role == TOOL:
+            continue
+        best: Node | None = None
+        for tool in nodes:
+            if tool.role != TOOL or not _within(node.span, tool.span):
+                continue
+            lineage = _ancestors(tool)
+            if (
+                id(node.parent) in lineage
+                and id(node) not in lineage
+                and (best is None or tool.span.start_ns >= best.span.start_ns)
+            ):
+                best = tool
+        if best is not None:
+            _move(node, best, tops)
 
 
 def plan_runs(spans: list[Span]) -> list[RunPlan]:
@@ -102,9 +170,54 @@ def plan_runs(spans: list[Span]) -> list[RunPlan]:
     if group.llm:
         group.root = min(group.group_tops, key=lambda n: _order(n.span))
         plans.append(group)
+    plans = fold_wrappers(plans)
     out = [p for p in plans if p.materialized]
     out.sort(key=lambda p: _order(p.root.span))  # type: ignore[union-attr]
     return out
+
+
+def _is_wrapper(plan: RunPlan) -> bool:
+    return (
+        plan.root is not None
+        and plan.root.role in (AGENT, WORKFLOW)
+        and not plan.llm
+        and not plan.tools
+        and bool(plan.sub_agents)
+    )
+
+
+def fold_wrappers(plans: list[RunPlan]) -> list[RunPlan]:
+    """Fold framework wrappers into the agent runs they hold.
+
+    A wrapper is an agent or workflow span with no LLM call and no tool call of its own around
+    one or more agents (the OpenAI Agents SDK's workflow span, a LangGraph graph node around an
+    agent graph, a strands swarm, an ADK workflow). It is not a run: its first agent takes its
+    place (and its question and answer, see ``RunPlan.folded``), and the agents after the first
+    are handoffs, sub-runs of the first.
+    """
+    removed: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for plan in plans:
+            if id(plan) in removed or not _is_wrapper(plan):
+                continue
+            subs = sorted(plan.sub_agents, key=lambda p: _order(p.root.span))  # type: ignore[union-attr]
+            first, rest = subs[0], subs[1:]
+            first.parent = plan.parent
+            first.wrapped = plan.wrapped
+            first.handoff = plan.handoff
+            first.folded = [*plan.folded, plan.root, *first.folded]  # type: ignore[list-item]
+            if plan.parent is not None:
+                siblings = plan.parent.sub_agents
+                siblings[siblings.index(plan)] = first
+            for sub in rest:
+                sub.parent = first
+                sub.handoff = True
+                first.sub_agents.append(sub)
+            removed.add(id(plan))
+            changed = True
+    return [p for p in plans if id(p) not in removed]
 
 
 def _walk(top: Node, group: RunPlan, plans: list[RunPlan]) -> int:
