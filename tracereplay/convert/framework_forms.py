@@ -13,6 +13,7 @@ chat messages, GenAI parts, text), and returns ``None`` for a value it does not 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,6 +136,9 @@ def is_block_list(value: Any) -> bool:
     )
 
 
+_MAYBE_WRAPPED = re.compile(r'"(?:outputs?|lc|data|result|error|toolResult|text|content|json)"')
+
+
 @dataclass(slots=True)
 class ToolOutput:
     """A tool's output as the tool returned it: its text, the call id and whether it failed,
@@ -149,6 +153,8 @@ def tool_output(value: Any) -> ToolOutput:
     """What a tool returned, taken out of the framework's wrapper (a LangChain ``ToolMessage``,
     ``{"output": ...}``, content blocks, a ``toolResult`` block); other values as text (a
     string as it came)."""
+    if type(value) is str and _MAYBE_WRAPPED.search(value) is None:
+        return ToolOutput(value)  # plain text, or JSON no wrapper could be in (the common case)
     original = value
     value = first = decoded(value)
     for _ in range(3):  # {"output": ToolMessage} and the like

@@ -9,6 +9,7 @@ Reads the current attributes (``gen_ai.input.messages``, ``gen_ai.tool.call.*``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -87,10 +88,13 @@ def _event_messages(
     return inputs, outputs, finish
 
 
+_EMPTY_FINISH = re.compile(r'"finish_reason"\s*:\s*""')
+
+
 def _final_outputs(value: Any) -> Any:
     """Output messages without the streamed chunks some instrumentations list before the
     whole message (each chunk with an empty ``finish_reason``, the whole one with its own)."""
-    if type(value) is str and '"finish_reason":""' not in value.replace(" ", ""):
+    if type(value) is str and _EMPTY_FINISH.search(value) is None:
         return value
     messages = decoded(value)
     if not isinstance(messages, list):
