@@ -51,15 +51,27 @@ def _role(table: dict[str, int], value: Any, upper: bool = False) -> int:
     return role
 
 
-def _langchain_agent(span: Span) -> bool:
-    """A LangChain agent graph: LangChain names the agent in its run metadata
-    (``lc_agent_name``), which every step inside inherits; the agent itself is the run that
-    bears the name."""
+def _langchain_role(span: Span, role: int) -> int:
+    """An OpenInference chain or agent span of LangChain/LangGraph, by its run metadata:
+
+    - LangChain names an agent in ``lc_agent_name``, which every step inside inherits; the
+      agent itself is the run that bears the name (an agent, whatever its span kind);
+    - a LangGraph node's run bears its node name (``langgraph_node``): a graph step, even when
+      the kind says AGENT because the node is called "agent".
+    """
     metadata = span.attributes.get("metadata")
-    if type(metadata) is not str or "lc_agent_name" not in metadata:
-        return False
+    if type(metadata) is not str or (
+        "lc_agent_name" not in metadata and "langgraph_node" not in metadata
+    ):
+        return role
     value = loads(metadata)
-    return isinstance(value, dict) and value.get("lc_agent_name") == span.name
+    if not isinstance(value, dict):
+        return role
+    if value.get("lc_agent_name") == span.name:
+        return AGENT
+    if role == AGENT and value.get("langgraph_node") == span.name:
+        return WORKFLOW
+    return role
 
 
 def detect(span: Span) -> tuple[int, str]:
@@ -69,8 +81,8 @@ def detect(span: Span) -> tuple[int, str]:
     kind = a.get("openinference.span.kind")
     if kind is not None:
         role = _role(_OPENINFERENCE_ROLES, kind, upper=True)
-        if role == WORKFLOW and _langchain_agent(span):
-            role = AGENT
+        if role in (WORKFLOW, AGENT):
+            role = _langchain_role(span, role)
         return role, OPENINFERENCE
     kind = a.get("traceloop.span.kind")
     if kind is not None:

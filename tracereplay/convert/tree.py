@@ -11,7 +11,9 @@ Rules:
   (the earliest top span when the tree is broken). Such a run exists only if it has an LLM call.
 - An LLM span inside another LLM span is the same call seen by two instrumentations: only the
   outer one counts; the inner ones fill what the outer one lacks.
-- Only the outermost tool span counts; LLM spans inside a tool span belong to the tool.
+- Only the outermost tool span counts; LLM spans inside a tool span belong to the tool, unless
+  a workflow span inside the tool holds them (a graph or chain run as a tool): that workflow is
+  a sub-run.
 """
 
 from __future__ import annotations
@@ -240,6 +242,12 @@ def _walk(top: Node, group: RunPlan, plans: list[RunPlan]) -> int:
         elif role == WORKFLOW and run is group:
             run, llm, tool = RunPlan(root=node), None, None
             plans.append(run)
+        elif role == WORKFLOW and tool is not None and llm is None:
+            # a graph or chain a tool runs: its LLM calls make it a sub-run of its own
+            sub = RunPlan(root=node, parent=run, wrapped=True)
+            plans.append(sub)
+            run.sub_agents.append(sub)
+            run, llm, tool = sub, None, None
         elif role == LLM:
             if llm is not None:
                 run.inner_llm.setdefault(llm.span.span_id, []).append(node)
