@@ -89,9 +89,9 @@ def test_simple_shapes(instrumentation: str, shape: str) -> None:
 def test_tool_error_is_the_tool_spans_status(instrumentation: str) -> None:
     run = the_top_run(runs_of(instrumentation, "tool_error"))
     (call,) = run.result.tool_calls
-    # execute_tool has status ERROR "unknown city: Atlantis" and gen_ai.tool.status = error;
-    # the model was told "Error: unknown city: Atlantis" (the toolResult's text)
-    assert call.error == "unknown city: Atlantis"
+    # execute_tool has status ERROR "unknown city: Atlantis", an exception event (ValueError)
+    # and gen_ai.tool.status = error; the model was told "Error: unknown city: Atlantis"
+    assert call.error == "ValueError: unknown city: Atlantis"
     assert call.result in ("", "Error: unknown city: Atlantis"), call.result
     assert run.result.status == "success"
 

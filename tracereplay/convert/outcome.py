@@ -45,11 +45,13 @@ def span_error(span: Span) -> str | None:
     ``error.type`` (an explicit OK status wins; so does an exception a framework raises for
     control flow, ``CONTROL_FLOW_EXCEPTIONS``). The message is the status message, else the
     exception's ``type: message``, else ``error.type``, else ``"error"``; a status message
-    that spans lines (a traceback) gives way to the exception's ``type: message``.
+    that spans lines (a traceback), or that is the exception's bare message, gives way to the
+    exception's ``type: message`` (so a replay can raise the recorded class).
     """
     if span.status_code == STATUS_OK:
         return None
     exception = ""
+    exception_text = ""
     control_flow = False
     for event in span.events:
         if event.get("name") == "exception":
@@ -58,11 +60,16 @@ def span_error(span: Span) -> str | None:
             if isinstance(attrs, dict):
                 kind = as_name(attrs.get("exception.type")).rpartition(".")[2]
                 control_flow = kind in CONTROL_FLOW_EXCEPTIONS
+                exception_text = as_text(attrs.get("exception.message"))
     if control_flow:
         return None
     error_type = as_name(span.attributes.get("error.type"))
     message = span.status_message
-    if message and ("\n" in message or "Traceback (most recent call last)" in message):
+    if message and (
+        "\n" in message
+        or "Traceback (most recent call last)" in message
+        or (exception and message == exception_text)  # the bare message: keep its class
+    ):
         message = exception or one_line(message)
     if span.status_code == STATUS_ERROR:
         return message or exception or error_type or "error"
