@@ -6,7 +6,12 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := demo-work
 
-.PHONY: demo test install lint format bench clean
+FRAMEWORKS      := pydantic_ai openai_agents langgraph strands google_adk
+FRAMEWORK_DIR   := tests/fixtures/frameworks
+FRAMEWORK_VENVS := .venvs
+FRAMEWORK_STAMPS := $(foreach fw,$(FRAMEWORKS),$(FRAMEWORK_VENVS)/$(fw)/.installed-stamp)
+
+.PHONY: demo test install lint format bench clean frameworks
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +24,19 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP)
+# the framework venvs the framework replay tests run their agents in (.venvs/<fw>): the
+# fixture's pinned requirements plus tracereplay itself (editable, under the same constraints);
+# rebuilt only when its requirements, constraints or pyproject.toml change
+frameworks: $(FRAMEWORK_STAMPS)
+
+$(FRAMEWORK_VENVS)/%/.installed-stamp: $(FRAMEWORK_DIR)/%/requirements.txt $(FRAMEWORK_DIR)/%/constraints.txt pyproject.toml
+	test -x $(FRAMEWORK_VENVS)/$*/bin/python || $(PYTHON) -m venv $(FRAMEWORK_VENVS)/$*
+	$(FRAMEWORK_VENVS)/$*/bin/python -m pip install -q --upgrade pip
+	$(FRAMEWORK_VENVS)/$*/bin/python -m pip install -q -r $(FRAMEWORK_DIR)/$*/requirements.txt -c $(FRAMEWORK_DIR)/$*/constraints.txt
+	$(FRAMEWORK_VENVS)/$*/bin/python -m pip install -q -e . -c $(FRAMEWORK_DIR)/$*/constraints.txt
+	touch $@
+
+test: $(STAMP) frameworks
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	sh tests/report/ensure_chromium.sh
@@ -42,4 +59,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py
 
 clean:
-	rm -rf $(VENV) $(DEMO) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(FRAMEWORK_VENVS) $(DEMO) .pytest_cache .ruff_cache

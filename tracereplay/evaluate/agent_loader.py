@@ -1,6 +1,9 @@
 """Loading the agent to replay (``module:callable``) and calling it the way the suite expects.
 
-The callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it does
+``module:attr`` names a callable or a framework's own agent object (a ``pydantic_ai.Agent``, an
+OpenAI Agents SDK ``Agent``, a compiled LangGraph graph, a strands ``Agent``, a Google ADK
+agent): an object a framework adapter accepts (``tracereplay.evaluate.frameworks``) is run the
+way its framework runs it, on the case's query, its tools intercepted there. The callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it does
 not declare is left out (``**kwargs`` takes both), so ``fn(query)`` is enough for a simple agent.
 It may be ``async``, and returns the response text or an ``AgentResult``.
 """
@@ -19,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tracereplay.errors import TraceReplayError
+from tracereplay.evaluate.frameworks import FrameworkAgent, framework_agent
 from tracereplay.models import AgentResult, Document
 
 
@@ -39,6 +43,8 @@ class AgentCallable:
     is_async: bool
     takes_context: bool
     takes_parameters: bool
+    #: the framework adapter when ``spec`` names a framework's agent object (``fn`` is its arun)
+    framework: FrameworkAgent | None = None
 
     @property
     def name(self) -> str:
@@ -112,9 +118,15 @@ def load_agent(spec: str) -> AgentCallable:
             target = getattr(target, part)
         except AttributeError:
             raise AgentLoadError(f"--agent '{spec}': {module_name} has no '{attr_path}'") from None
+    if not inspect.isroutine(target) and not inspect.isclass(target):
+        adapter = framework_agent(target, spec)
+        if adapter is not None:
+            return AgentCallable(spec, adapter.arun, True, False, False, framework=adapter)
     if not callable(target):
         raise AgentLoadError(
-            f"--agent '{spec}': {attr_path} is a {type(target).__name__}, not a callable"
+            f"--agent '{spec}': {attr_path} is a {type(target).__name__}, not a callable "
+            "nor an agent of a supported framework (pydantic-ai, openai-agents, langgraph, "
+            "strands, google-adk)"
         )
     return inspect_agent(spec, target)
 

@@ -10,26 +10,40 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from opentelemetry.context import Context
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+from opentelemetry.util.types import AttributeValue
 
 from tracereplay.otlp import decode_traces_pb
 from tracereplay.spans import Span as TrSpan
 
 
 class TraceCapture(SpanProcessor):
-    """Keeps the ended spans of watched traces until they are taken."""
+    """Keeps the ended spans of watched traces until they are taken, and stamps the replay's
+    marks on every span started in a watched trace.
+
+    The marks (``tracereplay.run.kind = replay``, ``tracereplay.eval_run_id``,
+    ``tracereplay.case_id``) are what make a run a replay run; the SDK's ``agent_run`` carries
+    them, but a framework opens its own agent and workflow spans, which know nothing of them.
+    Stamping every span of the replay's trace as it starts (by trace id, so a framework that
+    starts spans in threads of its own is covered too) marks whichever run the trace converts
+    to, the stored one as the scored one.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._spans: dict[int, list[ReadableSpan]] = {}
+        self._marks: dict[int, Mapping[str, AttributeValue]] = {}
 
-    def watch(self, trace_id: int) -> None:
+    def watch(self, trace_id: int, marks: Mapping[str, AttributeValue] | None = None) -> None:
+        """Keep the spans of ``trace_id`` (and stamp ``marks`` on those that start from now)."""
         with self._lock:
             self._spans.setdefault(trace_id, [])
+            if marks:
+                self._marks[trace_id] = dict(marks)
 
     def take(self, trace_id: int, *, keep_watching: bool = False) -> list[ReadableSpan]:
         """The spans of ``trace_id`` ended so far (and stop watching it unless told not to)."""
@@ -39,10 +53,19 @@ class TraceCapture(SpanProcessor):
                 self._spans[trace_id] = []
             else:
                 self._spans.pop(trace_id, None)
+                self._marks.pop(trace_id, None)
         return spans
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-        return None
+        ctx = span.context
+        if ctx is None or not self._marks:
+            return
+        marks = self._marks.get(ctx.trace_id)
+        if marks is not None:
+            try:
+                span.set_attributes(marks)
+            except Exception:  # never break the agent's span
+                pass
 
     def on_end(self, span: ReadableSpan) -> None:
         ctx = span.context
@@ -56,6 +79,7 @@ class TraceCapture(SpanProcessor):
     def shutdown(self) -> None:
         with self._lock:
             self._spans.clear()
+            self._marks.clear()
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True

@@ -42,7 +42,7 @@ from tracereplay.evaluate.results_store import (
 )
 from tracereplay.evaluate.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
 from tracereplay.evaluate.scoring import error_result, merge_repeats, resolve_checks, summarize
-from tracereplay.evaluate.sources import load_result_encodings, load_runs
+from tracereplay.evaluate.sources import load_result_encodings, load_runs, load_sub_runs
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.drain import open_store
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
@@ -277,7 +277,14 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
         if not cases:
             raise _nothing_to_evaluate(settings, suite)
         sources = load_runs(store, [c.source_run_id for c in cases if c.source_run_id])
-        encodings = load_result_encodings(store, sources.values()) if agent else {}
+        sub_runs = load_sub_runs(store, sources.values()) if agent else {}
+        encodings = (
+            load_result_encodings(
+                store, [*sources.values(), *(r for runs in sub_runs.values() for r in runs)]
+            )
+            if agent
+            else {}
+        )
         record = _new_record(settings, suite, git())
         insert_eval_run(store, record)
 
@@ -313,6 +320,7 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
             eval_run_id=record.eval_run_id,
             source_runs=sources,
             result_encodings=encodings,
+            sub_runs=sub_runs,
             tool_match=settings.tool_match,
             live_tools=settings.live_tools,
             timeout_s=options.timeout_s,

@@ -14,10 +14,12 @@ run. Recordings the replay never used are reported too. Safe to call from severa
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
 import sys
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -69,17 +71,71 @@ def _exception_class(name: str) -> type[BaseException] | None:
 def recorded_exception(error: str) -> BaseException:
     """The exception a replayed call raises for a recorded failure: of the recorded type when
     that type can be found (so the agent's ``except`` clauses behave as they did), always a
-    ``RecordedToolError`` too, with the recorded message."""
+    ``RecordedToolError`` too. It reads as the recorded one: its class has the recorded class's
+    name, module and qualified name (so a stored error names ``KeyError``, not a tracereplay
+    path), and ``str(e)`` is the recorded text exactly (a ``KeyError``'s too, whose own ``str``
+    would quote it again)."""
     match = _ERROR_TEXT.match(error)
     if match is not None:
         cls = _exception_class(match.group(1))
         if cls is not None and not issubclass(cls, _NEVER_RAISED):
+            text = match.group(2)
             try:
-                replayed = type(cls.__name__, (cls, RecordedToolError), {})
-                return replayed(match.group(2))
-            except Exception:  # a class that cannot be mixed in or built from a message
+                return _replayed_class(cls)._make(text)
+            except Exception:  # a class that cannot be mixed in
                 pass
     return RecordedToolError(error)
+
+
+_replayed_classes: dict[type[BaseException], type[BaseException]] = {}
+_replayed_lock = threading.Lock()
+
+
+class _Replayed(RecordedToolError):
+    """Mixed into a replayed exception class: the recorded text is ``str(e)``."""
+
+    _recorded_text: str = ""
+
+    @classmethod
+    def _make(cls, text: str) -> BaseException:
+        args = _recorded_args(cls, text)
+        try:
+            exc = cls(*args)
+        except Exception:  # a constructor that wants other arguments: build it bare
+            exc = cls.__new__(cls, *args)
+            exc.args = args
+        exc._recorded_text = text
+        return exc
+
+    def __str__(self) -> str:
+        return self._recorded_text
+
+
+def _recorded_args(cls: type, text: str) -> tuple[Any, ...]:
+    """The constructor arguments that give back ``text``: a KeyError's recorded text is the
+    ``repr`` of its key (``'no order 9999'``), so its key is that literal when it is one."""
+    if issubclass(cls, KeyError):
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return (text,)
+        if repr(value) == text:
+            return (value,)
+    return (text,)
+
+
+def _replayed_class(cls: type[BaseException]) -> type[_Replayed]:
+    """``cls`` with ``_Replayed`` mixed in, named as ``cls`` is (one class per recorded class)."""
+    with _replayed_lock:
+        made = _replayed_classes.get(cls)
+        if made is None:
+            made = type(
+                cls.__name__,
+                (cls, _Replayed),
+                {"__module__": cls.__module__, "__qualname__": cls.__qualname__},
+            )
+            _replayed_classes[cls] = made
+        return made  # type: ignore[return-value]
 
 
 def normalize_arguments(arguments: Any) -> dict[str, Any]:
@@ -129,6 +185,7 @@ class RecordedTools:
         live_tools: bool = False,
         has_recording: bool = True,
         encodings: Sequence[str | None] | None = None,
+        required: int | None = None,
     ) -> None:
         if match not in TOOL_MATCHES:
             raise ValueError(f"tool match must be strict or fifo, not {match!r}")
@@ -136,17 +193,22 @@ class RecordedTools:
         self.match: ToolMatch = match
         self.live_tools = live_tools
         self.has_recording = has_recording
+        #: calls from this index on (a sub-run's) are not reported when the replay never
+        #: makes them (answering the agent-as-tool call itself means its tools never run)
+        self.required = len(self.calls) if required is None else required
         self._encodings = list(encodings or []) + [None] * (len(self.calls) - len(encodings or []))
         self._arguments = [normalize_arguments(c.arguments) for c in self.calls]
         self._used = [False] * len(self.calls)
         self._lock = threading.Lock()
         self._answered = 0
+        self._seen: Counter[str] = Counter()
         self._drift: list[ArgumentDrift] = []
         self._unanswered: list[UnansweredCall] = []
 
     def __call__(self, tool_name: str, arguments: dict[str, Any], /) -> Any:
         args = normalize_arguments(arguments)
         with self._lock:
+            self._seen[tool_name] += 1
             index = self._find(tool_name, args)
             if index is None:
                 reason = self.no_recording_message(tool_name, args)
@@ -164,6 +226,11 @@ class RecordedTools:
         if call.error is not None:
             raise recorded_exception(call.error)
         return recorded_value(call, self._encodings[index])
+
+    def seen_tools(self) -> Counter[str]:
+        """How many calls of each tool reached the interceptor (answered or not)."""
+        with self._lock:
+            return Counter(self._seen)
 
     def _find(self, tool_name: str, args: dict[str, Any]) -> int | None:
         """The recording answering the call (marking drift on the way), or None."""
@@ -244,7 +311,7 @@ class RecordedTools:
                 unused=[
                     RecordedCallRef(position=i, tool=c.tool_name, arguments=self._arguments[i])
                     for i, c in enumerate(self.calls)
-                    if not self._used[i]
+                    if not self._used[i] and i < self.required
                 ],
             )
 

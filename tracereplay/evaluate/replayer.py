@@ -7,13 +7,27 @@ The agent run is the SDK's ``agent_run`` carrying ``tracereplay.run.kind = repla
 opens its own agent run (``@tracereplay.agent_run`` or ``with agent_run(...)``) that run is the
 replay run, marked the same way: the wrapper then steps aside (it is no agent span any more),
 so one replay gives one run.
+
+A framework's own agent object (``tracereplay.evaluate.frameworks``) runs the same way, inside
+that wrapper: its adapter intercepts the framework's tool executions for the attempt, and its
+spans go to the same provider. Every span of the replay's trace is stamped with the replay
+marks as it starts (``TraceCapture``), so the framework's agent run, the one matching the case's
+source run, is stored as the replay run and is the run scored.
+
+Airtight: no tool runs for real unless ``--live-tools``. A tool span of the replay's trace not
+marked ``tracereplay.tool.replayed`` (and with no answered tool span inside it), or, in a trace
+with no tool spans at all, more calls of a tool in the replay run than the interceptor saw,
+makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)".
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -21,12 +35,14 @@ from typing import Any
 from opentelemetry.sdk.trace import TracerProvider
 
 from tracereplay.convert import convert_trace
-from tracereplay.convert.detect import AGENT, detect
+from tracereplay.convert.detect import AGENT, TOOL, detect
 from tracereplay.evaluate.agent_loader import AgentCallable, AgentResultError, to_agent_result
 from tracereplay.evaluate.capture import TraceCapture, capture_for, to_spans
+from tracereplay.evaluate.frameworks.base import REPLAYED_ATTRIBUTE, count_answers
 from tracereplay.evaluate.outcomes import CaseRun, ReplayReport
 from tracereplay.evaluate.replay import (
     NoRecordingError,
+    RecordedToolError,
     RecordedTools,
     ToolMatch,
     replay_error_reason,
@@ -54,6 +70,8 @@ class _AgentCall:
     root_span_id: str = ""
     ended: list[TrSpan] = field(default_factory=list)  # spans ended by the time it returned
     inner_agent: bool = False  # it opened an agent run of its own
+    spans: list[TrSpan] = field(default_factory=list)  # every span of the replay's trace
+    framework_answers: int = 0  # tool executions a framework adapter answered
 
 
 @dataclass
@@ -65,6 +83,8 @@ class Replayer:
     eval_run_id: str
     source_runs: Mapping[str, Run]
     result_encodings: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
+    #: runs nested under each source run (sub-agents, handoff targets): answered from too
+    sub_runs: Mapping[str, Sequence[Run]] = field(default_factory=dict)
     tool_match: ToolMatch = "strict"
     live_tools: bool = False
     timeout_s: float | None = None
@@ -72,8 +92,10 @@ class Replayer:
 
     def __post_init__(self) -> None:
         self._capture: TraceCapture | None = None
+        self._provider: TracerProvider | None = None
         setup = current_setup()
         if setup is not None and isinstance(setup.tracer_provider, TracerProvider):
+            self._provider = setup.tracer_provider
             self._capture = capture_for(setup.tracer_provider)
         if not self.agent_name:
             self.agent_name = self.suite.agent_name or self.agent.name
@@ -84,20 +106,27 @@ class Replayer:
         case = job.case
         started = datetime.now(timezone.utc)
         source = self.source_runs.get(case.source_run_id) if case.source_run_id else None
+        calls, encodings = self._recorded_calls(source)
         tools = RecordedTools(
-            source.result.tool_calls if source is not None else [],
+            calls,
             self.tool_match,
             live_tools=self.live_tools,
             has_recording=source is not None,
-            encodings=self.result_encodings.get(source.run_id) if source is not None else None,
+            encodings=encodings,
+            required=len(source.result.tool_calls) if source is not None else 0,
         )
         t0 = time.perf_counter()
         call = self._run_agent(case, tools)
         duration_ms = (time.perf_counter() - t0) * 1000
         report = tools.report()
-        replay_run = self._converted_run(call)
+        replay_run = self._converted_run(call, source)
         run_id = replay_run.run_id if replay_run is not None else None
-        result, reason = self._result(call.value, call.failure, report, replay_run)
+        source_failed = source is not None and source.result.status == "failed"
+        result, reason = self._result(call.value, call.failure, report, replay_run, source_failed)
+        if not self.live_tools and not report.missing:
+            live = ran_live(call.spans, replay_run, tools.seen_tools())
+            if live is not None:
+                result, reason = None, f"tool {live} ran live during replay (no --live-tools)"
         if result is None:
             evaluation = error_result(
                 case.id, reason or "no result", duration_ms=duration_ms, run_id=run_id
@@ -122,28 +151,51 @@ class Replayer:
             finished_at=datetime.now(timezone.utc),
         )
 
+    def _recorded_calls(self, source: Run | None) -> tuple[list[Any], list[str | None]]:
+        """The tool calls a replay is answered from: the source run's, then those of the runs
+        nested under it (a handoff target's tools are recorded on its own run)."""
+        if source is None:
+            return [], []
+        calls: list[Any] = []
+        encodings: list[str | None] = []
+        for run in (source, *self.sub_runs.get(source.run_id, ())):
+            own = list(run.result.tool_calls)
+            known = list(self.result_encodings.get(run.run_id) or [])
+            calls.extend(own)
+            encodings.extend(known + [None] * (len(own) - len(known)))
+        return calls, encodings
+
     def _run_agent(self, case: EvalCase, tools: RecordedTools) -> _AgentCall:
         """Call the agent inside a replay agent run, its tools answered by ``tools``."""
         marks = {A.RUN_KIND: "replay", A.EVAL_RUN_ID: self.eval_run_id, A.CASE_ID: case.id}
         call = _AgentCall()
-        with (
-            run_attributes(marks),
-            tool_interceptor(tools),
-            agent_run(
-                self.agent_name,
-                case.query,
-                context=[d.to_dict() for d in case.context] or None,
-                parameters=case.parameters or None,
-            ) as run,
-        ):
+        framework = self.agent.framework
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(run_attributes(marks))
+            stack.enter_context(tool_interceptor(tools))
+            answers = stack.enter_context(count_answers())
+            if framework is not None:
+                if self._provider is not None:
+                    stack.enter_context(global_provider(self._provider))
+                    stack.enter_context(framework.instrument(self._provider))
+                stack.enter_context(framework.intercept(tools))
+            run = stack.enter_context(
+                agent_run(
+                    self.agent_name,
+                    case.query,
+                    context=[d.to_dict() for d in case.context] or None,
+                    parameters=case.parameters or None,
+                )
+            )
             call.trace_id = int(run.trace_id, 16)
             call.root_span_id = run.span_id
             if self._capture is not None:
-                self._capture.watch(call.trace_id)
+                self._capture.watch(call.trace_id, marks)
             try:
                 call.value = self._call(case.query, case)
             except Exception as exc:
                 call.failure = exc
+            call.framework_answers = answers.count
             if self._capture is not None:
                 call.ended = to_spans(self._capture.take(call.trace_id, keep_watching=True))
             call.inner_agent = any(detect(s)[0] == AGENT for s in call.ended)
@@ -157,6 +209,12 @@ class Replayer:
 
     def _call(self, query: str, case: EvalCase) -> Any:
         documents, params = case.context, case.parameters or {}
+        if self.agent.framework is not None:
+            # a framework's clients (HTTP pools, locks) bind to the event loop they first ran
+            # on: every attempt runs on one loop, in this attempt's context
+            return _framework_loop().run(
+                self.agent.call_async(query, documents, params), self.timeout_s
+            )
         if not self.agent.is_async:
             return self.agent.call_sync(query, documents, params)
         coro = self.agent.call_async(query, documents, params)
@@ -165,17 +223,18 @@ class Replayer:
         return asyncio.run(_with_timeout(coro, self.timeout_s))
 
     # ------------------------------------------------------------------ the run it made
-    def _converted_run(self, call: _AgentCall) -> Run | None:
-        """The run the replay made, converted from its spans as ingestion will convert them."""
+    def _converted_run(self, call: _AgentCall, source: Run | None = None) -> Run | None:
+        """The run the replay made, converted from its spans as ingestion will convert them:
+        the wrapper's run, or, when the agent opened agent runs of its own, the one matching
+        the case's source run (same agent name, outermost first)."""
         if self._capture is None:
             return None
         spans = call.ended + to_spans(self._capture.take(call.trace_id))
+        call.spans = spans
         runs = convert_trace(spans)
         if call.inner_agent:
-            top = [
-                r for r in runs if r.parent_run_id is None and r.root_span_id != call.root_span_id
-            ]
-            return top[0] if top else None
+            own = [r for r in runs if r.root_span_id != call.root_span_id]
+            return pick_replay_run(own, source)
         return next((r for r in runs if r.root_span_id == call.root_span_id), None)
 
     def _result(
@@ -184,14 +243,23 @@ class Replayer:
         failure: BaseException | None,
         report: ReplayReport,
         replay_run: Run | None,
+        source_failed: bool = False,
     ) -> tuple[AgentResult | None, str | None]:
         """The result to score, or the reason the case is an ERROR."""
         missing = replay_error_reason(report)
         if missing is not None:
             return None, missing
         if failure is not None:
-            if isinstance(failure, AttemptTimedOut):
+            if isinstance(failure, (AttemptTimedOut, NoRecordingError)):
                 return None, str(failure)
+            if source_failed or _replays_a_recorded_failure(failure):
+                # the run ended in an exception as the recorded run did (or as a recorded tool
+                # failure makes it): scored as a failed run, FAILED on its status, the verdict
+                # recorded mode gives it. Otherwise the agent broke: an ERROR (retried)
+                failed = AgentResult(response="", status="failed")
+                if replay_run is not None:
+                    failed = replay_run.result.model_copy(update={"status": "failed"})
+                return failed, None
             return None, f"the agent raised {type(failure).__name__}: {_describe(failure)}"
         try:
             returned = to_agent_result(value)
@@ -217,6 +285,172 @@ def merge_results(recorded: AgentResult, returned: AgentResult, full: bool) -> A
     return recorded.model_copy(update=update)
 
 
+def pick_replay_run(runs: Sequence[Run], source: Run | None) -> Run | None:
+    """Of the runs a replay's own agent spans made, the one the case is about: the outermost
+    run with the source run's agent name, else the first top-level run."""
+    if not runs:
+        return None
+    by_id = {r.run_id: r for r in runs}
+
+    def depth(run: Run) -> int:
+        n, seen = 0, set()
+        while run.parent_run_id in by_id and run.run_id not in seen:
+            seen.add(run.run_id)
+            run = by_id[run.parent_run_id]
+            n += 1
+        return n
+
+    ordered = sorted(
+        runs, key=lambda r: (depth(r), r.started_at or datetime.min.replace(tzinfo=timezone.utc))
+    )
+    if source is not None and source.agent_name:
+        same = [r for r in ordered if r.agent_name == source.agent_name]
+        if same:
+            return same[0]
+    return ordered[0]
+
+
+#: tool spans that stand for no tool execution (Google ADK's span over parallel calls)
+_NOT_TOOL_EXECUTIONS = frozenset({"(merged tools)"})
+
+
+def _tool_name(span: TrSpan) -> str:
+    a = span.attributes
+    for key in ("gen_ai.tool.name", "tool.name", "traceloop.entity.name"):
+        value = a.get(key)
+        if isinstance(value, str) and value:
+            return value
+    name = span.name
+    for prefix in ("execute_tool ", "running tool: ", "tool "):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
+def ran_live(spans: Sequence[TrSpan], run: Run | None, seen: Counter[str]) -> str | None:
+    """The name of a tool that ran for real in a replay, or None.
+
+    A tool span not marked ``tracereplay.tool.replayed`` ran live, unless a tool span inside it
+    was answered (a framework tool wrapping an ``@tracereplay.tool`` the recording answered).
+    In a trace with no tool spans at all (a framework that records none), the replay run's tool
+    calls are counted against the calls the interceptor saw.
+    """
+    tool_spans = [
+        s for s in spans if detect(s)[0] == TOOL and _tool_name(s) not in _NOT_TOOL_EXECUTIONS
+    ]
+    if tool_spans:
+        replayed = {s.span_id for s in tool_spans if s.attributes.get(REPLAYED_ATTRIBUTE) is True}
+        parents = {s.span_id: s.parent_span_id for s in spans}
+        covered: set[str] = set()
+        for span_id in replayed:
+            parent = parents.get(span_id)
+            hops = 0
+            while parent and hops < 1000:
+                covered.add(parent)
+                parent = parents.get(parent)
+                hops += 1
+        for s in sorted(tool_spans, key=lambda s: s.start_ns):
+            if s.span_id not in replayed and s.span_id not in covered:
+                return _tool_name(s)
+        return None
+    if run is None:
+        return None
+    made = Counter(c.tool_name for c in run.result.tool_calls)
+    for name, count in made.items():
+        if name.startswith("transfer_to_"):  # a handoff: the framework's control flow
+            continue
+        if count > seen.get(name, 0):
+            return name
+    return None
+
+
+_global_lock = threading.Lock()
+_global_users = 0
+_global_saved: Any = None
+
+
+@contextlib.contextmanager
+def global_provider(provider: TracerProvider) -> Iterator[None]:
+    """Make ``provider`` OpenTelemetry's global tracer provider while replays run (frameworks
+    with native OpenTelemetry trace through the global one), restoring the previous one after.
+    Usually it already is (``configure()`` installs or adopts the global SDK provider)."""
+    from opentelemetry import trace as otel_trace
+
+    global _global_users, _global_saved
+    with _global_lock:
+        current = getattr(otel_trace, "_TRACER_PROVIDER", None)
+        swap = _global_users == 0 and current is not provider
+        if _global_users == 0:
+            _global_saved = (current, swap)
+            if swap:
+                otel_trace._TRACER_PROVIDER = provider  # type: ignore[attr-defined]
+        _global_users += 1
+    try:
+        yield
+    finally:
+        with _global_lock:
+            _global_users -= 1
+            if _global_users == 0:
+                saved, swapped = _global_saved
+                if swapped:
+                    otel_trace._TRACER_PROVIDER = saved  # type: ignore[attr-defined]
+                _global_saved = None
+
+
+class _LoopThread:
+    """One event loop in a daemon thread, shared by every framework replay attempt."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        thread = threading.Thread(
+            target=self.loop.run_forever, name="tracereplay-replay-loop", daemon=True
+        )
+        thread.start()
+
+    def run(self, coro: Any, timeout_s: float | None) -> Any:
+        """Run ``coro`` on the loop in the caller's context (its contextvars: the interceptor,
+        the replay marks, the current span); cancelled after ``timeout_s``."""
+        import concurrent.futures
+        import contextvars
+
+        ctx = contextvars.copy_context()
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        holder: list[asyncio.Task[Any]] = []
+
+        def start() -> None:
+            task = self.loop.create_task(coro, context=ctx)
+            holder.append(task)
+
+            def finished(t: asyncio.Task[Any]) -> None:
+                if t.cancelled():
+                    done.set_exception(AttemptTimedOut(f"timed out after {timeout_s:g}s"))
+                elif t.exception() is not None:
+                    done.set_exception(t.exception())  # type: ignore[arg-type]
+                else:
+                    done.set_result(t.result())
+
+            task.add_done_callback(finished)
+
+        self.loop.call_soon_threadsafe(start)
+        try:
+            return done.result(timeout_s)
+        except concurrent.futures.TimeoutError:
+            if holder:
+                self.loop.call_soon_threadsafe(holder[0].cancel)
+            raise AttemptTimedOut(f"timed out after {timeout_s:g}s") from None
+
+
+_loop_thread: _LoopThread | None = None
+
+
+def _framework_loop() -> _LoopThread:
+    global _loop_thread
+    with _global_lock:
+        if _loop_thread is None:
+            _loop_thread = _LoopThread()
+        return _loop_thread
+
+
 class AttemptTimedOut(Exception):
     """An async agent did not finish within the timeout (it was cancelled)."""
 
@@ -230,6 +464,18 @@ async def _with_timeout(coro: Any, timeout_s: float) -> Any:
         if loop.time() - start < timeout_s:
             raise  # the agent's own TimeoutError, not ours
         raise AttemptTimedOut(f"timed out after {timeout_s:g}s") from None
+
+
+def _replays_a_recorded_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is (or was caused by) a tool failure replayed from the recording."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, RecordedToolError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _describe(exc: BaseException) -> str:

@@ -133,3 +133,34 @@ def load_result_encodings(store: Store, runs: Iterable[Run]) -> dict[str, list[s
             encodings.append(found)
         out[run.run_id] = encodings
     return out
+
+
+def load_sub_runs(store: Store, sources: Iterable[Run]) -> dict[str, list[Run]]:
+    """For each source run, the runs nested under it in its trace (sub-agents, handoff
+    targets), outermost first then by start: their tool calls were made by the same recorded
+    invocation, so replay answers from them too."""
+    sources = list(sources)
+    if not sources:
+        return {}
+    rows = store.con.execute(
+        "SELECT run_id, parent_run_id FROM runs WHERE trace_id IN (SELECT unnest(?))"
+        " AND parent_run_id IS NOT NULL",
+        [sorted({r.trace_id for r in sources})],
+    ).fetchall()
+    children: dict[str, list[str]] = {}
+    for run_id, parent in rows:
+        children.setdefault(parent, []).append(run_id)
+    wanted: dict[str, list[str]] = {}
+    for source in sources:
+        found: list[str] = []
+        queue = list(children.get(source.run_id, []))
+        while queue and len(found) < 10_000:
+            run_id = queue.pop(0)
+            if run_id in found or run_id == source.run_id:
+                continue
+            found.append(run_id)
+            queue.extend(children.get(run_id, []))
+        if found:
+            wanted[source.run_id] = found
+    loaded = load_runs(store, [i for ids in wanted.values() for i in ids])
+    return {source_id: [loaded[i] for i in ids if i in loaded] for source_id, ids in wanted.items()}

@@ -122,11 +122,23 @@ def _intercept(spec: ToolSpec, arguments: dict[str, Any]) -> Any:
     return interceptor(spec.name, arguments)
 
 
+def _mark_answered(scope: SpanScope) -> None:
+    """The interceptor answered the call by raising: the span says it was replayed."""
+    try:
+        scope.span.set_attribute(A.TOOL_REPLAYED, True)
+    except Exception as exc:
+        health.instrumentation_failed("tool replayed", exc)
+
+
 def _wrap_sync(fn: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
     def invoke(call_id: str | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         scope, policy, arguments = spec.start(args, kwargs, call_id)
         try:
-            outcome = _intercept(spec, arguments)
+            try:
+                outcome = _intercept(spec, arguments)
+            except BaseException:
+                _mark_answered(scope)  # a recorded failure: the tool did not run
+                raise
             replayed = outcome is not RUN_LIVE
             result = outcome if replayed else fn(*args, **kwargs)
         except BaseException as exc:
@@ -152,11 +164,15 @@ def _wrap_async(fn: Callable[..., Awaitable[Any]], spec: ToolSpec) -> Callable[.
     async def invoke(call_id: str | None, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         scope, policy, arguments = spec.start(args, kwargs, call_id)
         try:
-            outcome = _intercept(spec, arguments)
-            replayed = outcome is not RUN_LIVE
-            if replayed and inspect.isawaitable(outcome):
-                outcome = await outcome
+            try:
+                outcome = _intercept(spec, arguments)
                 replayed = outcome is not RUN_LIVE
+                if replayed and inspect.isawaitable(outcome):
+                    outcome = await outcome
+                    replayed = outcome is not RUN_LIVE
+            except BaseException:
+                _mark_answered(scope)  # a recorded failure: the tool did not run
+                raise
             result = outcome if replayed else await fn(*args, **kwargs)
         except BaseException as exc:
             scope.close(exc, policy)

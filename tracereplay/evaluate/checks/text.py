@@ -14,6 +14,9 @@ from tracereplay.evaluate.checks.common import NOTHING_EXPECTED, clip, expected_
 from tracereplay.evaluate.checks.registry import CheckError, Verdict, batch_form, builtin_check
 from tracereplay.evaluate.subject import CheckSubject
 
+#: containsExpected on a case with no expected text: skipped (it passes, saying so)
+SKIPPED_NOTHING_EXPECTED = f"skipped: {NOTHING_EXPECTED}"
+
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 NormalizeStep = Literal["strip", "case", "whitespace"]
 ALL_STEPS: tuple[NormalizeStep, ...] = ("case", "whitespace", "strip")
@@ -55,11 +58,12 @@ def _fold(text: str, case_sensitive: bool) -> str:
 
 @builtin_check("containsExpected")
 def contains_expected(subject: CheckSubject, caseSensitive: bool = False) -> Verdict:
-    """The response contains the expected output; fails when nothing is expected."""
+    """The response contains the expected output; skipped (passes) when nothing is expected:
+    a case promoted from a run that failed before answering has no expected text to look for."""
     expected = subject.case.expected_output
     needle = expected.strip() if expected is not None else ""
     if not needle:
-        return Verdict(False, 0.0, NOTHING_EXPECTED)
+        return Verdict(True, 1.0, SKIPPED_NOTHING_EXPECTED, {"skipped": True})
     output = subject.result.response
     found = needle in output if caseSensitive else needle.casefold() in output.casefold()
     if found:
@@ -83,14 +87,15 @@ def _contains_expected_batch(batch: SubjectBatch, caseSensitive: bool = False) -
             else f"response does not contain the expected text {clip(nd)!r}"
         )
         if nd
-        else NOTHING_EXPECTED
+        else SKIPPED_NOTHING_EXPECTED
         for nd, ok in zip(needles, found)
     ]
+    passed = [ok or not nd for nd, ok in zip(needles, found)]
     return BatchVerdicts(
-        found,  # type: ignore[arg-type]  # list[bool] is a list[bool | None]
-        [1.0 if ok else 0.0 for ok in found],
+        passed,  # type: ignore[arg-type]  # list[bool] is a list[bool | None]
+        [1.0 if ok else 0.0 for ok in passed],
         explanation,
-        [{} for _ in found],
+        [{} if nd else {"skipped": True} for nd in needles],
     )
 
 

@@ -1,0 +1,159 @@
+"""Replaying the framework fixtures' agents as a user would, through the CLI.
+
+Each framework's real agent module (``tests/fixtures/frameworks/<fw>/agent.py``, no tracereplay
+import) is recorded (its captured OTLP payloads ingested), its top-level runs promoted into a
+suite, scored in recorded mode, then replayed with ``tracereplay eval SUITE --agent agent:ATTR``
+run by the framework's own venv (``.venvs/<fw>``, where the framework is installed; ``make
+frameworks`` builds it) against the scripted fake model. The harness tools write to
+``$WEATHER_TOOL_MARKS`` when they really run: the file stays empty when replay is airtight.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tracereplay.ingest import open_store
+
+REPO = Path(__file__).resolve().parents[2]
+FRAMEWORKS = REPO / "tests" / "fixtures" / "frameworks"
+HARNESS = FRAMEWORKS / "harness"
+
+
+def _harness_module(name: str) -> Any:
+    """A harness module, loaded under its own name (tests/sdk has a ``fake_openai`` too)."""
+    spec = importlib.util.spec_from_file_location(f"harness_{name}", HARNESS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+fake_openai = _harness_module("fake_openai")
+weather = _harness_module("weather")
+
+
+def framework_bin(framework: str, tool: str = "tracereplay") -> Path:
+    """``.venvs/<framework>/bin/<tool>``; skips the test when that venv is not built."""
+    path = REPO / ".venvs" / framework / "bin" / tool
+    if not path.exists():
+        pytest.skip(f"{path} does not exist: run `make frameworks` to build the framework venvs")
+    return path
+
+
+def main_cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``tracereplay --db DB ARGS`` of the main venv (no framework needed)."""
+    return _run([sys.executable, "-m", "tracereplay", "--db", str(db), *args])
+
+
+def _run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kwargs)
+
+
+@pytest.fixture
+def fake_model() -> Iterator[str]:
+    """The scripted OpenAI-compatible model on loopback; yields its base URL."""
+    server, url = fake_openai.start(weather.SCRIPT)
+    try:
+        yield url
+    finally:
+        server.shutdown()
+
+
+@dataclass
+class Recorded:
+    db: Path
+    suite: str
+    cases: int
+
+
+def record_suite(db: Path, framework: str, instrumentation: str, shapes: list[str]) -> Recorded:
+    """Ingest the captured payloads of ``shapes``, promote every top-level live run."""
+    folders = [str(FRAMEWORKS / framework / "payloads" / instrumentation / s) for s in shapes]
+    ingested = main_cli(db, "ingest", *folders)
+    assert ingested.returncode == 0, ingested.stdout + ingested.stderr
+    promoted = main_cli(
+        db, "promote", "--where", "kind = 'live' AND parent_run_id IS NULL", "--suite", "weather"
+    )
+    assert promoted.returncode == 0, promoted.stdout + promoted.stderr
+    n = len(rows(db, "SELECT * FROM eval_cases"))
+    return Recorded(db, "weather", n)
+
+
+def eval_doc(db: Path, out: Path, *args: str, cli: list[str] | None = None, **kwargs: Any) -> dict:
+    """``tracereplay eval weather ARGS --json OUT`` (by ``cli``, default the main venv's)."""
+    cmd = [*(cli or [sys.executable, "-m", "tracereplay"]), "--db", str(db), "eval", "weather"]
+    result = _run([*cmd, *args, "--json", str(out)], **kwargs)
+    assert out.exists(), result.stdout + result.stderr
+    doc = json.loads(out.read_text())
+    doc["_output"] = result.stdout + result.stderr
+    return doc
+
+
+def replay(
+    db: Path, tmp: Path, framework: str, attr: str, base_url: str, *args: str
+) -> tuple[dict, list[str]]:
+    """Replay the suite with ``--agent agent:ATTR`` from the framework's venv; the eval's JSON
+    document and the tool marks (calls of harness tools that really ran)."""
+    marks = tmp / "tool-marks.txt"
+    marks.write_text("")
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_", "TRACEREPLAY"))
+    }
+    env.update(
+        OPENAI_BASE_URL=base_url,
+        OPENAI_API_KEY="test",
+        WEATHER_TOOL_MARKS=str(marks),
+        PYTHONPATH=str(FRAMEWORKS / framework),
+        LITELLM_LOCAL_MODEL_COST_MAP="True",  # litellm (Google ADK's model): no download
+    )
+    out = tmp / f"replay-{len(list(tmp.glob('replay-*.json')))}.json"
+    doc = eval_doc(
+        db,
+        out,
+        "--agent",
+        f"agent:{attr}",
+        *args,
+        cli=[str(framework_bin(framework))],
+        cwd=str(FRAMEWORKS / framework),
+        env=env,
+    )
+    return doc, [line for line in marks.read_text().splitlines() if line]
+
+
+def verdicts(doc: dict) -> dict[str, str]:
+    """``{query: status}`` of an eval document."""
+    return {c["query"]: c["status"] for c in doc["cases"]}
+
+
+def rows(db: Path, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    with open_store(db) as store:
+        return store.query_dicts(sql, params or [])
+
+
+def assert_replay_runs_marked(db: Path, doc: dict) -> None:
+    """Every case's scored run is stored as a replay of that eval run and case, and no run of
+    a replay's trace is stored as live (``tracereplay runs`` never shows a replay as live)."""
+    eval_run_id = doc["eval_run"]["eval_run_id"]
+    for case in doc["cases"]:
+        run_id = case["repetitions"][0].get("run_id")
+        assert run_id, case
+        (run,) = rows(db, "SELECT kind, eval_run_id, case_id FROM runs WHERE run_id = ?", [run_id])
+        assert run == {"kind": "replay", "eval_run_id": eval_run_id, "case_id": case["case_id"]}
+    live_in_replays = rows(
+        db,
+        "SELECT run_id, agent_name FROM runs WHERE kind = 'live' AND trace_id IN "
+        "(SELECT trace_id FROM runs WHERE eval_run_id = ?)",
+        [eval_run_id],
+    )
+    assert live_in_replays == []

@@ -1,0 +1,119 @@
+"""Replaying the LangGraph fixture graphs (``agent:weather_agent``, ``agent:delegating_agent``,
+``agent:handoff_graph``: ``langchain.agents.create_agent`` graphs) as they are, through the CLI
+from the framework venv.
+
+The agent module has no tracereplay import; its tools are the harness weather functions as
+LangChain tools, which write ``$WEATHER_TOOL_MARKS`` when they really run, and its tool errors
+are handled by a ``ToolErrorMiddleware`` (``"Error: <message>"`` for a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from framework_replay import (
+    assert_replay_runs_marked,
+    eval_doc,
+    fake_openai,
+    record_suite,
+    replay,
+    verdicts,
+    weather,
+)
+
+FRAMEWORK = "langgraph"
+SHAPES = ["multi_round", "tool_error", "parallel", "streaming", "provider_error"]
+
+
+@pytest.fixture
+def model() -> Iterator[Any]:
+    """The scripted model on loopback (``.url``; ``.model.requests``: what it was asked)."""
+    server, url = fake_openai.start(weather.SCRIPT)
+    server.url = url
+    try:
+        yield server
+    finally:
+        server.shutdown()
+
+
+def messages(server: Any, role: str) -> list[str]:
+    """The text of every ``role`` message the model received (Chat Completions)."""
+    out = []
+    for request in server.model.requests:
+        for message in request["body"].get("messages") or ():
+            if message.get("role") == role:
+                out.append(fake_openai._text_of(message.get("content")))
+    return out
+
+
+@pytest.mark.parametrize(
+    "instrumentation",
+    [
+        "openinference",
+        "openllmetry",
+    ],
+)
+def test_weather_agent_replays_with_the_recorded_verdicts(
+    tmp_path: Path, model: Any, instrumentation: str
+) -> None:
+    db = tmp_path / "store.duckdb"
+    recorded = record_suite(db, FRAMEWORK, instrumentation, SHAPES)
+    assert recorded.cases == len(SHAPES)
+    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    assert expected[weather.QUESTIONS["provider_error"]] == "FAILED"
+
+    doc, marks = replay(db, tmp_path, FRAMEWORK, "weather_agent", model.url)
+    assert marks == [], "a tool ran for real during replay"
+    assert verdicts(doc) == expected, doc["_output"]
+    assert_replay_runs_marked(db, doc)
+    by_query = {c["query"]: c["repetitions"][0] for c in doc["cases"]}
+    answered = {q: r["replay"]["answered"] for q, r in by_query.items()}
+    assert answered == {
+        weather.QUESTIONS["multi_round"]: 2,
+        weather.QUESTIONS["tool_error"]: 1,
+        weather.QUESTIONS["parallel"]: 2,
+        weather.QUESTIONS["streaming"]: 2,
+        weather.QUESTIONS["provider_error"]: 1,
+    }
+    # answered values became the ToolMessages; the recorded ValueError reached the agent's
+    # ToolErrorMiddleware as a real tool exception does
+    tool_messages = messages(model, "tool")
+    assert "Paris: 18°C, cloudy" in tool_messages and "Oslo: 6°C, rain" in tool_messages
+    assert "Error: unknown city: Atlantis" in tool_messages
+    assert by_query[weather.QUESTIONS["tool_error"]]["response"] == (
+        "I could not find a city called Atlantis."
+    )
+
+
+def test_agent_as_tool_is_answered_itself_and_its_graph_does_not_run(
+    tmp_path: Path, model: Any
+) -> None:
+    db = tmp_path / "store.duckdb"
+    record_suite(db, FRAMEWORK, "openinference", ["sub_agent"])
+    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+
+    doc, marks = replay(db, tmp_path, FRAMEWORK, "delegating_agent", model.url)
+    assert marks == []
+    assert verdicts(doc) == expected == {weather.QUESTIONS["sub_agent"]: "PASSED"}, doc["_output"]
+    assert_replay_runs_marked(db, doc)
+    (case,) = doc["cases"]
+    report = case["repetitions"][0]["replay"]
+    assert report["answered"] == 1 and report["unanswered"] == [] and report["unused"] == []
+    assert weather.SUB_AGENT_QUESTION not in messages(model, "user"), "the forecaster graph ran"
+    assert "Snow is likely in Zurich tomorrow, -2°C." in messages(model, "tool")
+
+
+def test_handoff_graph_replays_with_the_recorded_verdict(tmp_path: Path, model: Any) -> None:
+    db = tmp_path / "store.duckdb"
+    record_suite(db, FRAMEWORK, "openinference", ["handoff"])
+    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+
+    doc, marks = replay(db, tmp_path, FRAMEWORK, "handoff_graph", model.url)
+    assert marks == []
+    assert verdicts(doc) == expected == {weather.QUESTIONS["handoff"]: "PASSED"}, doc["_output"]
+    assert_replay_runs_marked(db, doc)
+    # the transfer tool still routed the graph: the forecaster answered from its recording
+    assert "Zurich tomorrow: snow, -2°C" in messages(model, "tool")

@@ -1,0 +1,52 @@
+"""Framework adapters: ``--agent module:attr`` naming a framework's own agent object.
+
+``framework_agent(obj, spec)`` asks each adapter whether it accepts ``obj`` (by type names, so
+no framework is imported to decide) and wraps it; ``None`` when no adapter does (a plain
+callable is run as before). Adapter modules import their framework only inside methods.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from tracereplay.evaluate.frameworks.base import (
+    FrameworkAgent,
+    ToolAnswer,
+    count_answers,
+    mark_replayed,
+)
+
+__all__ = [
+    "ADAPTERS",
+    "FrameworkAgent",
+    "ToolAnswer",
+    "count_answers",
+    "framework_agent",
+    "mark_replayed",
+]
+
+#: (module, class) of every adapter, tried in this order
+ADAPTERS: tuple[tuple[str, str], ...] = (
+    ("tracereplay.evaluate.frameworks.pydantic_ai", "PydanticAiAgent"),
+    ("tracereplay.evaluate.frameworks.openai_agents", "OpenAIAgentsAgent"),
+    ("tracereplay.evaluate.frameworks.langgraph", "LangGraphAgent"),
+    ("tracereplay.evaluate.frameworks.strands", "StrandsAgent"),
+    ("tracereplay.evaluate.frameworks.google_adk", "GoogleAdkAgent"),
+)
+
+
+def _adapter(module: str, name: str) -> type[FrameworkAgent] | None:
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):  # an adapter not written (yet)
+        return None
+
+
+def framework_agent(obj: Any, spec: str) -> FrameworkAgent | None:
+    """The adapter for ``obj`` (a framework's agent object), or None (e.g. a plain callable)."""
+    for module, name in ADAPTERS:
+        cls = _adapter(module, name)
+        if cls is not None and cls.accepts(obj):
+            return cls(obj, spec)
+    return None

@@ -1,0 +1,124 @@
+"""The interface of a framework adapter: run a framework's own agent object and intercept its tools.
+
+An adapter wraps the object ``--agent module:attr`` names (a ``pydantic_ai.Agent``, an OpenAI
+Agents SDK ``Agent``, a compiled LangGraph graph, a strands ``Agent``, a Google ADK agent) and
+gives the Replayer three things: how to run it once on a query (``arun``), how to route every
+tool execution it performs through the replay's interceptor (``intercept``), and, where the
+framework needs one, an instrumentor for its spans (``instrument``).
+
+Airtight replay: an adapter calls ``mark_replayed()`` inside each tool execution it answered
+from the recording. That sets ``tracereplay.tool.replayed = true`` on the current span (the
+framework's own tool span, when it records one) and counts the answer, so the Replayer can tell
+a tool span that ran for real from one that was answered.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
+
+__all__ = [
+    "REPLAYED_ATTRIBUTE",
+    "AnswerCounter",
+    "FrameworkAgent",
+    "ToolAnswer",
+    "count_answers",
+    "mark_replayed",
+    "mro_names",
+]
+
+#: ``answer(tool_name, arguments_dict)``: the tool's result, ``RUN_LIVE``, or raise
+ToolAnswer = Callable[[str, dict[str, Any]], Any]
+
+#: the span attribute that says a tool span was answered from the recording
+REPLAYED_ATTRIBUTE = "tracereplay.tool.replayed"
+
+
+class AnswerCounter:
+    """How many tool executions were answered (``mark_replayed`` calls) in one replay."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def add(self) -> None:
+        with self._lock:
+            self.count += 1
+
+
+_counter: ContextVar[AnswerCounter | None] = ContextVar("tracereplay_answer_counter", default=None)
+
+
+@contextlib.contextmanager
+def count_answers() -> Iterator[AnswerCounter]:
+    """Count the ``mark_replayed()`` calls made in this context (the Replayer reads ``.count``)."""
+    counter = AnswerCounter()
+    token = _counter.set(counter)
+    try:
+        yield counter
+    finally:
+        _counter.reset(token)
+
+
+def mark_replayed() -> None:
+    """Say that the tool execution running now was answered from the recording.
+
+    Sets ``tracereplay.tool.replayed = true`` on the current span when it is recording, and
+    counts the answer for the replay in progress.
+    """
+    from opentelemetry import trace
+
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.set_attribute(REPLAYED_ATTRIBUTE, True)
+    counter = _counter.get()
+    if counter is not None:
+        counter.add()
+
+
+def mro_names(obj: Any) -> set[str]:
+    """``module.QualName`` of every class in ``type(obj)``'s MRO (decide without importing)."""
+    return {f"{c.__module__}.{c.__qualname__}" for c in type(obj).__mro__}
+
+
+class FrameworkAgent(abc.ABC):
+    """A framework's own agent object, run and intercepted the way that framework does it."""
+
+    framework: ClassVar[str]  # "pydantic-ai", "openai-agents", "langgraph", "strands", "google-adk"
+
+    def __init__(self, obj: Any, spec: str) -> None:
+        self.obj, self.spec = obj, spec
+
+    @classmethod
+    @abc.abstractmethod
+    def accepts(cls, obj: Any) -> bool:
+        """Whether ``obj`` is this framework's agent (from type names; never import the framework)."""
+
+    @abc.abstractmethod
+    async def arun(self, query: str) -> str:
+        """Run once on ``query`` the framework's way; the final text."""
+
+    @abc.abstractmethod
+    def intercept(self, answer: ToolAnswer) -> contextlib.AbstractContextManager[None]:
+        """While active, every tool execution the framework performs for this agent (and its
+        sub-agents, handoff targets, agent-as-tool agents) calls ``answer(tool_name, arguments)``
+        instead of the tool: the value returned is the tool's result; ``RUN_LIVE`` runs the real
+        tool; an exception raised by ``answer`` is raised where the tool would have raised it.
+        Call ``mark_replayed()`` inside the tool execution when it was answered."""
+
+    def instrument(
+        self, tracer_provider: TracerProvider
+    ) -> contextlib.AbstractContextManager[None]:
+        """Make the framework's spans reach ``tracer_provider`` during the replay (default:
+        nothing; frameworks with native OTel use the global provider, which the Replayer sets)."""
+        return contextlib.nullcontext()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"
