@@ -4,9 +4,9 @@ ingest the OTLP fixtures -> promote every top-level run into suite ``weather`` -
 recorded (label v1) -> recorded again, twice per case (v2) -> replay with ``sql_agents:flaky``
 (v3: ``--repeat 2``, fifo tool matching; odd repetitions drift and answer with markup).
 
-Afterwards: 6 runs, 6 cases, 3 eval runs. v1 and v2 pass 5 of 6 cases (#1 has no expected
-output); v3 passes none: #0, #3, #4, #5 are flaky (one repetition each way), #1 fails, #2 is an
-ERROR (its source run recorded no tool calls to answer from).
+Afterwards: 6 runs, 6 cases, 3 eval runs. v1 and v2 pass all 6 cases (#1 has no expected
+output: containsExpected is skipped for it); v3 passes none: #0, #1, #3, #4, #5 are flaky (one
+repetition each way), #2 is an ERROR (its source run recorded no tool calls to answer from).
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def test_summary_cards(replay_dom: tuple[Node, str]) -> None:
     }
     assert cards == {
         "pass rate": "0.0%", "passed": "0 / 6", "failed": "5", "errored": "1",
-        "aggregate score": "0.72", "checks passed": "19 / 30", "flaky": "4",
+        "aggregate score": "0.78", "checks passed": "21 / 30", "flaky": "5",
     }  # fmt: skip
 
 
@@ -99,8 +99,8 @@ def test_trend_chart_has_every_eval_run_of_the_suite(replay_dom: tuple[Node, str
     dots = svg.find_all("circle")
     assert len(dots) == 3
     assert ["current" in d.classes() for d in dots] == [False, False, True]
-    assert [float(d.attrs["cy"]) for d in dots][0] < float(dots[2].attrs["cy"])  # 83% above 0%
-    assert "pass rate 83.3% (5/6)" in dots[0].find("title").text
+    assert [float(d.attrs["cy"]) for d in dots][0] < float(dots[2].attrs["cy"])  # 100% above 0%
+    assert "pass rate 100.0% (6/6)" in dots[0].find("title").text
     labels = [t.text for t in svg.find_all("text") if t.text.startswith("v")]
     assert labels == ["v1", "v2", "v3"]
 
@@ -112,11 +112,11 @@ def test_diff_against_the_previous_eval_run(replay_dom: tuple[Node, str]) -> Non
     counts = {
         c.attrs["data-bucket"]: c.find(cls="value").text for c in section.find_all("div", "card")
     }
-    assert counts == {"Regressed": "5", "Fixed": "0", "StillFailing": "1", "Added": "0",
+    assert counts == {"Regressed": "6", "Fixed": "0", "StillFailing": "0", "Added": "0",
                       "Removed": "0", "Unchanged": "0"}  # fmt: skip
     rows = section.find("table", "changes").find_all("tr", data_bucket="Regressed")
-    assert [r.find("td", "num").text for r in rows] == ["#0", "#2", "#3", "#4", "#5"]
-    assert "PASSED → ERROR" in rows[1].text
+    assert [r.find("td", "num").text for r in rows] == ["#0", "#1", "#2", "#3", "#4", "#5"]
+    assert "PASSED → ERROR" in rows[2].text
 
 
 def _case(dom: Node, seq: int) -> Node:
