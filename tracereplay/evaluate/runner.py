@@ -4,17 +4,20 @@
 threads and hands each finished ``CaseRun`` to ``on_result`` *in the calling thread* (so storing
 and progress need no locking). With ``isolate`` every attempt runs in a thread of its own that
 is abandoned when it outlives the timeout: a hung agent call cannot be killed, but the case
-becomes an ERROR "timed out after Ns" and the run moves on. Retries repeat an attempt whose
+becomes an ERROR "timed out after Ns" and the run moves on. An agent that calls ``sys.exit`` or
+``os._exit`` ends its attempt, not the eval: the case is an ERROR saying so. Retries repeat an attempt whose
 result is an ERROR (never a FAILED one). Ctrl-C in the calling thread stops the run: the results
 handed over so far are what it keeps.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -91,6 +94,47 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+class AgentExited(BaseException):
+    """Raised in place of ``os._exit`` while cases run: an agent ends its attempt, not the eval."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@contextlib.contextmanager
+def exits_contained() -> Iterator[None]:
+    """``os._exit`` in this process raises ``AgentExited`` for the duration (a forked child's
+    ``os._exit`` still exits: multiprocessing ends its children with it)."""
+    real_exit = os._exit
+    pid = os.getpid()
+
+    def contained(code: int) -> None:
+        if os.getpid() != pid:
+            real_exit(code)
+        raise AgentExited(code)
+
+    os._exit = contained  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        os._exit = real_exit
+
+
+def exit_reason(exc: BaseException) -> str | None:
+    """Why an attempt ended the way only a process should end (``sys.exit``, ``os._exit``),
+    or ``None`` for any other exception."""
+    if isinstance(exc, AgentExited):
+        return f"the agent called os._exit({exc.code})"
+    if isinstance(exc, SystemExit):
+        return (
+            f"the agent called sys.exit({exc.code!r})"
+            if exc.code is not None
+            else ("the agent called sys.exit()")
+        )
+    return None
+
+
 class _Attempts:
     """Runs a job's attempts (timeout, retries) and returns its final ``CaseRun``."""
 
@@ -135,6 +179,13 @@ class _Attempts:
     def _guarded(self, job: Job, started: datetime, t0: float) -> CaseRun:
         try:
             return self.attempt(job)
+        except (SystemExit, AgentExited) as exc:  # the agent tried to end the process
+            return error_run(
+                job,
+                exit_reason(exc) or "the agent exited",
+                started=started,
+                duration_ms=(time.perf_counter() - t0) * 1000,
+            )
         except Exception as exc:  # a bug in an attempt function: still a result
             return error_run(
                 job,
@@ -159,6 +210,18 @@ def run_jobs(
     ``should_stop``: with ``--fail-fast``, whether a result stops the run (default: any result
     that did not pass).
     """
+    with exits_contained():
+        return _run_jobs(jobs, attempt, options, on_result, isolate, should_stop)
+
+
+def _run_jobs(
+    jobs: Sequence[Job],
+    attempt: AttemptFn,
+    options: RunnerOptions,
+    on_result: Callable[[CaseRun], None],
+    isolate: bool,
+    should_stop: Callable[[CaseRun], bool] | None,
+) -> RunnerReport:
     attempts = _Attempts(attempt, options, isolate)
     stop_on = should_stop or (lambda r: r.status is not Status.PASSED)
     report = RunnerReport()

@@ -214,3 +214,15 @@ def alternating(query: str) -> str:
     key = "alternating " + query
     CALLS[key] = CALLS.get(key, 0) + 1
     return _wrong(query) if CALLS[key] % 2 == 0 else weather(query)
+
+
+def exits(query: str) -> str:
+    """Ends the process its own way for Paris (sys.exit) and Rome (os._exit); answers Oslo."""
+    import os
+    import sys
+
+    if "Paris" in query:
+        sys.exit(4)
+    if "Rome" in query:
+        os._exit(3)
+    return weather(query)

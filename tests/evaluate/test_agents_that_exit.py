@@ -1,0 +1,41 @@
+"""An agent that ends the process (sys.exit, os._exit) ends its own case, not the eval."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from replay_fixtures import AGENTS, CITIES, make_suite, replay_agents, rows
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(AGENTS)
+    path = tmp_path / "store.duckdb"
+    make_suite(path, CITIES[:3])
+    replay_agents.CALLS.clear()
+    return path
+
+
+def test_sys_exit_and_os_exit_are_errors_with_the_true_reason(db: Path) -> None:
+    # a real process, as a user runs it: os._exit would end a test process too
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
+         "--agent", "replay_agents:exits", "--concurrency", "1"],
+        cwd=AGENTS, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr  # cases did not pass; the eval itself finished
+    assert "Traceback" not in proc.stderr
+    [run] = rows(db, "SELECT eval_run_id, status FROM eval_runs")
+    assert run["status"] == "completed"
+    results = rows(
+        db,
+        "SELECT c.query, r.status, r.reason FROM case_results r "
+        "JOIN eval_cases c ON c.case_id = r.case_id ORDER BY c.seq",
+    )
+    by_city = {r["query"].split()[-1].rstrip("?"): (r["status"], r["reason"]) for r in results}
+    assert by_city["Paris"] == ("ERROR", "the agent called sys.exit(4)")
+    assert by_city["Rome"] == ("ERROR", "the agent called os._exit(3)")
+    assert by_city["Oslo"][0] == "PASSED"
