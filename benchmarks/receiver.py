@@ -7,6 +7,13 @@ Prints spans/s acknowledged (every request answered 200, i.e. fsync'd to the spo
 queryable (``SELECT count(*) FROM spans`` in DuckDB reaches the total, runs converted).
 
     python benchmarks/receiver.py [--traces 20000] [--clients 3] [--traces-per-request 50]
+    python benchmarks/receiver.py --soak [--minutes 2] [--rate SPANS_PER_S]
+
+``--soak`` measures the server's memory over a long run: it first finds the store rate (a
+burst of 10,000 spans, timed from the first post to queryable), then one client posts at half
+that rate (or ``--rate``) for ``--minutes`` (2 by default; 60 for the hour-long soak) and the
+server's resident memory (its own, and with its worker processes) is printed every
+``--every`` seconds, with spans acknowledged and stored so far.
 
 The acknowledged rate includes backpressure: once ``--max-backlog-mib`` (64 MiB) of spooled data
 waits for the drainer, clients get 503 and retry, so over a long run it settles at the store rate;
@@ -77,6 +84,111 @@ def _stored(port: int) -> int:
         conn.close()
 
 
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    """Processes under ``pid`` (the drain's worker processes and their fork server)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _post_all(conn: http.client.HTTPConnection, bodies: list[bytes]) -> int:
+    """Post ``bodies`` in order (retrying on 429/503); returns the retries."""
+    retries = 0
+    for body in bodies:
+        while True:
+            conn.request(
+                "POST", "/v1/traces", body=body, headers={"Content-Type": "application/x-protobuf"}
+            )
+            resp = conn.getresponse()
+            resp.read()
+            if resp.status == 200:
+                break
+            if resp.status not in (429, 503):
+                raise SystemExit(f"unexpected HTTP {resp.status}")
+            retries += 1
+            time.sleep(float(resp.getheader("Retry-After") or 1))
+    return retries
+
+
+def _soak(server: subprocess.Popen, port: int, args: argparse.Namespace) -> None:  # type: ignore[type-arg]
+    per_request = args.traces_per_request
+    spans_per_request = per_request * synth.SPANS_PER_TRACE
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    rate = args.rate
+    if not rate:  # calibrate: a burst of 10,000 spans, timed to queryable
+        burst = _encode(1000, per_request, seed=99)
+        t0 = time.perf_counter()
+        _post_all(conn, burst)
+        while _stored(port) < 1000 * synth.SPANS_PER_TRACE:
+            time.sleep(0.05)
+        capacity = 1000 * synth.SPANS_PER_TRACE / (time.perf_counter() - t0)
+        rate = capacity / 2
+        print(f"store rate {capacity:,.0f} spans/s; soaking at half of it: {rate:,.0f} spans/s")
+    pool = []  # requests reposted with fresh trace ids each time (new traces, no re-encoding)
+    for req in synth.requests(20 * per_request, per_request, seed=11):
+        ids = {s.trace_id for rs in req.resource_spans for ss in rs.scope_spans for s in ss.spans}
+        pool.append((req.SerializeToString(), sorted(ids)))
+    interval = spans_per_request / rate
+    deadline = time.perf_counter() + args.minutes * 60
+    next_report = time.perf_counter()
+    sent = retries = 0
+    base_stored = _stored(port)
+    print(f"{'min':>6} {'serve MiB':>10} {'+workers MiB':>13} {'acked':>10} {'stored':>10}")
+    i = 0
+    start = time.perf_counter()
+    while (now := time.perf_counter()) < deadline:
+        if now >= next_report:
+            own = _rss_kib(server.pid)
+            everything = own + sum(_rss_kib(p) for p in _descendants(server.pid))
+            print(
+                f"{(now - start) / 60:6.2f} {own / 1024:10.1f} {everything / 1024:13.1f} "
+                f"{sent:10,d} {_stored(port) - base_stored:10,d}",
+                flush=True,
+            )
+            next_report = now + args.every
+        body, ids = pool[i % len(pool)]
+        for trace_id in ids:
+            body = body.replace(trace_id, os.urandom(16))
+        retries += _post_all(conn, [body])
+        sent += spans_per_request
+        i += 1
+        sleep = start + i * interval - time.perf_counter()
+        if sleep > 0:
+            time.sleep(sleep)
+    while _stored(port) - base_stored < sent:
+        time.sleep(0.1)
+    own = _rss_kib(server.pid)
+    everything = own + sum(_rss_kib(p) for p in _descendants(server.pid))
+    print(
+        f"{(time.perf_counter() - start) / 60:6.2f} {own / 1024:10.1f} {everything / 1024:13.1f} "
+        f"{sent:10,d} {_stored(port) - base_stored:10,d}  (all stored; {retries} retries)"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--traces", type=int, default=20_000, help="agent traces (10 spans each)")
@@ -87,6 +199,12 @@ def main() -> None:
         default="",
         help="extra `tracereplay serve` options, e.g. '--max-backlog-mib 512'",
     )
+    ap.add_argument("--soak", action="store_true", help="print serve's memory over a long run")
+    ap.add_argument("--minutes", type=float, default=2.0, help="--soak: how long (60: an hour)")
+    ap.add_argument(
+        "--rate", type=float, default=0.0, help="--soak: spans/s (default: half the store rate)"
+    )
+    ap.add_argument("--every", type=float, default=10.0, help="--soak: seconds between lines")
     args = ap.parse_args()
 
     per_client = args.traces // args.clients
@@ -116,6 +234,9 @@ def main() -> None:
                     port = int(m.group(1))
                 if line.strip() == "ready":
                     break
+            if args.soak:
+                _soak(server, port, args)
+                return
             print(f"encoding {per_client * args.clients} traces for {args.clients} clients...")
             work = [
                 _encode(per_client, args.traces_per_request, seed=7 + i)

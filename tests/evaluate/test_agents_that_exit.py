@@ -39,3 +39,42 @@ def test_sys_exit_and_os_exit_are_errors_with_the_true_reason(db: Path) -> None:
     assert by_city["Paris"] == ("ERROR", "the agent called sys.exit(4)")
     assert by_city["Rome"] == ("ERROR", "the agent called os._exit(3)")
     assert by_city["Oslo"][0] == "PASSED"
+
+
+def test_an_eval_whose_process_died_is_marked_interrupted_when_the_store_is_next_opened(
+    db: Path,
+) -> None:
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
+         "--agent", "replay_agents:hang", "--timeout", "30"],
+        cwd=AGENTS, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.3)
+            try:
+                if rows(db, "SELECT status FROM eval_runs"):
+                    break
+            except Exception:  # the eval holds the store for a moment
+                continue
+        proc.send_signal(signal.SIGKILL)  # a crash: nothing of the eval runs after this
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    from tracereplay.store import Store
+
+    with Store.open(db) as store:  # as the dead process left it
+        [before] = store.query_dicts("SELECT status FROM eval_runs")
+    assert before["status"] == "running"
+    listed = subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), "runs"],
+        cwd=AGENTS, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    [after] = rows(db, "SELECT status, finished_at FROM eval_runs")
+    assert after["status"] == "interrupted" and after["finished_at"] is not None

@@ -27,7 +27,7 @@ def _request(*spans: dict) -> ExportTraceServiceRequest:
 
 
 def test_span_fields() -> None:
-    req = _request({"parent_span_id": bytes(8), "kind": 3, "start_time_unix_nano": 2**64 - 1})
+    req = _request({"parent_span_id": bytes(8), "kind": 3, "start_time_unix_nano": 2**63 - 1})
     span_pb = req.resource_spans[0].scope_spans[0].spans[0]
     span_pb.status.code = 2
     span_pb.status.message = "boom"
@@ -55,7 +55,7 @@ def test_span_fields() -> None:
     assert (span.trace_id, span.span_id, span.parent_span_id) == (TID.hex(), SID.hex(), "")
     assert (span.kind, span.start_ns, span.status_code, span.status_message) == (
         3,
-        2**64 - 1,
+        2**63 - 1,
         2,
         "boom",
     )

@@ -88,6 +88,8 @@ def test_an_existing_export_is_kept_unless_overwrite(pipeline_db: Path, tmp_path
 
 def test_an_empty_table_still_has_a_file_with_its_columns(tmp_path: Path) -> None:
     db, out = tmp_path / "empty.duckdb", tmp_path / "out"
+    with Store.open(db):  # an empty store
+        pass
     assert tracereplay(db, "export", "-o", str(out)).returncode == 0
     rel = _read(out, "eval_runs")
     assert rel.aggregate("count(*)").fetchall() == [(0,)]

@@ -17,6 +17,7 @@ from sql_pipeline import tracereplay
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
+from tracereplay.store import Store
 
 TRICKY = (
     "SELECT 1 AS n, 'a \"quoted\", comma' AS text, 'line one\nline two' AS multi,"
@@ -28,7 +29,10 @@ TRICKY = (
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("formats") / "f.duckdb"
+    path = tmp_path_factory.mktemp("formats") / "f.duckdb"
+    with Store.open(path):  # an empty store (reading commands refuse a missing one)
+        pass
+    return path
 
 
 def sql(db: Path, *args: str):
@@ -96,7 +100,7 @@ def test_parquet_needs_a_file(db: Path) -> None:
 def test_a_failing_query_leaves_no_file(db: Path, tmp_path: Path) -> None:
     target = tmp_path / "out.csv"
     proc = tracereplay(
-        db, "sql", "SELECT CAST(i AS INTEGER) FROM (VALUES ('1'), ('x')) t(i)", "-f", "csv",
+        db, "sql", "SELECT CAST(i AS INTEGER) FROM (VALUES ('1'), ('x')) t(i)", "--format", "csv",
         "-o", str(target), check=False,
     )  # fmt: skip
     assert proc.returncode == 2 and "Conversion Error" in proc.stderr
@@ -154,7 +158,7 @@ def _streamed(db: Path, out: Path, fmt: str, rows: int, width: int) -> tuple[int
             str(db),
             "sql",
             query,
-            "-f",
+            "--format",
             fmt,
             "-o",
             str(out),
@@ -182,14 +186,14 @@ def test_large_results_stream_instead_of_filling_memory(db: Path, tmp_path: Path
 
 
 def test_query_from_stdin(db: Path) -> None:
-    proc = tracereplay(db, "sql", "-", "-f", "csv", input="SELECT 'from stdin' AS source;\n")
+    proc = tracereplay(db, "sql", "-", "--format", "csv", input="SELECT 'from stdin' AS source;\n")
     assert proc.stdout == '"source"\n"from stdin"\n'
 
 
 def test_a_reader_that_leaves_early_is_not_an_error(db: Path) -> None:
     query = "SELECT range AS i FROM range(5000000)"
     proc = subprocess.run(
-        f'"{sys.executable}" -m tracereplay --db "{db}" sql "{query}" -f csv | head -n 2',
+        f'"{sys.executable}" -m tracereplay --db "{db}" sql "{query}" --format csv | head -n 2',
         shell=True, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.stdout == '"i"\n0\n'

@@ -6,9 +6,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
-from tracereplay.cli.common import console, db_path, print_error
+from tracereplay.cli.common import console, db_path, err_console, print_error
 
 if TYPE_CHECKING:
     from tracereplay.ingest.files import FileReport
@@ -27,7 +33,8 @@ def ingest(
     """Read OTLP trace and log files into the store and convert the agent runs they hold.
 
     Ingesting is idempotent: a span already stored is skipped, and a trace that gains spans
-    (a late child, a trace split across files) is converted again.
+    (a late child, a trace split across files) is converted again. Invalid spans (bad ids,
+    times past 2262) are skipped with a warning; a file with nothing valid is an error.
 
     [bold]Examples[/bold]
 
@@ -43,7 +50,19 @@ def ingest(
     if not files:
         print_error("no files found in " + ", ".join(str(p) for p in paths))
         raise typer.Exit(2)
+    import os
+    import time
+
     failed = 0
+    sizes = []
+    for path in files:
+        try:
+            sizes.append(os.path.getsize(path))
+        except OSError:
+            sizes.append(0)
+    total_bytes = sum(sizes)
+    started = time.monotonic()
+    spans_seen = 0
     # workers first: they are forked, and must not inherit the open DuckDB file
     with (
         worker_pool(default_workers(files)) as pool,
@@ -51,29 +70,43 @@ def ingest(
         Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
-            MofNCompleteColumn(),
+            TextColumn("{task.fields[files]}"),
+            TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
             console=console,
             transient=True,
-            disable=len(files) < 3 or not console.is_terminal,
+            disable=(len(files) < 3 and total_bytes < 16 * 2**20) or not console.is_terminal,
         ) as progress,
     ):
-        task = progress.add_task("ingesting", total=len(files))
+        task = progress.add_task(
+            "ingesting", total=max(total_bytes, 1), files=f"0/{len(files)} files", rate=""
+        )
+        done_files = 0
+
+        def on_part(nbytes: int, spans: int) -> None:
+            nonlocal spans_seen
+            spans_seen += spans
+            elapsed = max(time.monotonic() - started, 1e-6)
+            progress.update(task, advance=nbytes, rate=f"{spans_seen / elapsed:,.0f} spans/s")
 
         def on_file(report: FileReport) -> None:
-            nonlocal failed
+            nonlocal failed, done_files
+            done_files += 1
+            progress.update(task, files=f"{done_files}/{len(files)} files")
+            rejected = f"{report.rejected_spans} invalid spans and {report.rejected_logs} invalid log records"
+            reasons = "; ".join(report.errors)
             if report.error is not None:
                 print_error(report.error)
                 failed += 1
+            elif report.all_invalid:
+                print_error(f"{report.path}: nothing valid to store: {rejected} ({reasons})")
+                failed += 1
             elif report.rejected_spans or report.rejected_logs:
-                print_error(
-                    f"{report.path}: skipped {report.rejected_spans} invalid spans and "
-                    f"{report.rejected_logs} invalid log records "
-                    f"({'; '.join(report.errors)})"
-                )
-            progress.advance(task)
+                _warn(f"{report.path}: skipped {rejected} ({reasons}); the rest is stored")
 
-        total = ingest_files(store, files, pool, on_file)
+        total = ingest_files(store, files, pool, on_file, on_part=on_part)
     console.print(
         f"read {len(files) - failed} file(s): {total.spans} spans ({total.new_spans} new), "
         f"{total.logs} log records ({total.new_logs} new), {total.traces} traces, "
@@ -83,6 +116,13 @@ def ingest(
     if failed:
         print_error(f"{failed} of {len(files)} file(s) could not be read")
         raise typer.Exit(1)
+
+
+def _warn(message: str) -> None:
+    """``warning: <message>`` on one line to stderr."""
+    err_console.print(
+        f"warning: {' '.join(message.split())}", style="yellow", markup=False, soft_wrap=True
+    )
 
 
 def register(app: typer.Typer) -> None:

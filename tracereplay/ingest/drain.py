@@ -9,7 +9,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,7 +18,13 @@ from pathlib import Path
 from tracereplay.errors import DecodeError
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.handoff import Shipped, new_directory, receive, remove_directory, ship
-from tracereplay.ingest.pipeline import IngestStats, PreparedBatch, prepare_batch, store_prepared
+from tracereplay.ingest.pipeline import (
+    IngestStats,
+    PreparedBatch,
+    merge_prepared,
+    prepare_batch,
+    store_prepared,
+)
 from tracereplay.otlp import (
     decode_logs_json,
     decode_logs_pb,
@@ -27,6 +33,7 @@ from tracereplay.otlp import (
 )
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store import spool
+from tracereplay.store.abandoned import mark_abandoned_eval_runs
 from tracereplay.store.db import Store
 
 log = logging.getLogger("tracereplay.drain")
@@ -53,12 +60,45 @@ _pool_lock = threading.Lock()
 _handoff: Path | None = None  # where the pool's workers leave prepared tables (see handoff)
 
 
-def _decode_records(records: list[tuple[int, bytes]]) -> tuple[PreparedBatch, list[str]]:
+def _decode_records(
+    records: list[tuple[int, bytes]], spool_directory: Path | None = None
+) -> tuple[PreparedBatch, list[str]]:
     """Decode spool records and prepare them for the store; undecodable ones are skipped and
-    described in the returned warnings."""
+    described in the returned warnings.
+
+    A record that fails for any other reason (a value nothing downstream can hold, a converter
+    bug) never blocks the records after it: the batch is prepared again record by record and
+    the record that fails is set aside, whole, in ``<db>.spool/rejected/`` (see
+    ``spool.set_aside``)."""
+    try:
+        return _decode_all(records)
+    except (DecodeError, MemoryError):
+        raise
+    except Exception:
+        if len(records) == 1:
+            raise
+    batches = []
+    warnings = []
+    for record in records:
+        try:
+            batch, found = _decode_all([record])
+        except Exception as exc:
+            why = f"{type(exc).__name__}: {exc}"
+            where = spool.set_aside(spool_directory, *record, why) if spool_directory else None
+            kept = f"; kept in {where}" if where else ""
+            warnings.append(f"a spool record could not be stored ({why[:200]}){kept}")
+            continue
+        batches.append(batch)
+        warnings.extend(found)
+    return (merge_prepared(batches) if batches else PreparedBatch()), warnings
+
+
+def _decode_all(records: list[tuple[int, bytes]]) -> tuple[PreparedBatch, list[str]]:
     spans: list[Span] = []
     logs: list[LogRecord] = []
     warnings = []
+    rejected_spans = rejected_logs = 0
+    reasons: list[str] = []
     with gc_paused():  # the decoded spans die inside the pause: the collector never sees them
         for kind, payload in records:
             try:
@@ -68,14 +108,25 @@ def _decode_records(records: list[tuple[int, bytes]]) -> tuple[PreparedBatch, li
                 continue
             spans.extend(decoded.spans)
             logs.extend(decoded.logs)
+            rejected_spans += decoded.rejected_spans
+            rejected_logs += decoded.rejected_logs
+            reasons.extend(r for r in decoded.errors if r not in reasons)
         batch = prepare_batch(spans, logs)
         del spans, logs
+    if rejected_spans or rejected_logs:
+        # receivers refuse these before acknowledging; SDK agents (a bad clock) do not
+        warnings.append(
+            f"skipped {rejected_spans} invalid spans and {rejected_logs} invalid log records"
+            f" ({'; '.join(reasons[:3])})"
+        )
     return batch, warnings
 
 
-def _decode_and_ship(records: list[tuple[int, bytes]], directory: str) -> tuple[Shipped, list[str]]:
+def _decode_and_ship(
+    records: list[tuple[int, bytes]], directory: str, spool_directory: str
+) -> tuple[Shipped, list[str]]:
     """``_decode_records`` in a worker process; the tables go back as handoff files."""
-    batch, warnings = _decode_records(records)
+    batch, warnings = _decode_records(records, Path(spool_directory))
     name = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
     return ship(batch, Path(directory), name), warnings
 
@@ -131,7 +182,22 @@ def _steps(segment: spool.Segment, offset: int, batch_bytes: int) -> Iterator[_S
             return
 
 
-def drain_spool(store: Store, batch_bytes: int = BATCH_BYTES) -> IngestStats:
+def warm_up() -> None:
+    """Start the worker processes a big backlog is decoded in now (in the background), so that
+    the first burst a server receives does not wait for them to start."""
+    pool = _worker_pool()
+    if pool is not None:
+        for _ in range(pool._max_workers):
+            pool.submit(os.getpid)
+
+
+def drain_spool(
+    store: Store,
+    batch_bytes: int = BATCH_BYTES,
+    *,
+    tx_bytes: int | None = None,
+    on_commit: Callable[[IngestStats], None] | None = None,
+) -> IngestStats:
     """Move every complete record of the spool into the store.
 
     Each batch of records and the new read offset of its segment commit in one transaction, so
@@ -139,7 +205,9 @@ def drain_spool(store: Store, batch_bytes: int = BATCH_BYTES) -> IngestStats:
     drained are deleted; a damaged one is renamed ``.corrupt`` and reported in the log. A big
     backlog is decoded and converted in worker processes, a few batches ahead of the writes,
     and written in transactions of up to ``PARALLEL_TX_BYTES`` (DuckDB pays much more per
-    commit than per row).
+    commit than per row). ``tx_bytes`` caps both the batches and the transactions: what is
+    drained becomes queryable every ``tx_bytes`` of payload (``tracereplay serve``);
+    ``on_commit`` gets what each transaction stored once it is committed.
     """
     total = IngestStats()
     for segment in spool.list_segments(store.spool_dir):
@@ -150,8 +218,10 @@ def drain_spool(store: Store, batch_bytes: int = BATCH_BYTES) -> IngestStats:
             pool = _worker_pool()
             if pool is not None:
                 size = min(batch_bytes, PARALLEL_BATCH_BYTES)
-        tx_bytes = PARALLEL_TX_BYTES if pool is not None else 0
-        _drain_segment(store, _steps(segment, offset, size), pool, tx_bytes, total)
+        tx = PARALLEL_TX_BYTES if pool is not None else 0
+        if tx_bytes is not None:
+            size, tx = min(size, tx_bytes), min(tx, tx_bytes)
+        _drain_segment(store, _steps(segment, offset, size), pool, tx, total, on_commit)
     return total
 
 
@@ -161,12 +231,23 @@ def _drain_segment(
     pool: ProcessPoolExecutor | None,
     tx_bytes: int,
     total: IngestStats,
+    on_commit: Callable[[IngestStats], None] | None = None,
 ) -> None:
     """Carry out ``steps`` in order, chunks grouped in transactions of about ``tx_bytes``."""
     ahead: deque[_Step] = deque()
     window = 3 if pool is not None else 1
     in_tx = False
     written = 0
+    committed = IngestStats()  # stored by the open transaction
+
+    def commit() -> None:
+        nonlocal in_tx, committed
+        store.con.execute("COMMIT")
+        in_tx = False
+        if on_commit is not None:
+            on_commit(committed)
+        committed = IngestStats()
+
     try:
         while True:
             while len(ahead) < window:
@@ -174,33 +255,37 @@ def _drain_segment(
                 if step is None:
                     break
                 if pool is not None and step.chunk is not None:
-                    step.job = pool.submit(_decode_and_ship, step.chunk.records, str(_handoff))
+                    step.job = pool.submit(
+                        _decode_and_ship,
+                        step.chunk.records,
+                        str(_handoff),
+                        str(step.segment.path.parent),
+                    )
                 ahead.append(step)
             if not ahead:
                 break
             step = ahead.popleft()
             if step.chunk is None:  # retiring the segment: only once what precedes is committed
                 if in_tx:
-                    store.con.execute("COMMIT")
-                    in_tx = False
+                    commit()
                 _retire(store, step)
                 continue
             batch = _prepared(step)
             if not in_tx:
                 store.con.execute("BEGIN TRANSACTION")
                 in_tx, written = True, 0
-            total.add(store_prepared(store, batch))
+            stored = store_prepared(store, batch)
+            total.add(stored)
+            committed.add(stored)
             store.set_spool_offset(step.segment.key, step.chunk.end_offset)
             written += sum(len(payload) for _, payload in step.chunk.records)
             if written >= tx_bytes:
-                store.con.execute("COMMIT")
-                in_tx = False
+                commit()
         if in_tx:
-            store.con.execute("COMMIT")
-            in_tx = False
+            commit()
     except BaseException:
         if in_tx:
-            store.con.execute("ROLLBACK")
+            store.rollback()
         raise
 
 
@@ -215,10 +300,10 @@ def _prepared(step: _Step) -> PreparedBatch:
         except Exception:  # a worker died: do it here (a real bug raises here too)
             log.debug("drain worker failed", exc_info=True)
     if prepared is None:
-        prepared = _decode_records(step.chunk.records)
+        prepared = _decode_records(step.chunk.records, step.segment.path.parent)
     batch, warnings = prepared
     for warning in warnings:
-        log.warning("skipping an undecodable spool record in %s: %s", step.segment.key, warning)
+        log.warning("draining %s: %s", step.segment.key, warning)
     return batch
 
 
@@ -242,4 +327,5 @@ def open_store(
     with Store.open(db, timeout=timeout) as store:
         if drain:
             drain_spool(store)
+            mark_abandoned_eval_runs(store)
         yield store

@@ -56,6 +56,14 @@ class FileReport:
     rejected_spans: int = 0
     rejected_logs: int = 0
     errors: list[str] = field(default_factory=list)
+    #: valid spans and log records the file holds (stored, or already in the store)
+    spans: int = 0
+    logs: int = 0
+
+    @property
+    def all_invalid(self) -> bool:
+        """The file holds spans or log records, and every one of them is invalid."""
+        return not self.spans and not self.logs and bool(self.rejected_spans or self.rejected_logs)
 
 
 @dataclass(frozen=True)
@@ -253,18 +261,30 @@ def ingest_files(
     on_file: Callable[[FileReport], None] | None = None,
     part_bytes: int = PART_BYTES,
     window: int = WINDOW,
+    on_part: Callable[[int, int], None] | None = None,
 ) -> IngestStats:
     """Ingest ``files`` (decoded with ``pool`` when given) and return what was stored.
 
     ``on_file`` gets a ``FileReport`` for each file once it is written (or failed), in order;
-    at most ``window`` parts are prepared ahead of the writes.
+    ``on_part(input_bytes, spans)`` is called as each part (a whole file, or a 1 MB piece of a
+    big one) is taken in, for progress; at most ``window`` parts are prepared ahead of the
+    writes.
     Small files are grouped into transactions of about ``BATCH_SPANS`` spans; a file cut in
     parts gets a transaction of its own.
     """
     # DuckDB on one thread while worker processes keep the cores busy: a second thread of its
     # own only competes with them (about 2 µs of CPU per span for nothing)
     with store.settings(threads=1) if pool is not None else nullcontext():
-        return _ingest_files(store, files, pool, on_file, part_bytes, window)
+        return _ingest_files(store, files, pool, on_file, part_bytes, window, on_part)
+
+
+def _part_bytes(part: _Part) -> int:
+    if part.range is not None:
+        return part.range[1] - part.range[0]
+    try:
+        return os.path.getsize(part.path)
+    except OSError:
+        return 0
 
 
 def _ingest_files(
@@ -274,6 +294,7 @@ def _ingest_files(
     on_file: Callable[[FileReport], None] | None,
     part_bytes: int,
     window: int,
+    on_part: Callable[[int, int], None] | None = None,
 ) -> IngestStats:
     total = IngestStats()
     parts = _parts(files, part_bytes)
@@ -319,7 +340,7 @@ def _ingest_files(
                     pending.clear()
                     if split:  # drop the parts written so far; say what read_file says
                         if in_tx:
-                            store.con.execute("ROLLBACK")
+                            store.rollback()
                             in_tx = False
                         report.error = _whole_file_error(part.path, prepared.error)
                     file_stats = IngestStats()
@@ -327,10 +348,15 @@ def _ingest_files(
                     assert prepared.batch is not None
                     report.rejected_spans += prepared.rejected_spans
                     report.rejected_logs += prepared.rejected_logs
+                    report.spans += prepared.batch.span_count
+                    report.logs += len(prepared.batch.logs)
                     report.errors.extend(e for e in prepared.errors if e not in report.errors)
                     pending.append(prepared.batch)
                     if sum(b.span_count for b in pending) >= WRITE_SPANS:
                         write()
+            if on_part is not None:
+                batch = prepared.batch
+                on_part(_part_bytes(part), batch.span_count if batch is not None else 0)
             del prepared
             if part.last:
                 write()
@@ -342,7 +368,7 @@ def _ingest_files(
         commit()
     except BaseException:
         if in_tx:
-            store.con.execute("ROLLBACK")
+            store.rollback()
         raise
     return total
 

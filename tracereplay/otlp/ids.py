@@ -39,3 +39,15 @@ def optional_hex(raw: bytes) -> str:
     if not raw or not any(raw):
         return ""
     return raw.hex()
+
+
+#: the latest time a span, event or log record may carry: the int64 nanosecond range the store
+#: keeps times in ends on 2262-04-11. A later time (a bad clock, u64 max, OTLP/JSON year 9999)
+#: is rejected with its span or log record, never stored.
+MAX_TIME_NS = 2**63 - 1
+TIME_PROBLEM = "times must be between 1970 and 2262 (nanoseconds since the Unix epoch)"
+
+
+def time_ok(value: int) -> bool:
+    """A time (ns since the epoch) the store can keep: 0 (unset) up to ``MAX_TIME_NS``."""
+    return 0 <= value <= MAX_TIME_NS

@@ -18,6 +18,8 @@ import orjson
 from tracereplay.errors import DecodeError
 from tracereplay.gcpause import gc_paused
 from tracereplay.otlp.ids import (
+    MAX_TIME_NS,
+    TIME_PROBLEM,
     ZERO_SPAN_ID,
     ZERO_TRACE_ID,
     log_ids_problem,
@@ -34,6 +36,16 @@ class _BadJson(Exception):
 
 class _BadId(Exception):
     """An id that is not a hex string: rejects the span or log record, not the request."""
+
+
+class _BadTime(Exception):
+    """A time the store cannot keep (negative, or past ``MAX_TIME_NS``): rejects the span or
+    log record, not the request."""
+
+
+#: the range of an OTLP integer (int64 attributes, uint64/fixed64 times)
+_INT_MIN = -(2**63)
+_INT_MAX = 2**64 - 1
 
 
 _STRING, _BOOL, _INT, _DOUBLE, _ARRAY, _KVLIST, _BYTES = range(7)
@@ -57,11 +69,19 @@ _ANY_KEYS = {
 
 def _int(value: Any, what: str) -> int:
     """An int64/uint64/fixed64 field: decimal string or JSON number."""
+    number = _integer(value, what)
+    if not _INT_MIN <= number <= _INT_MAX:
+        raise _BadJson(f"{what} is out of the 64-bit range: {value!r:.40}")
+    return number
+
+
+def _integer(value: Any, what: str) -> int:
+    """A decimal string or JSON number as an int (of any size: the caller checks the range)."""
     if value.__class__ is int:
-        return value
+        return value  # type: ignore[no-any-return]
     if value is None:
         return 0
-    if isinstance(value, str):
+    if isinstance(value, str) and len(value) <= 40:
         try:
             return int(value)
         except ValueError:
@@ -211,15 +231,17 @@ def _hex_id(value: Any, cache: dict[str, str]) -> str:
 
 
 def _time(obj: dict[str, Any], camel: str, snake: str) -> int:
-    """A fixed64 time field (decimal string or number); 0 when absent."""
+    """A fixed64 time field (decimal string or number); 0 when absent; _BadTime when the store
+    cannot keep it."""
     x = obj.get(camel)
-    if x.__class__ is str:
-        return int(x)
     if x is None:
         x = obj.get(snake)
         if x is None:
             return 0
-    return _int(x, camel)
+    t = _integer(x, camel)
+    if not 0 <= t <= MAX_TIME_NS:
+        raise _BadTime
+    return t
 
 
 def _events(events: Any) -> list[dict[str, Any]]:
@@ -275,6 +297,14 @@ def _traces_from_dict(req: dict[str, Any], out: Decoded) -> None:
                     )
                     out.reject_span(problem or "invalid span")
                     continue
+                try:
+                    start = _time(s, "startTimeUnixNano", "start_time_unix_nano")
+                    end = _time(s, "endTimeUnixNano", "end_time_unix_nano")
+                    events = s.get("events")
+                    event_list = _events(events) if events else []
+                except _BadTime:
+                    out.reject_span(TIME_PROBLEM)
+                    continue
                 attributes = key_values(s.get("attributes"))
                 kind = s.get("kind", 0)
                 if kind.__class__ is not int:
@@ -290,7 +320,6 @@ def _traces_from_dict(req: dict[str, Any], out: Decoded) -> None:
                 name = s.get("name") or ""
                 if name.__class__ is not str or message.__class__ is not str:
                     raise _BadJson("span name and status message must be strings")
-                events = s.get("events")
                 append(
                     Span(
                         tid,
@@ -298,12 +327,12 @@ def _traces_from_dict(req: dict[str, Any], out: Decoded) -> None:
                         "" if pid == _ZERO_SPAN_HEX else pid,
                         name,
                         kind,
-                        _time(s, "startTimeUnixNano", "start_time_unix_nano"),
-                        _time(s, "endTimeUnixNano", "end_time_unix_nano"),
+                        start,
+                        end,
                         code,
                         message,
                         attributes,
-                        _events(events) if events else [],
+                        event_list,
                         link_list,
                         service,
                         scope,
@@ -325,11 +354,15 @@ def _decode_log(
     if problem:
         out.reject_log(problem)
         return None
+    try:
+        time_ns = _time(r, "timeUnixNano", "time_unix_nano") or _time(
+            r, "observedTimeUnixNano", "observed_time_unix_nano"
+        )
+    except _BadTime:
+        out.reject_log(TIME_PROBLEM)
+        return None
     attributes = key_values(r.get("attributes"))
     event_name = r.get("eventName") or r.get("event_name") or attributes.get("event.name") or ""
-    time_ns = _time(r, "timeUnixNano", "time_unix_nano") or _time(
-        r, "observedTimeUnixNano", "observed_time_unix_nano"
-    )
     severity = r.get("severityText") or r.get("severity_text") or ""
     if severity.__class__ is not str:
         raise _BadJson("severityText must be a string")

@@ -19,6 +19,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from tracereplay.errors import DecodeError
 from tracereplay.gcpause import gc_paused
 from tracereplay.otlp.ids import (
+    MAX_TIME_NS,
+    TIME_PROBLEM,
     ZERO_SPAN_ID,
     ZERO_TRACE_ID,
     log_ids_problem,
@@ -106,6 +108,11 @@ def _links(links: Iterable[Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _late_event(events: Iterable[Any]) -> bool:
+    """Whether an event's time is past what the store can keep (``MAX_TIME_NS``)."""
+    return any(e.time_unix_nano > MAX_TIME_NS for e in events)
+
+
 def traces_from_request(req: ExportTraceServiceRequest, out: Decoded) -> None:
     """Append the spans of a parsed request to ``out`` (invalid ones counted as rejected)."""
     append = out.spans.append
@@ -128,6 +135,12 @@ def traces_from_request(req: ExportTraceServiceRequest, out: Decoded) -> None:
                 ):
                     out.reject_span(span_ids_problem(tid, sid, pid) or "invalid span")
                     continue
+                start = s.start_time_unix_nano
+                end = s.end_time_unix_nano
+                events = s.events
+                if start > MAX_TIME_NS or end > MAX_TIME_NS or (events and _late_event(events)):
+                    out.reject_span(TIME_PROBLEM)
+                    continue
                 # the hot loop: key_values() inlined, with fast paths for strings and ints
                 attributes: dict[str, Any] = {}
                 for kv in s.attributes:
@@ -139,7 +152,6 @@ def traces_from_request(req: ExportTraceServiceRequest, out: Decoded) -> None:
                         x = v.int_value
                         attributes[kv.key] = x if x else other_value(v)
                 status = s.status
-                events = s.events
                 links = s.links
                 append(
                     Span(
@@ -148,8 +160,8 @@ def traces_from_request(req: ExportTraceServiceRequest, out: Decoded) -> None:
                         pid.hex() if pid and pid != ZERO_SPAN_ID else "",
                         s.name,
                         s.kind,
-                        s.start_time_unix_nano,
-                        s.end_time_unix_nano,
+                        start,
+                        end,
                         status.code,
                         status.message,
                         attributes,
@@ -176,13 +188,17 @@ def logs_from_request(req: ExportLogsServiceRequest, out: Decoded) -> None:
                 if problem:
                     out.reject_log(problem)
                     continue
+                time_ns = r.time_unix_nano or r.observed_time_unix_nano
+                if time_ns > MAX_TIME_NS:
+                    out.reject_log(TIME_PROBLEM)
+                    continue
                 attributes = key_values(r.attributes)
                 event_name = r.event_name or attributes.get("event.name") or ""
                 append(
                     LogRecord(
                         trace_id=optional_hex(tid),
                         span_id=optional_hex(sid),
-                        time_ns=r.time_unix_nano or r.observed_time_unix_nano,
+                        time_ns=time_ns,
                         event_name=event_name if isinstance(event_name, str) else str(event_name),
                         body=any_value(r.body) if r.HasField("body") else None,
                         attributes=attributes,

@@ -38,6 +38,7 @@ def matching_run_ids(store: Store, predicate: str, limit: int | None = None) -> 
         raise BadPredicateError(
             "bad --where predicate: it must be one SQL condition, not statements"
         )
+    store.deny_host_access(lock=False)  # a predicate reads the store, never this machine
     store.con.execute("BEGIN TRANSACTION")
     try:
         rows = store.con.execute(sql).fetchall()

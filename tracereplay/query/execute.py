@@ -9,7 +9,7 @@ import duckdb
 
 from tracereplay.query.guard import SqlError, check_read_only, one_line, split_statements
 from tracereplay.query.sqltext import strip_terminator
-from tracereplay.store.db import Store
+from tracereplay.store.db import Store, store_failure
 
 
 @contextmanager
@@ -37,8 +37,8 @@ def run_sql(
             for statement in statements:
                 result = con.sql(strip_terminator(statement.query))
             yield result
-        except duckdb.Error as exc:
-            raise SqlError(one_line(exc)) from None
+        except duckdb.Error as exc:  # a damaged file or a full disk says so, not as SQL
+            raise store_failure(store.path, exc) or SqlError(one_line(exc)) from None
     finally:
         if not write:
             con.execute("ROLLBACK")

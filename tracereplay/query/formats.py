@@ -138,11 +138,18 @@ def write_json(rel: duckdb.DuckDBPyRelation, out: IO[bytes], *, lines: bool) -> 
 
 
 def write_parquet(rel: duckdb.DuckDBPyRelation, path: Path) -> None:
-    """Write the result to a Parquet file with DuckDB's own (streaming) writer."""
+    """Write the result to a Parquet file, streamed in Arrow batches (written by this process,
+    not by DuckDB: the connection may be denied any file access, see
+    ``Store.deny_host_access``)."""
+    import pyarrow.parquet as pq
+
     names = column_names(rel)
     if names != list(rel.columns):
         rel = rel.project(", ".join(f"#{i} AS {_quote(n)}" for i, n in enumerate(names, start=1)))
-    rel.to_parquet(str(path))
+    reader = rel.to_arrow_reader(65_536)
+    with pq.ParquetWriter(str(path), reader.schema, compression="zstd") as writer:
+        for batch in reader:
+            writer.write_batch(batch)
 
 
 def _cell_text(value: str | None) -> str | None:

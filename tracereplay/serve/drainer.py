@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from tracereplay.errors import StoreBusyError, TraceReplayError
-from tracereplay.ingest.drain import drain_spool
+from tracereplay.ingest.drain import drain_spool, warm_up
 from tracereplay.ingest.pipeline import IngestStats
 from tracereplay.store import spool
 from tracereplay.store.db import Store
@@ -26,6 +26,9 @@ log = logging.getLogger("tracereplay.serve")
 MIN_GAP_S = 0.1
 #: how long one round waits for the store lock before trying again later
 LOCK_TIMEOUT_S = 5.0
+#: payload bytes a round commits at a time: a burst becomes queryable piece by piece (each
+#: piece well under a second of work) instead of all at the end of a long round
+COMMIT_BYTES = 4 * 1024 * 1024
 
 
 class Drainer:
@@ -65,6 +68,7 @@ class Drainer:
 
     # ------------------------------------------------------------------ the thread
     def start(self) -> None:
+        warm_up()  # worker processes started now, not when the first burst needs them
         self._thread.start()
 
     def _run(self) -> None:
@@ -102,7 +106,7 @@ class Drainer:
                     # other drainer is reading the segment while it is renamed
                     self._writer.close()
                     self._claimed = target
-                    stats = drain_spool(store)
+                    drain_spool(store, tx_bytes=COMMIT_BYTES, on_commit=self._committed)
             except StoreBusyError as exc:
                 self._claimed = self._drained
                 self._note_error(f"store busy, will retry: {exc}")
@@ -119,12 +123,16 @@ class Drainer:
             self._drained = target
             self._seen = self._signature()
             self.rounds += 1
-            self.totals.add(stats)
-            self.totals.run_counts.clear()  # per-trace counts would grow without end
             if self.last_error is not None:
                 log.info("draining works again")
                 self.last_error = None
             return True
+
+    def _committed(self, stats: IngestStats) -> None:
+        """What one drain transaction stored (counted as soon as it is queryable)."""
+        stats.run_counts.clear()  # per-trace counts would grow without end
+        self.totals.add(stats)
+        self.totals.run_counts.clear()
 
     def _note_error(self, message: str) -> None:
         if message != self.last_error:

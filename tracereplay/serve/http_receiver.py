@@ -1,9 +1,18 @@
 """OTLP/HTTP: ``POST /v1/traces``, ``POST /v1/logs`` and ``GET /healthz`` on the standard library's
-threading HTTP server (HTTP/1.1 keep-alive, optional TLS, a bounded number of connections)."""
+threading HTTP server (HTTP/1.1 keep-alive, optional TLS, a bounded number of connections).
+
+Slow clients cannot hold a thread: a request's headers must arrive whole within
+``read_timeout_s`` (counted from the connection, or from the previous answer on a kept-alive
+one), and its body within ``read_timeout_s`` plus one second per ``MIN_BODY_RATE`` bytes
+received; a byte now and then does not extend either. Connections past ``max_connections`` get
+a 503 with ``Retry-After`` and are closed gracefully (never reset) by one background thread.
+"""
 
 from __future__ import annotations
 
+import io
 import logging
+import selectors
 import socket
 import ssl
 import threading
@@ -19,6 +28,7 @@ from tracereplay.serve.auth import TokenCheck
 from tracereplay.serve.bodies import check_encoding, inflate, parse_length, read_body
 from tracereplay.serve.intake import LOGS, TRACES, Intake, Receipt
 from tracereplay.serve.rejections import (
+    InvalidData,
     NotFound,
     Rejection,
     Unauthenticated,
@@ -37,10 +47,154 @@ _MEDIA_TYPES = {
 }
 #: how long a refused connection reads and drops the rest of a body before closing
 LINGER_S = 2.0
+#: body bytes per second a slow client is granted past ``read_timeout_s`` (see the module doc)
+MIN_BODY_RATE = 64 * 1024
+#: connections refused at once that are closed gracefully; past it, closed at once
+MAX_REFUSED = 1024
 _BUSY_REPLY = (
     b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: %d\r\nContent-Type: application/json\r\n"
     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s"
 )
+
+
+class _Clock:
+    """The deadline of what a connection is reading now (headers, or a body)."""
+
+    __slots__ = ("idle_s", "start", "allowance_s", "rate", "received")
+
+    def __init__(self, idle_s: float) -> None:
+        self.idle_s = idle_s
+        self.restart(idle_s)
+
+    def restart(self, allowance_s: float, rate: float = 0.0) -> None:
+        """From now: ``allowance_s`` seconds, plus one per ``rate`` bytes received (if set)."""
+        self.start = time.monotonic()
+        self.allowance_s = allowance_s
+        self.rate = rate
+        self.received = 0
+
+    def left(self) -> float:
+        allowed = self.allowance_s + (self.received / self.rate if self.rate else 0.0)
+        return self.start + allowed - time.monotonic()
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A socket's reads, each bounded by what is left of the connection's ``_Clock``."""
+
+    def __init__(self, sock: socket.socket, clock: _Clock) -> None:
+        self._sock = sock
+        self._clock = clock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        clock = self._clock
+        left = clock.left()
+        if left <= 0:
+            raise TimeoutError("the client is too slow (read deadline passed)")
+        self._sock.settimeout(min(left, clock.idle_s))
+        n = self._sock.recv_into(buffer)
+        clock.received += n
+        return n
+
+
+class _Refuser:
+    """Answers connections past the limit with 503 + Retry-After and closes them gracefully:
+    stop writing, read and drop what the client still sends (its request) for up to
+    ``LINGER_S``, then close; a close with unread data would reset the connection instead."""
+
+    def __init__(self) -> None:
+        self._selector = selectors.DefaultSelector()
+        self._lock = threading.Lock()
+        self._pending: list[tuple[socket.socket, float]] = []
+        self._deadlines: dict[socket.socket, float] = {}
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._selector.register(self._wake_r, selectors.EVENT_READ)
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="otlp-http-refuser", daemon=True)
+        self._thread.start()
+
+    def refuse(self, sock: socket.socket, reply: bytes) -> bool:
+        """Send ``reply`` and hand ``sock`` to the thread; False (caller closes) when full."""
+        with self._lock:
+            if self._closed or len(self._deadlines) + len(self._pending) >= MAX_REFUSED:
+                return False
+        try:
+            sock.setblocking(False)
+            sent = sock.send(reply)  # a few hundred bytes: fits in any socket buffer
+            if sent < len(reply):
+                return False
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            return False
+        with self._lock:
+            self._pending.append((sock, time.monotonic() + LINGER_S))
+        try:
+            self._wake_w.send(b"x")
+        except OSError:
+            pass
+        return True
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if self._closed:
+                    break
+                pending, self._pending = self._pending, []
+            for sock, deadline in pending:
+                try:
+                    self._selector.register(sock, selectors.EVENT_READ)
+                    self._deadlines[sock] = deadline
+                except (OSError, ValueError):
+                    sock.close()
+            now = time.monotonic()
+            timeout = min((d - now for d in self._deadlines.values()), default=1.0)
+            for key, _ in self._selector.select(max(0.0, min(timeout, 1.0))):
+                sock = key.fileobj
+                if sock is self._wake_r:
+                    try:
+                        while self._wake_r.recv(4096):
+                            pass
+                    except OSError:
+                        pass
+                    continue
+                try:
+                    finished = not sock.recv(65536)  # type: ignore[union-attr]
+                except BlockingIOError:
+                    finished = False
+                except OSError:
+                    finished = True
+                if finished:
+                    self._drop(sock)  # type: ignore[arg-type]
+            now = time.monotonic()
+            for sock in [s for s, d in self._deadlines.items() if d <= now]:
+                self._drop(sock)
+
+    def _drop(self, sock: socket.socket) -> None:
+        self._deadlines.pop(sock, None)
+        try:
+            self._selector.unregister(sock)
+        except (KeyError, ValueError):
+            pass
+        sock.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+        try:
+            self._wake_w.send(b"x")
+        except OSError:
+            pass
+        self._thread.join(timeout=5)
+        for sock in list(self._deadlines):
+            self._drop(sock)
+        for sock, _ in self._pending:
+            sock.close()
+        self._wake_r.close()
+        self._wake_w.close()
+        self._selector.close()
 
 
 class HttpReceiver(ThreadingHTTPServer):
@@ -66,6 +220,7 @@ class HttpReceiver(ThreadingHTTPServer):
         self.limits = admission.limits
         self.health = health or (lambda: {})
         self._slots = threading.BoundedSemaphore(self.limits.max_connections)
+        self._refuser = _Refuser()  # before binding: a failed bind calls server_close
         super().__init__(address, OtlpHandler)
 
     @property
@@ -83,15 +238,16 @@ class HttpReceiver(ThreadingHTTPServer):
             raise
 
     def _refuse_connection(self, request: socket.socket) -> None:
-        if self.ssl_context is None:
+        if self.ssl_context is None:  # (over TLS the answer would need a handshake first)
             body = orjson.dumps({"code": 14, "message": "too many open connections"})
-            retry = self.limits.retry_after_s
-            try:
-                request.settimeout(1.0)
-                request.sendall(_BUSY_REPLY % (retry, len(body), body))
-            except OSError:
-                pass
+            reply = _BUSY_REPLY % (self.limits.retry_after_s, len(body), body)
+            if self._refuser.refuse(request, reply):
+                return
         self.shutdown_request(request)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._refuser.close()
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
@@ -117,11 +273,31 @@ class OtlpHandler(BaseHTTPRequestHandler):
     server: HttpReceiver
     protocol_version = "HTTP/1.1"
     _unread: int | None = None  # body bytes of the current request not read yet (None: unknown)
+    _answered = False  # the current request was answered 408 already
     server_version = "tracereplay"
     sys_version = ""
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib signature)
         log.debug("%s %s", self.address_string(), format % args)
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()
+        self._clock = _Clock(self.server.limits.read_timeout_s)
+        self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self._clock), 65536)
+
+    def handle_one_request(self) -> None:
+        # the headers of the next request: whole within read_timeout_s from now
+        self._clock.restart(self._clock.idle_s)
+        self._answered = False
+        try:
+            super().handle_one_request()  # answers nothing when its reads time out
+        except TimeoutError:
+            self.close_connection = True
+        # headers cut by the deadline: say so when the client had started a request
+        late = self.close_connection and not self._answered and self._clock.left() <= 0
+        if late and self._clock.received:
+            self._timed_out("the request headers did not arrive in time")
 
     # ------------------------------------------------------------------ GET
     def do_GET(self) -> None:
@@ -149,9 +325,17 @@ class OtlpHandler(BaseHTTPRequestHandler):
         except Rejection as rejection:
             self._reject(rejection, content_type)
             return
-        except EOFError as exc:
+        except EOFError as exc:  # the client stopped sending (half-close, or gone)
             log.debug("request from %s cut: %s", self.address_string(), exc)
             self.close_connection = True
+            self._send(
+                400,
+                content_type,
+                error_body(content_type, InvalidData(f"the body is incomplete: {exc}")),
+            )
+            return
+        except TimeoutError:
+            self._timed_out("the request body did not arrive in time")
             return
         except Exception:  # a bug: answer (500, not retried) rather than drop the connection
             log.exception("unexpected error handling a request from %s", self.address_string())
@@ -192,6 +376,8 @@ class OtlpHandler(BaseHTTPRequestHandler):
         expected = (
             parse_length(declared, limits.max_request_bytes) if declared and not transfer else 0
         )
+        # the body: whole within read_timeout_s, plus a second per MIN_BODY_RATE bytes received
+        self._clock.restart(limits.read_timeout_s, MIN_BODY_RATE)
         with server.admission.admit(expected) as ticket:
             body = read_body(self.rfile, declared, transfer, limits.max_request_bytes)
             self._unread = 0
@@ -257,10 +443,19 @@ class OtlpHandler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def _timed_out(self, message: str) -> None:
+        """408 to a client too slow to send its request, then close."""
+        log.debug("%s: %s", self.address_string(), message)
+        self.close_connection = True
+        self._answered = True
+        body = orjson.dumps({"code": 4, "message": f"{message} (--read-timeout)"})
+        self._send(408, JSON, body)
+
     def _send(
         self, status: int, content_type: str, body: bytes, headers: dict[str, str] | None = None
     ) -> None:
         try:
+            self.connection.settimeout(self.server.limits.read_timeout_s)
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))

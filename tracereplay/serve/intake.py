@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import orjson
 
 from tracereplay.errors import DecodeError
-from tracereplay.otlp.ids import log_ids_problem, span_ids_problem
+from tracereplay.otlp.ids import MAX_TIME_NS, TIME_PROBLEM, log_ids_problem, span_ids_problem
 from tracereplay.otlp.json_decode import decode_logs_json, decode_traces_json, load_json
 from tracereplay.otlp.model import Decoded
 from tracereplay.otlp.pb_decode import parse_logs_request, parse_traces_request
@@ -72,6 +72,30 @@ def _tally(problems: Iterable[str | None]) -> tuple[int, int, list[str]]:
     return total, rejected, reasons
 
 
+def _span_problem(span: Any) -> str | None:
+    """Why the drainer's decoder will reject this protobuf span (ids, times), or None."""
+    problem = span_ids_problem(span.trace_id, span.span_id, span.parent_span_id)
+    if problem:
+        return problem
+    if (
+        span.start_time_unix_nano > MAX_TIME_NS
+        or span.end_time_unix_nano > MAX_TIME_NS
+        or any(e.time_unix_nano > MAX_TIME_NS for e in span.events)
+    ):
+        return TIME_PROBLEM
+    return None
+
+
+def _log_problem(record: Any) -> str | None:
+    """Why the drainer's decoder will reject this protobuf log record, or None."""
+    problem = log_ids_problem(record.trace_id, record.span_id)
+    if problem:
+        return problem
+    if (record.time_unix_nano or record.observed_time_unix_nano) > MAX_TIME_NS:
+        return TIME_PROBLEM
+    return None
+
+
 def _parse_pb(parse: Callable[[bytes], M], body: bytes) -> M:
     try:
         return parse(body)
@@ -99,10 +123,7 @@ class Intake:
         """A binary ``ExportTraceServiceRequest`` (OTLP/HTTP protobuf body, or OTLP/gRPC message)."""
         req = _parse_pb(parse_traces_request, body)
         total, rejected, reasons = _tally(
-            span_ids_problem(s.trace_id, s.span_id, s.parent_span_id)
-            for rs in req.resource_spans
-            for ss in rs.scope_spans
-            for s in ss.spans
+            _span_problem(s) for rs in req.resource_spans for ss in rs.scope_spans for s in ss.spans
         )
         if limit_traces_pb(req, self.limits, len(body)):
             body = req.SerializeToString()
@@ -112,7 +133,7 @@ class Intake:
         """A binary ``ExportLogsServiceRequest`` (OTLP/HTTP protobuf body, or OTLP/gRPC message)."""
         req = _parse_pb(parse_logs_request, body)
         total, rejected, reasons = _tally(
-            log_ids_problem(r.trace_id, r.span_id)
+            _log_problem(r)
             for rl in req.resource_logs
             for sl in rl.scope_logs
             for r in sl.log_records

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, StoreError
+from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, StoreError, one_line
 from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
 from tracereplay.spans import (
     KIND_BY_NAME,
@@ -59,7 +60,7 @@ def _loads(value: str | None, default: Any) -> Any:
 def _ts(dt: datetime | None) -> datetime | None:
     if dt is None:
         return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 def _attach(path: Path) -> duckdb.DuckDBPyConnection:
@@ -105,7 +106,7 @@ class Store:
                 try:
                     schema.migrate(con)
                 except duckdb.Error as exc:
-                    raise StoreError(f"cannot upgrade {path}: {_one_line(exc)}") from None
+                    raise StoreError(f"cannot upgrade {path}: {one_line(exc)}") from None
                 con.execute("SET TimeZone = 'UTC'")
                 # spans and runs are mostly JSON text: zstd makes commits (checkpoints) much
                 # cheaper and the file much smaller than DuckDB's default dictionary/FSST picks
@@ -114,7 +115,13 @@ class Store:
                 # (DuckDB's default buffers five): see ROW_GROUP_SIZE
                 if _SMALL_ROW_GROUPS:
                     con.execute("SET write_buffer_row_group_count = 1")
-                yield cls(con, path)
+                try:
+                    yield cls(con, path)
+                except duckdb.Error as exc:
+                    failure = store_failure(path, exc)
+                    if failure is None:
+                        raise
+                    raise failure from None
             finally:
                 con.close()
 
@@ -131,13 +138,28 @@ class Store:
                     continue
                 if "lock" in str(exc).lower():
                     raise StoreBusyError(f"{path} is locked by another process") from None
-                raise StoreError(f"cannot open {path}: {_one_line(exc)}") from None
+                raise StoreError(f"cannot open {path}: {one_line(exc)}") from None
             except duckdb.Error as exc:
-                raise StoreError(f"cannot open {path}: {_one_line(exc)}") from None
+                raise StoreError(f"cannot open {path}: {one_line(exc)}") from None
 
     @property
     def spool_dir(self) -> Path:
         return spool_dir(self.path)
+
+    def deny_host_access(self, *, lock: bool = True) -> None:
+        """From now on, SQL on this store cannot reach anything but the store: no files of this
+        machine (``read_csv``, ``read_text``, ``glob``, ``COPY``, ``ATTACH``...), no network, no
+        extensions installed or loaded; with ``lock``, no setting can be changed either. It
+        cannot be undone: open the store again for work that needs more."""
+        settings = [
+            "autoinstall_known_extensions = false",
+            "autoload_known_extensions = false",
+            "enable_external_access = false",
+        ]
+        if lock:
+            settings.append("lock_configuration = true")
+        for setting in settings:
+            self.con.execute(f"SET {setting}")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -145,9 +167,17 @@ class Store:
         try:
             yield
         except BaseException:
-            self.con.execute("ROLLBACK")
+            self.rollback()
             raise
         self.con.execute("COMMIT")
+
+    def rollback(self) -> None:
+        """Roll the open transaction back, if DuckDB still has one: a failed COMMIT (a full
+        disk) ends it itself, and the error that caused it is the one to report."""
+        try:
+            self.con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass
 
     # ------------------------------------------------------------------ spans and logs
     def insert_spans(self, spans: Sequence[Span]) -> int:
@@ -314,8 +344,13 @@ class Store:
             rows = self.con.execute(
                 f"{verb} INTO {table} ({cols}) SELECT {cols} FROM {name}"
             ).fetchall()
-        finally:
-            self.con.unregister(name)
+        except BaseException:
+            try:  # in a transaction the failure aborted: the failure is what to report
+                self.con.unregister(name)
+            except duckdb.Error:
+                pass
+            raise
+        self.con.unregister(name)
         return int(rows[0][0]) if rows else 0
 
     @contextmanager
@@ -609,8 +644,30 @@ def _llm_calls_table(calls: Sequence[tuple[Run, LlmCall]]) -> pa.Table:
     )
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
+_DISK_FULL = re.compile(r"no space left|disk (is )?full|quota exceeded|file too large", re.I)
+_DAMAGED = re.compile(
+    r"could not read enough bytes|corrupt|checksum|not a valid duckdb|failed to load metadata"
+    r"|invalid (block|pointer|metadata)|serialization error",
+    re.I,
+)
+
+
+def store_failure(path: Path, exc: BaseException) -> StoreError | None:
+    """A one-line ``StoreError`` for a DuckDB failure that is about the file, not the work:
+    a full disk, or a damaged (cut short, overwritten) file. ``None`` for anything else."""
+    message = one_line(exc)
+    if _DISK_FULL.search(message):
+        return StoreError(
+            f"the disk holding {path} is full ({message[:160]}); nothing of the interrupted "
+            "work was stored and the store is as it was: free some space and run the command "
+            "again"
+        )
+    if _DAMAGED.search(message):
+        return StoreError(
+            f"{path} is damaged ({message[:160]}); restore it from a copy, or move it aside "
+            "and ingest again (see 'A damaged store' in docs/cli.md)"
+        )
+    return None
 
 
 __all__ = [

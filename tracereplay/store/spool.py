@@ -38,6 +38,7 @@ KINDS = (KIND_TRACES_PB, KIND_LOGS_PB, KIND_TRACES_JSON, KIND_LOGS_JSON)
 OPEN_SUFFIX = ".seg"
 DONE_SUFFIX = ".done"
 CORRUPT_SUFFIX = ".corrupt"
+REJECTED_DIR = "rejected"
 
 DEFAULT_MAX_SEGMENT_BYTES = 64 * 1024 * 1024
 
@@ -104,11 +105,20 @@ class SpoolWriter:
                 self._open_segment()
             assert self._fd is not None
             view = memoryview(blob)
-            while view:
-                written = os.write(self._fd, view)
-                view = view[written:]
-            if self.durable:
-                os.fsync(self._fd)
+            try:
+                while view:
+                    written = os.write(self._fd, view)
+                    view = view[written:]
+                if self.durable:
+                    os.fsync(self._fd)
+            except OSError:
+                # a full disk mid-record: cut the segment back to its last whole record, so
+                # what follows (once there is room) is read, not taken for damage
+                try:
+                    os.ftruncate(self._fd, self._size)
+                except OSError:
+                    pass
+                raise
             self._size += len(blob)
             if self._size >= self.max_segment_bytes:
                 self._close_segment()
@@ -239,3 +249,22 @@ def retire_segment(segment: Segment, *, corrupt: bool = False) -> None:
             segment.path.unlink()
     except FileNotFoundError:
         pass
+
+
+def set_aside(directory: Path, kind: int, payload: bytes, reason: str) -> Path | None:
+    """Keep a record the drain could not store in ``<spool>/rejected/`` (same record format,
+    one file per process, next to a ``.why`` text file), so the records after it are stored
+    and this one is not lost. Returns the file, or ``None`` if it could not be written."""
+    folder = Path(directory) / REJECTED_DIR
+    path = folder / f"{os.getpid()}.rejected"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab") as f:
+            f.write(encode_record(kind, payload))
+            f.flush()
+            os.fsync(f.fileno())
+        with open(path.with_suffix(".why"), "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(reason.split())[:500]}\n")
+    except OSError:
+        return None
+    return path
