@@ -1,0 +1,199 @@
+"""The main path in a real browser: headless Chromium (Debian's package, see
+tests/report/ensure_chromium.sh) driven by Playwright against the real server
+(``tracereplay ui`` in a subprocess): open the runs, filter, search, open a run, promote it,
+run an eval from the CLI, see the eval run and the trend update.
+
+Set ``TRACEREPLAY_UI_SCREENSHOTS=DIR`` to save the screenshots docs/ui.md shows.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sql_pipeline import tracereplay
+
+from tracereplay.store import Store
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+try:
+    from playwright.sync_api import Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - the test extra installs it
+    sync_playwright = None  # type: ignore[assignment]
+
+pytestmark = [
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="chromium is not installed (tests/report/ensure_chromium.sh installs it when run "
+        "as root with apt-get; make test calls it)",
+    ),
+    pytest.mark.skipif(
+        sync_playwright is None, reason="playwright is not installed (pip install -e '.[test]')"
+    ),
+]
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]  # fmt: skip
+SHOTS = os.environ.get("TRACEREPLAY_UI_SCREENSHOTS")
+
+
+@pytest.fixture
+def server(fresh_db: Path) -> Iterator[tuple[str, Path]]:
+    """``tracereplay ui --port 0`` on a store of ingested runs; yields its URL and the store."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tracereplay", "--db", str(fresh_db), "ui", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("tracereplay ui: http://127.0.0.1:"), line + proc.stderr.read()
+        yield line.split(": ", 1)[1].strip().rstrip("/"), fresh_db
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    assert CHROMIUM is not None and sync_playwright is not None
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1360, "height": 900})
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+def _count(db: Path, sql: str) -> int:
+    with Store.open(db) as store:
+        return int(store.con.execute(sql).fetchall()[0][0])
+
+
+def _shot(page: Page, name: str, full: bool = False) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=full)
+
+
+def _total(page: Page) -> int:
+    return int(re.sub(r"\D", "", page.locator("#total").inner_text()))
+
+
+def test_main_path(server: tuple[str, Path], page: Page) -> None:
+    base, db = server
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    # open the runs
+    page.goto(base + "/")
+    expect(page).to_have_url(re.compile(r"/runs$"))
+    runs = _count(db, "SELECT count(*) FROM runs")
+    assert _total(page) == runs
+    assert page.locator("#runs-table tbody tr[data-run-id]").count() == runs
+    _shot(page, "runs")
+
+    # filter: a service from the facet list
+    service = page.locator('[data-facet="service"] a').first
+    name = service.get_attribute("data-value")
+    service.click()
+    expect(page).to_have_url(re.compile(r"service="))
+    assert _total(page) == _count(db, f"SELECT count(*) FROM runs WHERE service_name = '{name}'")
+    page.locator("#clear-filters").click()
+    assert _total(page) == runs
+
+    # search
+    query = page.locator("#runs-table td.query a").first.inner_text()
+    word = max(query.split(), key=len).strip("?.,!")
+    page.fill("#q", word.lower())
+    page.locator("#search-form button").click()
+    expect(page).to_have_url(re.compile(r"q="))
+    found = _total(page)
+    assert (
+        0
+        < found
+        == _count(
+            db,
+            f"SELECT count(*) FROM runs WHERE contains(lower(query), '{word.lower()}') OR "
+            f"contains(lower(response), '{word.lower()}') OR contains(lower(error), '{word.lower()}')",
+        )
+    )
+
+    # open a run (one with tool calls)
+    page.goto(base + "/runs?sort=tools")
+    page.locator("#runs-table a.run-link").first.click()
+    expect(page.locator("#trajectory")).to_be_visible()
+    assert page.locator(".round").count() >= 1
+    assert page.locator("#spans .track .bar").count() >= 1
+    run_id = page.url.rsplit("/", 1)[1]
+    _shot(page, "run", full=True)
+
+    # promote it into a new suite, with a tag
+    page.locator("#promote-link").click()
+    page.select_option("#suite", "")
+    page.fill("#suite_new", "browser-suite")
+    page.fill("#tags", "from-the-browser")
+    _shot(page, "promote", full=True)
+    page.locator("#promote-submit").click()
+    expect(page.locator("#notice")).to_contain_text("promoted into suite 'browser-suite'")
+    case_id = page.locator("#case-id").inner_text()
+    assert (
+        _count(
+            db,
+            f"SELECT count(*) FROM eval_cases WHERE case_id = '{case_id}' AND source_run_id = "
+            f"'{run_id}' AND tags::VARCHAR LIKE '%from-the-browser%'",
+        )
+        == 1
+    )
+
+    # the suite has not been evaluated yet
+    page.locator("header nav a", has_text="Suites").click()
+    page.locator('[data-suite="browser-suite"] a').first.click()
+    expect(page.locator("#no-trend")).to_be_visible()
+    suite_url = page.url
+
+    # an eval from the CLI while the server runs; the page shows it after a reload
+    proc = tracereplay(db, "eval", "browser-suite", "--label", "first")
+    assert proc.returncode == 0, proc.stderr
+    page.goto(suite_url)
+    assert page.locator("#eval-runs tbody tr").count() == 1
+    expect(page.locator("#trend-charts svg.chart")).to_have_count(3)
+    assert page.locator("#trend-charts svg.chart").first.locator("circle").count() == 2
+
+    proc = tracereplay(db, "eval", "browser-suite", "--label", "second")
+    assert proc.returncode == 0, proc.stderr
+    page.reload()
+    assert page.locator("#eval-runs tbody tr").count() == 2
+    # the trend now has a line through both eval runs (pass rate and score)
+    assert page.locator("#trend-charts svg.chart").first.locator("polyline").count() == 2
+    _shot(page, "suite", full=True)
+
+    # the eval run's page: the case passed, with its checks and trajectory
+    page.locator("#eval-runs tbody tr").first.locator("a").first.click()
+    expect(page.locator("h1")).to_contain_text("second")
+    expect(page.locator("details.case .badge").first).to_have_text("PASSED")
+    page.locator("details.case summary").first.click()
+    expect(page.locator("table.checks").first).to_be_visible()
+    _shot(page, "eval-run", full=True)
+
+    # and the run links to its case and the eval runs that scored it
+    page.goto(f"{base}/runs/{run_id}")
+    expect(page.locator("#links")).to_contain_text("case #0 of browser-suite")
+    expect(page.locator("#links")).to_contain_text("browser-suite second")
+
+    if SHOTS:
+        page.goto(base + "/dashboard")
+        _shot(page, "dashboard", full=True)
+        page.goto(base + "/sql")
+        page.fill("#sql", "SELECT agent_name, status, count(*) AS runs FROM runs GROUP BY ALL")
+        page.locator("#sql-run").click()
+        _shot(page, "sql")
+    assert errors == []

@@ -1,0 +1,78 @@
+"""The runs filter: reading it from the address, time expressions, and its SQL against a store."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tracereplay.errors import BadParameterError
+from tracereplay.store import Store
+from tracereplay.ui.queries.runs import RunFilter, facet_counts, parse_time, runs_page
+
+NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("24h", NOW - timedelta(hours=24)),
+        ("7d", NOW - timedelta(days=7)),
+        ("30m", NOW - timedelta(minutes=30)),
+        ("2w", NOW - timedelta(weeks=2)),
+        ("2026-03-01", datetime(2026, 3, 1, tzinfo=UTC)),
+        ("2026-03-01T10:00", datetime(2026, 3, 1, 10, tzinfo=UTC)),
+        ("2026-03-01T10:00:00+02:00", datetime(2026, 3, 1, 8, tzinfo=UTC)),
+        ("2026-03-01T10:00:00Z", datetime(2026, 3, 1, 10, tzinfo=UTC)),
+    ],
+)
+def test_parse_time(text: str, expected: datetime) -> None:
+    assert parse_time(text, "since", now=NOW) == expected
+
+
+def test_until_a_date_includes_the_whole_day() -> None:
+    assert parse_time("2026-03-01", "until", end=True) == datetime(2026, 3, 2, tzinfo=UTC)
+    with pytest.raises(BadParameterError, match="is not a time"):
+        parse_time("last tuesday", "since")
+
+
+def test_filter_round_trips_through_the_address() -> None:
+    flt = RunFilter.from_query(
+        {"status": ["failed", "success"], "agent": ["a b"], "q": [" refund "], "sort": ["tokens"],
+         "order": ["asc"], "page": ["3"], "since": ["7d"]}
+    )  # fmt: skip
+    assert flt.values == {"status": ("failed", "success"), "agent": ("a b",)}
+    assert flt.q == "refund" and flt.sort == "tokens" and not flt.desc and flt.page == 3
+    again = RunFilter.from_query(
+        {k: [v for key, v in flt.query_items() if key == k] for k, _ in flt.query_items()}
+    )
+    assert again == flt
+    toggled = flt.toggled("status", "failed").toggled("kind", "live")
+    assert toggled.values == {"status": ("success",), "agent": ("a b",), "kind": ("live",)}
+    assert toggled.page == 1
+
+
+def test_search_text_is_literal(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    with Store.open(db) as store:
+        store.con.execute(
+            "INSERT INTO runs (run_id, trace_id, root_span_id, kind, status, query, models,"
+            " started_at) VALUES"
+            " ('r1', 't1', 's1', 'live', 'success', 'refund 100% now', '[\"m-1\"]', now()),"
+            " ('r2', 't2', 's2', 'live', 'failed', 'refund 1000 now', '[\"m-2\", \"m-1\"]', now()),"
+            " ('r3', 't3', 's3', 'replay', 'failed', 'O''Brien?', '[\"m-\\\"q\"]', now())"
+        )
+
+        def total(**params: list[str]) -> int:
+            return runs_page(store, RunFilter.from_query(params)).total
+
+        assert total(q=["100%"]) == 1 and total(q=["REFUND"]) == 2
+        assert total(q=["o'brien"]) == 1 and total(q=["_"]) == 0
+        assert total(model=["m-1"]) == 2 and total(model=["m-2"]) == 1
+        assert total(model=['m-"q']) == 1 and total(model=["q"]) == 0
+        count, facets = facet_counts(store, RunFilter.from_query({"status": ["failed"]}))
+        assert count == 2
+        assert dict(facets["status"]) == {"success": 1, "failed": 2}  # ignores its own filter
+        assert dict(facets["kind"]) == {"live": 1, "replay": 1}
+        assert dict(facets["model"]) == {"m-2": 1, "m-1": 1, 'm-"q': 1}

@@ -1,0 +1,1 @@
+"""The SQL behind each page: parameterised, paged and aggregated in DuckDB."""

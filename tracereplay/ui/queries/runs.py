@@ -1,0 +1,289 @@
+"""The runs table: filters, full-text search, facets, sorting and paging, all in SQL."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from tracereplay.errors import BadParameterError
+from tracereplay.store.db import Store
+
+#: facet name -> the runs column it counts (``model`` is special: ``models`` is a JSON array)
+FACETS: dict[str, str] = {
+    "status": "status",
+    "kind": "kind",
+    "agent": "agent_name",
+    "service": "service_name",
+    "model": "models",
+}
+#: sort key -> SQL expression
+SORTS: dict[str, str] = {
+    "started": "started_at",
+    "duration": "duration_ms",
+    "tokens": "coalesce(input_tokens, 0) + coalesce(output_tokens, 0)",
+    "tools": "tool_calls_count",
+    "llm": "total_llm_calls",
+    "agent": "agent_name",
+    "status": "status",
+}
+#: facet values listed at most (the most frequent first)
+FACET_LIMIT = 12
+_RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$", re.IGNORECASE)
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    """What the runs page shows: filters (each facet a set of accepted values), search, order."""
+
+    values: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    q: str = ""
+    since: str = ""
+    until: str = ""
+    sort: str = "started"
+    desc: bool = True
+    page: int = 1
+    size: int = 50
+
+    @classmethod
+    def from_query(cls, params: Any, default_size: int = 50, max_size: int = 500) -> RunFilter:
+        """Read a filter from query parameters (a Starlette ``QueryParams`` or a mapping of
+        lists); bad values are one-line ``BadParameterError``s."""
+        values = {name: tuple(v for v in _getlist(params, name) if v) for name in FACETS}
+        sort = _get(params, "sort") or "started"
+        if sort not in SORTS:
+            raise BadParameterError(f"unknown sort '{sort}' (one of {', '.join(SORTS)})")
+        order = _get(params, "order") or "desc"
+        if order not in ("asc", "desc"):
+            raise BadParameterError("order must be asc or desc")
+        page = _int(_get(params, "page") or "1", "page")
+        size = _int(_get(params, "size") or str(default_size), "size")
+        if page < 1 or not 1 <= size <= max_size:
+            raise BadParameterError(f"page must be 1 or more and size between 1 and {max_size}")
+        flt = cls(
+            values={k: v for k, v in values.items() if v},
+            q=(_get(params, "q") or "").strip(),
+            since=(_get(params, "since") or "").strip(),
+            until=(_get(params, "until") or "").strip(),
+            sort=sort,
+            desc=order == "desc",
+            page=page,
+            size=size,
+        )
+        flt.where()  # validates the times
+        return flt
+
+    def query_items(self, **changes: Any) -> list[tuple[str, str]]:
+        """The filter as query parameters (with ``changes`` applied), defaults left out."""
+        flt = replace(self, **changes) if changes else self
+        items: list[tuple[str, str]] = []
+        for name in FACETS:
+            items.extend((name, v) for v in flt.values.get(name, ()))
+        for name in ("q", "since", "until"):
+            if getattr(flt, name):
+                items.append((name, getattr(flt, name)))
+        if flt.sort != "started":
+            items.append(("sort", flt.sort))
+        if not flt.desc:
+            items.append(("order", "asc"))
+        if flt.page != 1:
+            items.append(("page", str(flt.page)))
+        if flt.size != 50:
+            items.append(("size", str(flt.size)))
+        return items
+
+    def toggled(self, facet: str, value: str) -> RunFilter:
+        """This filter with ``value`` of ``facet`` switched on or off (back to page 1)."""
+        current = self.values.get(facet, ())
+        new = tuple(v for v in current if v != value) if value in current else (*current, value)
+        values = {**self.values, facet: new}
+        return replace(self, values={k: v for k, v in values.items() if v}, page=1)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.values or self.q or self.since or self.until)
+
+    def where(self, skip: str | None = None) -> tuple[str, list[Any]]:
+        """The WHERE clause (without the keyword) and its parameters; ``skip`` leaves one facet's
+        own filter out (facet counts show what choosing another value would give)."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        for name, column in FACETS.items():
+            chosen = self.values.get(name)
+            if not chosen or name == skip:
+                continue
+            if name == "model":
+                # the JSON text holds each name quoted: a cheap substring test first, then exact
+                clauses.append(
+                    "(" + " OR ".join(["contains(models, ?)"] * len(chosen)) + ")"
+                    " AND list_has_any(CAST(models AS VARCHAR[]), ?::VARCHAR[])"
+                )
+                params.extend(orjson.dumps(v).decode() for v in chosen)
+            else:
+                clauses.append(f"list_contains(?::VARCHAR[], {column})")
+            params.append(list(chosen))
+        if self.q:
+            needle = self.q.lower()
+            clauses.append(
+                "(contains(lower(query), ?) OR contains(lower(response), ?)"
+                " OR contains(lower(error), ?))"
+            )
+            params += [needle, needle, needle]
+        if self.since:
+            clauses.append("started_at >= ?")
+            params.append(parse_time(self.since, "since"))
+        if self.until:
+            clauses.append("started_at < ?")
+            params.append(parse_time(self.until, "until", end=True))
+        return (" AND ".join(clauses) or "TRUE"), params
+
+
+def _get(params: Any, name: str) -> str | None:
+    if hasattr(params, "get"):
+        value = params.get(name)
+        if isinstance(value, list):
+            return value[-1] if value else None
+        return value
+    return None
+
+
+def _getlist(params: Any, name: str) -> list[str]:
+    if hasattr(params, "getlist"):
+        return list(params.getlist(name))
+    if isinstance(params, Mapping):
+        value = params.get(name)
+        if value is None:
+            return []
+        return list(value) if isinstance(value, (list, tuple)) else [value]
+    return []
+
+
+def _int(text: str, name: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise BadParameterError(f"{name} must be a whole number, not '{text}'") from None
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def parse_time(text: str, name: str, *, end: bool = False, now: datetime | None = None) -> datetime:
+    """A time filter: ``24h`` / ``7d`` / ``30m`` / ``2w`` ago, a date (``2025-01-31``; as
+    ``until`` the whole day is included) or an ISO date-time (UTC unless it says otherwise)."""
+    now = now or datetime.now(UTC)
+    match = _RELATIVE.match(text)
+    if match:
+        return now - timedelta(**{_UNITS[match.group(2).lower()]: int(match.group(1))})
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise BadParameterError(
+            f"{name} '{text}' is not a time: give 24h, 7d, a date (2025-01-31) or an ISO date-time"
+        ) from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    if end and len(text.strip()) == 10:  # a bare date: up to the end of that day
+        value += timedelta(days=1)
+    return value
+
+
+@dataclass
+class RunsPage:
+    rows: list[dict[str, Any]]
+    total: int
+    facets: dict[str, list[tuple[str, int]]]
+
+
+LIST_COLUMNS = (
+    "run_id, trace_id, parent_run_id, agent_name, service_name, kind, status, started_at,"
+    " duration_ms, input_tokens, output_tokens, tool_calls_count, total_llm_calls, models,"
+    " left(query, 160) AS query, left(error, 160) AS error"
+)
+
+
+def runs_page(store: Store, flt: RunFilter) -> RunsPage:
+    """One page of runs, the number matching, and the facet counts."""
+    where, params = flt.where()
+    order = SORTS[flt.sort] + (" DESC" if flt.desc else " ASC") + " NULLS LAST, run_id"
+    rows = store.query_dicts(
+        f"SELECT {LIST_COLUMNS} FROM runs WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+        [*params, flt.size, (flt.page - 1) * flt.size],
+    )
+    total, facets = facet_counts(store, flt)
+    return RunsPage(rows=rows, total=total, facets=facets)
+
+
+def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tuple[str, int]]]]:
+    """The number of runs the filter keeps and, for each facet, its most frequent values among
+    the runs the *other* filters keep. The total and the facets without a filter of their own
+    come from one scan (the matching rows, materialised once); a facet with a filter of its
+    own needs a scan of its own."""
+    out: dict[str, list[tuple[str, int]]] = {}
+    shared = [n for n in FACETS if n not in flt.values]
+    where, params = flt.where()
+    parts = ["SELECT 'total' AS facet, NULL AS value, count(*) AS n FROM m"]
+    for name in shared:
+        parts.append(_facet_select(name, "m"))
+    rows = store.con.execute(
+        # an expensive filter (search) is evaluated once; a cheap one is cheaper to scan again
+        f"WITH m AS {'' if flt.q else 'NOT '}MATERIALIZED (SELECT status, kind, agent_name, "
+        "service_name, models "
+        f"FROM runs WHERE {where}) " + " UNION ALL ".join(parts),
+        params,
+    ).fetchall()
+    total = 0
+    for facet, value, n in rows:
+        if facet == "total":
+            total = int(n)
+        else:
+            out.setdefault(facet, []).append((_label(value), int(n)))
+    for name in FACETS:
+        if name in shared:
+            continue
+        own_where, own_params = flt.where(skip=name)
+        sql = f"WITH m AS (SELECT {FACETS[name]} FROM runs WHERE {own_where}) " + _facet_select(
+            name, "m"
+        )
+        out[name] = [
+            (_label(v), int(n)) for _, v, n in store.con.execute(sql, own_params).fetchall()
+        ]
+    for name in FACETS:
+        values = sorted(out.get(name, []), key=lambda v: (-v[1], v[0]))[:FACET_LIMIT]
+        listed = {v for v, _ in values}
+        # a chosen value stays listed even when nothing matches it now
+        values.extend((v, 0) for v in flt.values.get(name, ()) if v not in listed)
+        out[name] = values
+    return total, out
+
+
+def _facet_select(name: str, source: str) -> str:
+    if name == "model":
+        return (
+            f"(SELECT 'model', v, count(*) FROM (SELECT unnest(CAST(models AS VARCHAR[])) AS v "
+            f"FROM {source}) GROUP BY v)"
+        )
+    col = FACETS[name]
+    return f"(SELECT '{name}', {col}, count(*) FROM {source} GROUP BY {col})"
+
+
+def _label(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def matching_ids(store: Store, flt: RunFilter, limit: int) -> list[str]:
+    """Ids of the recorded runs the filter keeps, oldest first, at most ``limit`` (bulk
+    promotion)."""
+    where, params = flt.where()
+    rows = store.con.execute(
+        f"SELECT run_id FROM runs WHERE ({where}) AND kind IS DISTINCT FROM 'replay' "
+        "ORDER BY started_at NULLS LAST, run_id LIMIT ?",
+        [*params, limit],
+    ).fetchall()
+    return [r[0] for r in rows]

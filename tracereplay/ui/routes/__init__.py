@@ -1,0 +1,1 @@
+"""One module per page; each has ``routes``, a list of Starlette routes."""

@@ -1,0 +1,69 @@
+"""Production at a glance: live runs per day, failure rate, latency, tokens, tool errors."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tracereplay.errors import BadParameterError
+from tracereplay.ui import access
+from tracereplay.ui.charts import Series, line_chart
+from tracereplay.ui.pages import ms, num, pct, render
+from tracereplay.ui.queries import dashboard as queries
+from tracereplay.ui.routes.common import config_of
+
+DAY_CHOICES = (7, 14, 30, 90, 365)
+
+
+def dashboard_page(request: Request) -> Response:
+    agent = request.query_params.get("agent") or None
+    try:
+        days = int(request.query_params.get("days", "30"))
+    except ValueError:
+        raise BadParameterError("days must be a whole number") from None
+    if not 1 <= days <= 3660:
+        raise BadParameterError("days must be between 1 and 3660")
+    with access.reading(config_of(request)) as store:
+        since, until = queries.window(store, days, agent)
+        rows = queries.daily(store, since, until, agent) if since else []
+        agents_rows = queries.per_agent(store, since, until) if since else []
+        agent_names = queries.agents(store)
+    labels = [f"{r['day']:%m-%d}" for r in rows]
+    tips = [f"{r['day']:%Y-%m-%d} · {r['runs']} runs" for r in rows]
+    charts = []
+    if rows:
+        charts = [
+            line_chart("live runs per day", labels,
+                       [Series("runs", [r["runs"] for r in rows], "s0")],
+                       fmt=num, tooltips=tips, bars=True),
+            line_chart("failure and tool error rates", labels,
+                       [Series("failed runs", [r["failure_rate"] for r in rows], "s1"),
+                        Series("tool errors", [r["tool_error_rate"] for r in rows], "s3",
+                               dashed=True)],
+                       fmt=lambda v: pct(v, 0), tooltips=tips),
+            line_chart("run latency", labels,
+                       [Series("p50", [r["p50_ms"] for r in rows], "s0"),
+                        Series("p95", [r["p95_ms"] for r in rows], "s2", dashed=True)],
+                       fmt=ms, tooltips=tips),
+            line_chart("tokens per day", labels,
+                       [Series("tokens", [r["tokens"] for r in rows], "s3")],
+                       fmt=num, tooltips=tips, bars=True),
+        ]  # fmt: skip
+    return render(
+        request,
+        "dashboard.html",
+        active="dashboard",
+        rows=rows,
+        charts=charts,
+        agents=agents_rows,
+        agent=agent,
+        agent_names=agent_names,
+        days=days,
+        day_choices=DAY_CHOICES,
+        since=since,
+        until=until,
+    )
+
+
+routes = [Route("/dashboard", dashboard_page, methods=["GET"])]
