@@ -45,8 +45,44 @@ class UnansweredCall(_Record):
     reason: str = Field(default="", description="why no recording answered it")
 
 
+class PromptDrift(_Record):
+    """A replayed LLM request that differs from the recorded one it was matched to."""
+
+    round: int = Field(description="1-based number of the replay's LLM call")
+    recorded_round: int = Field(description="round of the recorded call it was matched to")
+    recorded_run_id: str = ""
+    fields: list[str] = Field(
+        default_factory=list, description="what differs: messages, model, temperature, tools"
+    )
+    differences: list[str] = Field(default_factory=list, description="one line per difference")
+    diff: str = Field(default="", description="unified diff of the messages (recorded -> replay)")
+    answered: bool = Field(
+        default=True, description="answered from the recording anyway (--llm-match order)"
+    )
+
+
+class LlmReport(_Record):
+    """How a replay's LLM calls met the recording (``--llm recorded``)."""
+
+    llm_match: Literal["order", "strict"] = "order"
+    recorded: int = Field(default=0, description="LLM calls the recording holds")
+    answered: int = 0
+    drift: list[PromptDrift] = Field(default_factory=list)
+    errors: list[str] = Field(
+        default_factory=list, description="why an LLM call got no answer (each makes an ERROR)"
+    )
+    unused: list[int] = Field(
+        default_factory=list, description="rounds of the source run's LLM calls never asked"
+    )
+    unchecked: list[int] = Field(
+        default_factory=list,
+        description="rounds answered without a drift check (the recording has no input messages)",
+    )
+
+
 class ReplayReport(_Record):
-    """How a replay's tool calls met the recording."""
+    """How a replay's tool calls (and, with ``--llm recorded``, its LLM calls) met the
+    recording."""
 
     tool_match: Literal["strict", "fifo"] = "strict"
     has_recording: bool = True
@@ -54,6 +90,7 @@ class ReplayReport(_Record):
     drift: list[ArgumentDrift] = Field(default_factory=list)
     unanswered: list[UnansweredCall] = Field(default_factory=list)
     unused: list[RecordedCallRef] = Field(default_factory=list)
+    llm: LlmReport | None = None
 
     @property
     def missing(self) -> list[UnansweredCall]:

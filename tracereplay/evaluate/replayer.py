@@ -18,6 +18,11 @@ Airtight: no tool runs for real unless ``--live-tools``. A tool span of the repl
 marked ``tracereplay.tool.replayed`` (and with no answered tool span inside it), or, in a trace
 with no tool spans at all, more calls of a tool in the replay run than the interceptor saw,
 makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)".
+
+Offline (``--llm recorded``): the agent's LLM requests are answered from the source run's
+recorded LLM calls too (``tracereplay.evaluate.llm_replay``), in the attempt's context; the
+calls the recording could not answer make the case an ERROR, and prompt drift goes into the
+case's ``ReplayReport.llm``.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from opentelemetry.sdk.trace import TracerProvider
@@ -39,6 +44,15 @@ from tracereplay.convert.detect import AGENT, TOOL, detect
 from tracereplay.evaluate.agent_loader import AgentCallable, AgentResultError, to_agent_result
 from tracereplay.evaluate.capture import TraceCapture, capture_for, to_spans
 from tracereplay.evaluate.frameworks.base import REPLAYED_ATTRIBUTE, count_answers
+from tracereplay.evaluate.llm_replay import (
+    LlmMatch,
+    LlmMode,
+    RecordedCall,
+    RecordedLlm,
+    answering,
+    live_llm,
+    llm_error_reason,
+)
 from tracereplay.evaluate.outcomes import CaseRun, ReplayReport
 from tracereplay.evaluate.replay import (
     NoRecordingError,
@@ -89,6 +103,11 @@ class Replayer:
     live_tools: bool = False
     timeout_s: float | None = None
     agent_name: str = ""
+    #: ``--llm``: "live" calls the agent's model; "recorded" answers it from ``llm_calls``
+    llm: LlmMode = "live"
+    llm_match: LlmMatch = "order"
+    #: the recorded LLM calls each source run's replay is answered from (``--llm recorded``)
+    llm_calls: Mapping[str, Sequence[RecordedCall]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._capture: TraceCapture | None = None
@@ -104,7 +123,7 @@ class Replayer:
     def attempt(self, job: Job) -> CaseRun:
         """Replay one case once and score it (never raises; problems are ERROR results)."""
         case = job.case
-        started = datetime.now(timezone.utc)
+        started = datetime.now(UTC)
         source = self.source_runs.get(case.source_run_id) if case.source_run_id else None
         calls, encodings = self._recorded_calls(source)
         tools = RecordedTools(
@@ -115,10 +134,13 @@ class Replayer:
             encodings=encodings,
             required=len(source.result.tool_calls) if source is not None else 0,
         )
+        llm = self._recorded_llm(source)
         t0 = time.perf_counter()
-        call = self._run_agent(case, tools)
+        call = self._run_agent(case, tools, llm)
         duration_ms = (time.perf_counter() - t0) * 1000
         report = tools.report()
+        if llm is not None:
+            report = report.model_copy(update={"llm": llm.report()})
         replay_run = self._converted_run(call, source)
         run_id = replay_run.run_id if replay_run is not None else None
         source_failed = source is not None and source.result.status == "failed"
@@ -127,6 +149,9 @@ class Replayer:
             live = ran_live(call.spans, replay_run, tools.seen_tools())
             if live is not None:
                 result, reason = None, f"tool {live} ran live during replay (no --live-tools)"
+        llm_reason = llm_error_reason(report.llm)
+        if llm_reason is not None:  # an LLM call the recording could not answer explains the rest
+            result, reason = None, llm_reason
         if result is None:
             evaluation = error_result(
                 case.id, reason or "no result", duration_ms=duration_ms, run_id=run_id
@@ -135,9 +160,11 @@ class Replayer:
             subject = CheckSubject(
                 case=case, result=result, run=replay_run, duration_ms=duration_ms
             )
-            evaluation = score_case(
-                case, self.suite.checks, subject, duration_ms=duration_ms, run_id=run_id
-            )
+            # checks may call a model for real (an LLM judge), even in an offline replay
+            with live_llm() if llm is not None else contextlib.nullcontext():
+                evaluation = score_case(
+                    case, self.suite.checks, subject, duration_ms=duration_ms, run_id=run_id
+                )
         return CaseRun(
             case_id=case.id,
             seq=case.seq,
@@ -148,7 +175,7 @@ class Replayer:
             tool_calls=list(result.tool_calls) if result is not None else [],
             replay=report,
             started_at=started,
-            finished_at=datetime.now(timezone.utc),
+            finished_at=datetime.now(UTC),
         )
 
     def _recorded_calls(self, source: Run | None) -> tuple[list[Any], list[str | None]]:
@@ -165,14 +192,30 @@ class Replayer:
             encodings.extend(known + [None] * (len(own) - len(known)))
         return calls, encodings
 
-    def _run_agent(self, case: EvalCase, tools: RecordedTools) -> _AgentCall:
-        """Call the agent inside a replay agent run, its tools answered by ``tools``."""
+    def _recorded_llm(self, source: Run | None) -> RecordedLlm | None:
+        """``--llm recorded``: the case's LLM, answering from the source run's LLM calls."""
+        if self.llm != "recorded":
+            return None
+        return RecordedLlm(
+            self.llm_calls.get(source.run_id, ()) if source is not None else (),
+            self.llm_match,
+            has_recording=source is not None,
+            live_tools=self.live_tools,
+        )
+
+    def _run_agent(
+        self, case: EvalCase, tools: RecordedTools, llm: RecordedLlm | None = None
+    ) -> _AgentCall:
+        """Call the agent inside a replay agent run, its tools answered by ``tools`` (and its
+        LLM requests by ``llm`` when the replay is offline)."""
         marks = {A.RUN_KIND: "replay", A.EVAL_RUN_ID: self.eval_run_id, A.CASE_ID: case.id}
         call = _AgentCall()
         framework = self.agent.framework
         with contextlib.ExitStack() as stack:
             stack.enter_context(run_attributes(marks))
             stack.enter_context(tool_interceptor(tools))
+            if llm is not None:
+                stack.enter_context(answering(llm))
             answers = stack.enter_context(count_answers())
             if framework is not None:
                 if self._provider is not None:
@@ -301,7 +344,7 @@ def pick_replay_run(runs: Sequence[Run], source: Run | None) -> Run | None:
         return n
 
     ordered = sorted(
-        runs, key=lambda r: (depth(r), r.started_at or datetime.min.replace(tzinfo=timezone.utc))
+        runs, key=lambda r: (depth(r), r.started_at or datetime.min.replace(tzinfo=UTC))
     )
     if source is not None and source.agent_name:
         same = [r for r in ordered if r.agent_name == source.agent_name]
@@ -460,7 +503,7 @@ async def _with_timeout(coro: Any, timeout_s: float) -> Any:
     start = loop.time()
     try:
         return await asyncio.wait_for(coro, timeout_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         if loop.time() - start < timeout_s:
             raise  # the agent's own TimeoutError, not ours
         raise AttemptTimedOut(f"timed out after {timeout_s:g}s") from None

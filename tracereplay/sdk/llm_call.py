@@ -24,6 +24,49 @@ from tracereplay.sdk.span_scope import SpanScope, SyncAsyncContext
 
 ToolCallSink = Callable[[list[dict[str, Any]]], None]
 
+#: request settings recorded under their GenAI names (what offline replay compares)
+REQUEST_PARAMETERS = {
+    "temperature": "gen_ai.request.temperature",
+    "top_p": "gen_ai.request.top_p",
+    "top_k": "gen_ai.request.top_k",
+    "max_tokens": "gen_ai.request.max_tokens",
+    "max_completion_tokens": "gen_ai.request.max_tokens",
+    "max_output_tokens": "gen_ai.request.max_tokens",
+    "frequency_penalty": "gen_ai.request.frequency_penalty",
+    "presence_penalty": "gen_ai.request.presence_penalty",
+    "seed": "gen_ai.request.seed",
+    "stop": "gen_ai.request.stop_sequences",
+    "stop_sequences": "gen_ai.request.stop_sequences",
+}
+#: the other request settings, as one JSON object
+OTHER_PARAMETERS = "tracereplay.llm.request.parameters"
+
+
+def parameter_attributes(
+    parameters: Mapping[str, Any], policy: ContentPolicy
+) -> dict[str, AttributeValue]:
+    """Span attributes for a request's settings (``temperature``, ``max_tokens``...): the GenAI
+    ones under their names, the rest as JSON under ``tracereplay.llm.request.parameters``
+    (strings redacted and capped)."""
+    attrs: dict[str, AttributeValue] = {}
+    other: dict[str, Any] = {}
+    for key, value in parameters.items():
+        if value is None:
+            continue
+        name = REQUEST_PARAMETERS.get(key)
+        plain = isinstance(value, (int, float, str, list, tuple)) and not isinstance(value, bool)
+        if name is None or not plain:
+            other[key] = value
+        elif isinstance(value, (list, tuple)):
+            attrs[name] = [policy.text(str(v)) for v in value]
+        elif isinstance(value, str):
+            attrs[name] = [policy.text(value)] if name.endswith("stop_sequences") else value
+        else:
+            attrs[name] = value
+    if other:
+        attrs[OTHER_PARAMETERS] = policy.json(other)
+    return attrs
+
 
 class LlmCallHandle:
     """The LLM call being recorded: set what the model answered and what it cost."""
@@ -76,6 +119,14 @@ class LlmCallHandle:
         with guard("llm attribute"):
             self._scope.span.set_attribute(key, value)
 
+    def set_parameters(self, **parameters: Any) -> None:
+        """The request's settings as sent (``temperature=0.2, max_tokens=512, ...``): offline
+        replay (``tracereplay eval --llm recorded``) reports a replay that changes them."""
+        with guard("llm parameters"):
+            span = self._scope.span
+            for key, value in parameter_attributes(parameters, self._policy).items():
+                span.set_attribute(key, value)
+
     def set_openai_response(self, response: Any) -> None:
         """Record an OpenAI-style chat completion (the openai client's object or its dict):
         the choices' messages, finish reasons, usage, response model and id."""
@@ -125,8 +176,10 @@ class LlmCall(SyncAsyncContext[LlmCallHandle]):
         system_instructions: str | None = None,
         attributes: Mapping[str, AttributeValue] | None = None,
         on_tool_calls: ToolCallSink | None = None,
+        parameters: Mapping[str, Any] | None = None,
     ) -> None:
         self.model = model
+        self.parameters = parameters
         self.messages = messages
         self.provider = provider
         self.tools = tools
@@ -151,6 +204,8 @@ class LlmCall(SyncAsyncContext[LlmCallHandle]):
                 )
             if self.tools:
                 attrs[A.TOOL_DEFINITIONS] = policy.json([as_dict(t) for t in self.tools])
+            if self.parameters:
+                attrs.update(parameter_attributes(self.parameters, policy))
             if self.attributes:
                 attrs.update(self.attributes)
         self._scope = SpanScope(f"{A.OP_CHAT} {self.model}", SpanKind.CLIENT, attrs)

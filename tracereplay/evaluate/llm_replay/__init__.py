@@ -1,0 +1,40 @@
+"""Offline replay: the agent's LLM calls answered from the recording (``--llm recorded``).
+
+- ``recording``: the recorded calls of a source run (and the runs nested under it), with what
+  they were asked (model, temperature, tools offered) and what they answered;
+- ``canonical``: one comparable form for a request of any API and for a recorded call's
+  messages, and the readable diff of prompt drift;
+- ``wire``: a recorded answer rebuilt as an OpenAI Chat Completions, OpenAI Responses or
+  Anthropic Messages response (JSON, or server-sent events when streamed);
+- ``interceptor``: ``RecordedLlm`` (matching, drift, errors of one case) and the httpx hook
+  that answers requests in a replay's context.
+"""
+
+from tracereplay.evaluate.llm_replay.interceptor import (
+    LLM_MATCHES,
+    LLM_MODES,
+    LlmMatch,
+    LlmMode,
+    OfflineRequestError,
+    RecordedLlm,
+    answering,
+    install,
+    live_llm,
+    llm_error_reason,
+)
+from tracereplay.evaluate.llm_replay.recording import RecordedCall, load_llm_recordings
+
+__all__ = [
+    "LLM_MATCHES",
+    "LLM_MODES",
+    "LlmMatch",
+    "LlmMode",
+    "OfflineRequestError",
+    "RecordedCall",
+    "RecordedLlm",
+    "answering",
+    "install",
+    "live_llm",
+    "llm_error_reason",
+    "load_llm_recordings",
+]

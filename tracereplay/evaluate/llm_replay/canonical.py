@@ -1,0 +1,325 @@
+"""One comparable form for an LLM request, whichever API asked it and however the recording
+stored it: a list of ``(kind, text)`` lines.
+
+Kinds: ``system``, ``user``, ``assistant`` (text), ``call`` (``name({json arguments})``),
+``result`` (a tool's result as the model saw it). The text parts of one message are one line;
+tool call ids, empty texts and reasoning items are left out; JSON (tool arguments, a result that
+is JSON) is written with sorted keys. The OpenAI Chat Completions and Responses requests, the
+Anthropic Messages request and the recorded GenAI messages (``[{"role", "parts"}]``) all come
+to this form, so a replay's request is compared with the recorded one line by line, and a
+difference shows as a readable diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Line = tuple[str, str]
+
+_ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant",
+          "model": "assistant", "ai": "assistant", "human": "user"}  # fmt: skip
+
+
+def canonical_json(value: Any) -> str:
+    """JSON text with sorted keys (a JSON string is decoded first: ``'{"a": 1}'`` and
+    ``{"a": 1}`` give the same text); other text is stripped. (The standard library's JSON:
+    integers of any size stay exact.)"""
+    if isinstance(value, (bytes, bytearray)):
+        value = value.decode(errors="replace")
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped[:1] not in ("{", "[", '"'):
+            return stripped
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            return stripped
+        if isinstance(value, str):
+            return value.strip()
+    try:
+        return json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+        )
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message content: a string, or the text parts of a list of parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content.strip()
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict):
+                kind = part.get("type")
+                if kind in (None, "text", "input_text", "output_text"):
+                    texts.append(str(part.get("text") or part.get("content") or ""))
+                elif kind in ("image_url", "input_image", "image"):
+                    texts.append("[image]")
+                elif kind in ("input_file", "file", "document"):
+                    texts.append("[file]")
+        return "\n".join(t.strip() for t in texts if t and t.strip())
+    if isinstance(content, dict):
+        return _text_of([content])
+    return str(content).strip()
+
+
+def _call(name: Any, arguments: Any) -> Line:
+    return ("call", f"{name}({canonical_json(arguments if arguments not in (None, '') else {})})")
+
+
+#: a tool result wrapped by a framework in a one-key object (``{"error": ...}`` on the wire
+#: where the instrumentation recorded the bare text; Google ADK's ``{"result": ...}``)
+_WRAPPER_KEYS = frozenset({"result", "error", "output", "content", "return_value"})
+
+
+def _result(value: Any) -> Line:
+    if isinstance(value, list) and all(isinstance(p, dict) for p in value):
+        text = _text_of(value)  # content parts (Anthropic tool_result blocks, Responses parts)
+        if text:
+            value = text
+    if isinstance(value, str) and value.strip()[:1] == "{":
+        try:
+            value = json.loads(value.strip())
+        except ValueError:
+            pass
+    if isinstance(value, dict) and len(value) == 1:
+        ((key, inner),) = value.items()
+        if key in _WRAPPER_KEYS:
+            value = inner
+    return ("result", canonical_json(value if value is not None else ""))
+
+
+class _Builder:
+    """Lines of one conversation; a message's text parts become one line."""
+
+    def __init__(self) -> None:
+        self.lines: list[Line] = []
+        self._pending: tuple[str, list[str]] | None = None
+
+    def text(self, role: str, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        if self._pending is not None and self._pending[0] == role:
+            self._pending[1].append(text)
+        else:
+            self.flush()
+            self._pending = (role, [text])
+
+    def add(self, line: Line) -> None:
+        self.flush()
+        self.lines.append(line)
+
+    def flush(self) -> None:
+        if self._pending is not None:
+            self.lines.append((self._pending[0], "\n".join(self._pending[1])))
+            self._pending = None
+
+    def done(self) -> list[Line]:
+        self.flush()
+        return self.lines
+
+
+def _role(value: Any) -> str:
+    return _ROLES.get(str(value or "user").lower(), str(value or "user").lower())
+
+
+# ---------------------------------------------------------------------- the wire formats
+def chat_lines(body: dict[str, Any]) -> list[Line]:
+    """An OpenAI Chat Completions request's messages."""
+    b = _Builder()
+    for m in body.get("messages") or []:
+        if not isinstance(m, dict):
+            continue
+        role = str(m.get("role") or "user")
+        if role in ("tool", "function"):
+            b.add(_result(m.get("content")))
+            continue
+        b.text(_role(role), _text_of(m.get("content")))
+        for call in m.get("tool_calls") or []:
+            fn = call.get("function") or {}
+            b.add(_call(fn.get("name"), fn.get("arguments")))
+        fc = m.get("function_call")
+        if isinstance(fc, dict):
+            b.add(_call(fc.get("name"), fc.get("arguments")))
+        b.flush()
+    return b.done()
+
+
+def responses_lines(body: dict[str, Any]) -> list[Line]:
+    """An OpenAI Responses API request's instructions and input items."""
+    b = _Builder()
+    if body.get("instructions"):
+        b.text("system", _text_of(body["instructions"]))
+        b.flush()
+    items = body.get("input")
+    if isinstance(items, str):
+        b.text("user", items)
+        return b.done()
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "function_call":
+            b.add(_call(item.get("name"), item.get("arguments")))
+        elif kind == "function_call_output":
+            b.add(_result(item.get("output")))
+        elif kind in (None, "message") and "role" in item:
+            b.text(_role(item["role"]), _text_of(item.get("content")))
+            b.flush()
+        # reasoning items, web search calls...: not part of the conversation compared
+    return b.done()
+
+
+def anthropic_lines(body: dict[str, Any]) -> list[Line]:
+    """An Anthropic Messages request's system prompt and messages."""
+    b = _Builder()
+    system = body.get("system")
+    if system:
+        b.text("system", _text_of(system))
+        b.flush()
+    for m in body.get("messages") or []:
+        if not isinstance(m, dict):
+            continue
+        role = _role(m.get("role"))
+        content = m.get("content")
+        if isinstance(content, str):
+            b.text(role, content)
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                b.text(role, str(block.get("text") or ""))
+            elif kind == "tool_use":
+                b.add(_call(block.get("name"), block.get("input")))
+            elif kind == "tool_result":
+                b.add(_result(block.get("content")))
+            elif kind in ("image", "document"):
+                b.text(role, f"[{kind}]")
+        b.flush()
+    return b.done()
+
+
+# ---------------------------------------------------------------------- the recording
+def recorded_lines(messages: Iterable[dict[str, Any]]) -> list[Line]:
+    """Recorded GenAI messages (``[{"role", "parts": [{"type", ...}]}]``)."""
+    b = _Builder()
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        role = str(m.get("role") or "user")
+        for part in m.get("parts") or []:
+            if not isinstance(part, dict):
+                continue
+            kind = part.get("type")
+            if kind == "text":
+                text = _text_of(part.get("content"))
+                if role == "tool":
+                    b.add(_result(text))
+                else:
+                    b.text(_role(role), text)
+            elif kind == "tool_call":
+                b.add(_call(part.get("name"), part.get("arguments")))
+            elif kind == "tool_call_response":
+                b.add(_result(part.get("response", part.get("result"))))
+            elif kind in ("blob", "uri", "file", "image"):
+                b.text(
+                    _role(role),
+                    "[image]" if "image" in str(part.get("mime_type") or kind) else "[file]",
+                )
+        b.flush()
+    return b.done()
+
+
+# ---------------------------------------------------------------------- comparing
+def same_model(asked: str, recorded: str) -> bool:
+    """Whether two model names name the same model: equal once a ``provider/`` prefix is
+    dropped, or one is the other with a version suffix (``gpt-4o-mini-2024-07-18``)."""
+    a = asked.rsplit("/", 1)[-1].strip().lower()
+    r = recorded.rsplit("/", 1)[-1].strip().lower()
+    if not a or not r or a == r:
+        return True
+    short, long = sorted((a, r), key=len)
+    return long.startswith(short + "-") and _VERSION.match(long[len(short) + 1 :]) is not None
+
+
+#: what a provider appends to a model name for a snapshot: a date, a number, "latest"
+_VERSION = re.compile(r"^(?:\d[\d-]*|latest)$")
+
+
+def render(line: Line, limit: int = 240) -> str:
+    kind, text = line
+    flat = text.replace("\n", "\\n")
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return f"{kind}: {flat}"
+
+
+def messages_diff(recorded: Sequence[Line], asked: Sequence[Line], max_lines: int = 40) -> str:
+    """A unified diff of the messages, recorded -> replay (at most ``max_lines`` lines)."""
+    lines = list(
+        difflib.unified_diff(
+            [render(x) for x in recorded],
+            [render(x) for x in asked],
+            fromfile="recorded",
+            tofile="replay",
+            n=1,
+            lineterm="",
+        )
+    )
+    if len(lines) > max_lines:
+        lines = lines[:max_lines] + [f"... ({len(lines) - max_lines} more diff lines)"]
+    return "\n".join(lines)
+
+
+@dataclass
+class Request:
+    """An LLM request as replay compares it."""
+
+    api: str  # "chat", "responses", "anthropic"
+    body: dict[str, Any]
+    lines: list[Line]
+    model: str
+    temperature: float | None
+    tools: list[tuple[str, str]]  # (name, description)
+    stream: bool
+
+
+def tools_of(api: str, body: dict[str, Any]) -> list[tuple[str, str]]:
+    out = []
+    for tool in body.get("tools") or []:
+        if not isinstance(tool, dict):
+            continue
+        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        name = fn.get("name")
+        if isinstance(name, str) and name:
+            out.append((name, str(fn.get("description") or "")))
+    return out
+
+
+def parse_request(api: str, body: dict[str, Any]) -> Request:
+    lines = {"chat": chat_lines, "responses": responses_lines, "anthropic": anthropic_lines}[api](
+        body
+    )
+    temperature = body.get("temperature")
+    return Request(
+        api=api,
+        body=body,
+        lines=lines,
+        model=str(body.get("model") or ""),
+        temperature=float(temperature) if isinstance(temperature, (int, float)) else None,
+        tools=tools_of(api, body),
+        stream=bool(body.get("stream")),
+    )

@@ -1,0 +1,423 @@
+"""Answering an agent's LLM requests from the recording, at the HTTP layer.
+
+The OpenAI and Anthropic Python clients, and every OpenAI-compatible client built on httpx
+(pydantic-ai, the OpenAI Agents SDK, langchain-openai, strands' ``OpenAIModel``, litellm's
+OpenAI provider...), send their requests through ``httpx.Client.send`` /
+``httpx.AsyncClient.send`` (``httpx2`` for the newest OpenAI client). ``install()`` wraps both
+(once per process); the wrapper does nothing unless the current context carries a replay's
+``RecordedLlm`` (``answering(...)``, a ``ContextVar``: the attempt's thread or task and what it
+starts). Then nothing goes to the network:
+
+- ``POST .../chat/completions``, ``.../responses`` (OpenAI) and ``.../messages`` (Anthropic) are
+  answered with the recorded response of the matching call, in that API's wire format, as
+  server-sent events when the request asked ``"stream": true``;
+- any other request fails loudly (unless ``--live-tools``: a tool that runs for real may call
+  its own services);
+- a request nothing answers gets an HTTP 400 whose message names the round and the reason (with
+  ``x-should-retry: false``: the client does not retry it), and the case is an ERROR.
+
+While an offline replay runs, an LLM request made outside any replay's context (a thread that
+does not carry the context) is refused too; ``live_llm()`` marks code that may call a model
+for real meanwhile (an LLM judge scoring the case).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import threading
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from datetime import timedelta
+from typing import Any, Literal
+
+import orjson
+
+from tracereplay.evaluate.llm_replay.canonical import (
+    Line,
+    Request,
+    messages_diff,
+    parse_request,
+    recorded_lines,
+    render,
+    same_model,
+)
+from tracereplay.evaluate.llm_replay.recording import RecordedCall, provider_message
+from tracereplay.evaluate.llm_replay.wire import error_body, recorded_response
+from tracereplay.evaluate.outcomes import LlmReport, PromptDrift
+
+LlmMode = Literal["live", "recorded"]
+LLM_MODES: tuple[str, ...] = ("live", "recorded")
+LlmMatch = Literal["order", "strict"]
+LLM_MATCHES: tuple[str, ...] = ("order", "strict")
+
+CAPTURE_HINT = "turn message capture on: see docs/instrumenting.md, 'Recording for offline replay'"
+
+
+class OfflineRequestError(RuntimeError):
+    """A request that is not an LLM call, made during an offline replay (``--llm recorded``)."""
+
+
+class RecordedLlm:
+    """The LLM of one replayed case: answers requests from ``calls`` and keeps the report."""
+
+    def __init__(
+        self,
+        calls: Sequence[RecordedCall],
+        match: LlmMatch = "order",
+        *,
+        has_recording: bool = True,
+        live_tools: bool = False,
+    ) -> None:
+        if match not in LLM_MATCHES:
+            raise ValueError(f"LLM match must be order or strict, not {match!r}")
+        self.calls = list(calls)
+        self.match: LlmMatch = match
+        self.has_recording = has_recording
+        self.live_tools = live_tools
+        self._lines: list[list[Line]] = [recorded_lines(c.input_messages) for c in self.calls]
+        self._used = [False] * len(self.calls)
+        self._lock = threading.Lock()
+        self._count = 0
+        self._answered = 0
+        self._drift: list[PromptDrift] = []
+        self._errors: list[str] = []
+        self._unchecked: list[int] = []
+        self._last_failure: tuple[Any, tuple[int, bytes, str]] | None = None
+
+    # ------------------------------------------------------------------ answering
+    def answer(self, api: str, body: dict[str, Any]) -> tuple[int, bytes, str]:
+        """(HTTP status, body, content type) for one request of ``api``."""
+        request = parse_request(api, body)
+        key = (api, request.lines, request.model)
+        with self._lock:
+            if self._last_failure is not None and self._last_failure[0] == key:
+                return self._last_failure[1]  # a retry of a call the recording says failed
+            self._count += 1
+            n = self._count
+            if not self.has_recording:
+                return self._fail(
+                    api,
+                    f"LLM call {n} has no recording to answer it: the case has no source run "
+                    "(--llm recorded replays recorded cases only)",
+                )
+            free = [i for i, used in enumerate(self._used) if not used]
+            if not free:
+                made = sum(1 for c in self.calls if not c.nested)
+                return self._fail(
+                    api,
+                    f"LLM call {n}: the replay asked more LLM calls than were recorded "
+                    f"(the source run made {made})",
+                )
+            exact = next((i for i in free if self._same(i, request)), None)
+            chosen = exact if exact is not None else self._closest(free, request)
+            call = self.calls[chosen]
+            if call.error is None and not call.has_output:
+                return self._fail(
+                    api,
+                    f"LLM call {n}: the recorded LLM call it matches ({call.label()}) has no "
+                    "output messages: the source run was recorded without message content "
+                    f"({CAPTURE_HINT})",
+                )
+            if exact is None:
+                drift = self._drift_of(n, chosen, request)
+                if drift is None:
+                    self._unchecked.append(n)
+                    if self.match == "strict" and call.error is None:
+                        return self._fail(
+                            api,
+                            f"LLM call {n}: the recorded LLM call ({call.label()}) has no input "
+                            f"messages to check it against (--llm-match strict; {CAPTURE_HINT})",
+                        )
+                else:
+                    drift.answered = self.match == "order"
+                    self._drift.append(drift)
+                    if self.match == "strict":
+                        return self._fail(
+                            api,
+                            f"LLM call {n}: prompt drift from the recorded {call.label()} "
+                            f"({'; '.join(drift.differences[:2])}) (--llm-match strict)",
+                        )
+            self._used[chosen] = True
+            self._answered += 1
+            if call.error is not None:
+                status = (
+                    call.error_status if call.error_status and call.error_status >= 400 else 500
+                )
+                kind = "server_error" if status >= 500 else "invalid_request_error"
+                message = provider_message(call.error)
+                result = (status, error_body(api, message, kind), "application/json")
+                self._last_failure = (key, result)
+                return result
+            self._last_failure = None
+        content, content_type = recorded_response(api, call, n, body)
+        return 200, content, content_type
+
+    def refuse(self, method: str, url: str) -> str:
+        """Record a non-LLM request made during the replay; the message to raise."""
+        message = (
+            f"the agent sent {method} {url} during an offline replay (--llm recorded answers "
+            "LLM API calls only; pass --live-tools when its tools call their own services)"
+        )
+        with self._lock:
+            self._errors.append(message)
+        return message
+
+    def _fail(self, api: str, message: str) -> tuple[int, bytes, str]:
+        self._errors.append(message)
+        return (
+            400,
+            error_body(api, f"tracereplay: {message}", "tracereplay_replay_error"),
+            ("application/json"),
+        )
+
+    # ------------------------------------------------------------------ matching
+    def _same(self, index: int, request: Request) -> bool:
+        lines = self._lines[index]
+        return bool(lines) and lines == request.lines and not self._field_drift(index, request)
+
+    def _closest(self, free: list[int], request: Request) -> int:
+        """The next unused call in order, preferring one asked by the same agent (same system
+        prompt and tools)."""
+        system = next((t for k, t in request.lines if k == "system"), None)
+        names = sorted(n for n, _ in request.tools)
+        for i in free:
+            call = self.calls[i]
+            rec_system = next((t for k, t in self._lines[i] if k == "system"), None)
+            rec_names = sorted(t.name for t in call.tools) if call.tools is not None else names
+            if rec_system == system and rec_names == names and self._lines[i]:
+                return i
+        return free[0]
+
+    def _field_drift(self, index: int, request: Request) -> list[tuple[str, str]]:
+        """(field, description) of every request setting that differs from the recorded one."""
+        call = self.calls[index]
+        out: list[tuple[str, str]] = []
+        if (
+            request.model
+            and call.request_model
+            and not same_model(request.model, call.request_model)
+        ):
+            out.append(("model", f"model: recorded {call.request_model}, replay {request.model}"))
+        if call.temperature is not None:
+            asked = request.temperature
+            if asked is None or abs(asked - call.temperature) > 1e-9:
+                shown = "not set" if asked is None else f"{asked:g}"
+                out.append(
+                    ("temperature", f"temperature: recorded {call.temperature:g}, replay {shown}")
+                )
+        if call.tools is not None and (call.tools or request.tools):
+            recorded = {t.name: t.description for t in call.tools}
+            asked_tools = dict(request.tools)
+            added = sorted(set(asked_tools) - set(recorded))
+            removed = sorted(set(recorded) - set(asked_tools))
+            changed = sorted(
+                n
+                for n in set(recorded) & set(asked_tools)
+                if recorded[n] and asked_tools[n] and recorded[n].strip() != asked_tools[n].strip()
+            )
+            if added or removed or changed:
+                parts = [f"+{n}" for n in added] + [f"-{n}" for n in removed]
+                parts += [f"~{n} (description)" for n in changed]
+                out.append(("tools", "tools offered: " + ", ".join(parts)))
+        return out
+
+    def _drift_of(self, n: int, index: int, request: Request) -> PromptDrift | None:
+        call = self.calls[index]
+        recorded = self._lines[index]
+        if not recorded:
+            return None
+        fields: list[str] = []
+        differences: list[str] = []
+        diff = ""
+        if recorded != request.lines:
+            fields.append("messages")
+            diff = messages_diff(recorded, request.lines)
+            differences.append(_first_difference(recorded, request.lines))
+        for name, text in self._field_drift(index, request):
+            fields.append(name)
+            differences.append(text)
+        return PromptDrift(
+            round=n,
+            recorded_round=call.round,
+            recorded_run_id=call.run_id,
+            fields=fields,
+            differences=differences,
+            diff=diff,
+            answered=True,
+        )
+
+    # ------------------------------------------------------------------ the report
+    def report(self) -> LlmReport:
+        with self._lock:
+            return LlmReport(
+                llm_match=self.match,
+                recorded=len(self.calls),
+                answered=self._answered,
+                drift=list(self._drift),
+                errors=list(self._errors),
+                unused=[
+                    c.round for i, c in enumerate(self.calls) if not self._used[i] and not c.nested
+                ],
+                unchecked=list(self._unchecked),
+            )
+
+
+def _first_difference(recorded: list[Line], asked: list[Line]) -> str:
+    """One line saying where the messages first differ."""
+    for i, (a, b) in enumerate(zip(recorded, asked)):
+        if a != b:
+            return f"messages: message {i + 1} differs: recorded {render(a, 80)!r}, replay {render(b, 80)!r}"
+    if len(asked) > len(recorded):
+        return f"messages: the replay sends {len(asked) - len(recorded)} more: {render(asked[len(recorded)], 80)!r}"
+    return f"messages: the replay sends {len(recorded) - len(asked)} fewer (recorded {render(recorded[len(asked)], 80)!r})"
+
+
+def llm_error_reason(report: LlmReport | None) -> str | None:
+    """The case's ERROR reason when an LLM call got no answer (None otherwise)."""
+    if report is None or not report.errors:
+        return None
+    text = report.errors[0]
+    if len(report.errors) > 1:
+        text += f" (and {len(report.errors) - 1} more LLM error(s))"
+    return text
+
+
+# ---------------------------------------------------------------------- the HTTP layer
+class _Live:
+    __slots__ = ()
+
+
+LIVE = _Live()
+_current: ContextVar[RecordedLlm | _Live | None] = ContextVar(
+    "tracereplay_recorded_llm", default=None
+)
+_state_lock = threading.Lock()
+_offline = 0  # replays answering from the recording right now
+_installed: set[str] = set()
+
+
+@contextlib.contextmanager
+def answering(recorded: RecordedLlm) -> Iterator[RecordedLlm]:
+    """Answer the LLM requests of this context (and what it starts) from ``recorded``."""
+    global _offline
+    install()
+    with _state_lock:
+        _offline += 1
+    token = _current.set(recorded)
+    try:
+        yield recorded
+    finally:
+        _current.reset(token)
+        with _state_lock:
+            _offline -= 1
+
+
+@contextlib.contextmanager
+def live_llm() -> Iterator[None]:
+    """Let this context's LLM requests reach the network (an LLM judge during a replay)."""
+    token = _current.set(LIVE)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+def endpoint(method: str, path: str) -> str | None:
+    """Which API a request calls: "chat", "responses", "anthropic", or None (not an LLM call)."""
+    if method.upper() != "POST":
+        return None
+    path = path.rstrip("/")
+    if path.endswith("/chat/completions"):
+        return "chat"
+    if path.endswith("/responses"):
+        return "responses"
+    if path.endswith("/messages") and "/threads/" not in path:
+        return "anthropic"
+    return None
+
+
+_STRAY = (
+    "an LLM request ({method} {url}) was made outside the replay's context while an offline "
+    "replay runs (--llm recorded): it is refused, not sent (a thread started without the "
+    "caller's context? use contextvars.copy_context())"
+)
+
+
+def _target(request: Any) -> RecordedLlm | _Live | None:
+    """What answers ``request``: a replay's recording, LIVE (send it), or None (send it)."""
+    current = _current.get()
+    if current is None and _offline and endpoint(request.method, request.url.path):
+        raise OfflineRequestError(_STRAY.format(method=request.method, url=request.url))
+    return current
+
+
+def _respond(module: Any, recorded: RecordedLlm, request: Any, content: bytes) -> Any:
+    api = endpoint(request.method, request.url.path)
+    assert api is not None
+    try:
+        body = orjson.loads(content or b"{}")
+    except orjson.JSONDecodeError:
+        body = None
+    if not isinstance(body, dict):
+        status, data, ctype = recorded._fail(api, "an LLM request whose body is not a JSON object")
+    else:
+        status, data, ctype = recorded.answer(api, body)
+    response = module.Response(
+        status,
+        headers={
+            "content-type": ctype,
+            "x-should-retry": "false",
+            "x-tracereplay": "recorded",
+        },
+        content=data,
+        request=request,
+    )
+    with contextlib.suppress(Exception):
+        response.elapsed = timedelta(0)
+    return response
+
+
+def _patch(module: Any) -> None:
+    client, aclient = module.Client, module.AsyncClient
+    send, asend = client.send, aclient.send
+
+    def patched_send(self: Any, request: Any, **kwargs: Any) -> Any:
+        target = _target(request)
+        if not isinstance(target, RecordedLlm):
+            return send(self, request, **kwargs)
+        if endpoint(request.method, request.url.path) is None:
+            if target.live_tools:
+                return send(self, request, **kwargs)
+            raise OfflineRequestError(target.refuse(request.method, str(request.url)))
+        return _respond(module, target, request, request.read())
+
+    async def patched_asend(self: Any, request: Any, **kwargs: Any) -> Any:
+        target = _target(request)
+        if not isinstance(target, RecordedLlm):
+            return await asend(self, request, **kwargs)
+        if endpoint(request.method, request.url.path) is None:
+            if target.live_tools:
+                return await asend(self, request, **kwargs)
+            raise OfflineRequestError(target.refuse(request.method, str(request.url)))
+        return _respond(module, target, request, await request.aread())
+
+    patched_send.__wrapped__ = send  # type: ignore[attr-defined]
+    patched_asend.__wrapped__ = asend  # type: ignore[attr-defined]
+    client.send = patched_send
+    aclient.send = patched_asend
+
+
+def install() -> None:
+    """Wrap ``send`` of httpx's and httpx2's clients (once per process; a no-op outside a
+    replay's context)."""
+    with _state_lock:
+        for name in ("httpx", "httpx2"):
+            if name in _installed:
+                continue
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+            _patch(module)
+            _installed.add(name)
