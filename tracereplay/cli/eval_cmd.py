@@ -18,7 +18,7 @@ from tracereplay.models import Status
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
-    from tracereplay.evaluate.outcomes import CaseReport
+    from tracereplay.evaluate.outcomes import CaseReport, LlmReport
 
 STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
 #: suites up to this size list every case; bigger ones list the cases that did not pass
@@ -28,6 +28,21 @@ TABLE_ALL_UP_TO = 200
 class ToolMatchOption(str, Enum):
     strict = "strict"
     fifo = "fifo"
+
+
+class LlmOption(str, Enum):
+    live = "live"
+    recorded = "recorded"
+
+
+class LlmMatchOption(str, Enum):
+    order = "order"
+    strict = "strict"
+
+
+class ResultFormat(str, Enum):
+    agenticassure_json = "agenticassure-json"
+    testing_api_json = "testing-api-json"
 
 
 def eval_command(
@@ -57,22 +72,55 @@ def eval_command(
             "hand-written cases), instead of making the case an ERROR.",
         ),
     ] = False,
+    llm: Annotated[
+        Optional[LlmOption],
+        typer.Option(
+            "--llm",
+            help="Replay: live (default) calls the agent's model; recorded answers every LLM "
+            "call from the recording (no network, no API key; OpenAI and Anthropic clients and "
+            "OpenAI-compatible clients on httpx).",
+            show_default=False,
+        ),
+    ] = None,
+    llm_match: Annotated[
+        Optional[LlmMatchOption],
+        typer.Option(
+            "--llm-match",
+            help="With --llm recorded: order (default) answers LLM calls in order and reports "
+            "prompt drift; strict makes a request that differs from the recorded one an ERROR.",
+            show_default=False,
+        ),
+    ] = None,
     concurrency: Annotated[
         int, typer.Option(min=1, help="Cases run at the same time (threads).")
     ] = 4,
     timeout: Annotated[
-        float,
+        Optional[float],
         typer.Option(
             min=0.0,
-            help="Seconds one attempt of a case may take before it is an ERROR (0: no limit).",
+            help="Seconds one attempt of a case may take before it is an ERROR (0: no limit). "
+            "Default: the suite's eval_defaults, else 60.",
+            show_default=False,
         ),
-    ] = 60.0,
+    ] = None,
     retries: Annotated[
-        int, typer.Option(min=0, help="Run a case again this many times when it is an ERROR.")
-    ] = 0,
+        Optional[int],
+        typer.Option(
+            min=0,
+            help="Run a case again this many times when it is an ERROR. Default: the suite's "
+            "eval_defaults, else 0.",
+            show_default=False,
+        ),
+    ] = None,
     fail_fast: Annotated[
-        bool, typer.Option("--fail-fast", help="Stop starting cases after the first that fails.")
-    ] = False,
+        Optional[bool],
+        typer.Option(
+            "--fail-fast/--no-fail-fast",
+            help="Stop starting cases after the first that fails. Default: the suite's "
+            "eval_defaults, else no.",
+            show_default=False,
+        ),
+    ] = None,
     repeat: Annotated[
         int,
         typer.Option(min=1, help="Run every case N times; it passes only if every time passes."),
@@ -104,6 +152,25 @@ def eval_command(
         Optional[Path],
         typer.Option("--junit", help="Also write JUnit XML (for CI) to this file."),
     ] = None,
+    result_format: Annotated[
+        Optional[ResultFormat],
+        typer.Option(
+            "--format",
+            help="Write the results in another tool's shape: agenticassure-json (its RunResult) "
+            "or testing-api-json (a list of EvaluationResults); to stdout instead of the table, "
+            "or to --output.",
+            show_default=False,
+        ),
+    ] = None,
+    output: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--output",
+            "-o",
+            help="With --format: write there (the table still shows).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Evaluate a suite: score every case and store the results (eval_runs, case_results).
 
@@ -114,15 +181,30 @@ def eval_command(
       tracereplay eval weather                       # recorded mode: score what the runs did
       tracereplay eval weather --agent weather_agent:answer --concurrency 8
       tracereplay eval weather --agent my_agent:run --tool-match fifo --junit report.xml
+      tracereplay eval weather --agent my_agent:run --llm recorded   # offline: no API key
     """
     if agent is None and (tool_match is not None or live_tools):
         raise BadParameterError("--tool-match and --live-tools apply to replay: add --agent")
+    if agent is None and (llm is not None or llm_match is not None):
+        raise BadParameterError("--llm and --llm-match apply to replay: add --agent")
+    if llm_match is not None and llm is not LlmOption.recorded:
+        raise BadParameterError("--llm-match applies to --llm recorded")
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
     from tracereplay.evaluate.junit import write_junit
     from tracereplay.evaluate.runner import RunnerOptions
 
+    if output is not None and result_format is None:
+        raise BadParameterError("--output applies to --format")
+    if timeout is None or retries is None or fail_fast is None:
+        from tracereplay.evaluate.foreign_formats import load_eval_defaults
+
+        defaults = load_eval_defaults(db_path(), suite)
+        timeout = defaults.timeout if timeout is None else timeout
+        retries = defaults.retries if retries is None else retries
+        fail_fast = defaults.fail_fast if fail_fast is None else fail_fast
+    timeout = 60.0 if timeout is None else timeout
     settings = EvalSettings(
         suite=suite,
         db=db_path(),
@@ -132,16 +214,21 @@ def eval_command(
         runner=RunnerOptions(
             concurrency=concurrency,
             timeout_s=timeout or None,
-            retries=retries,
-            fail_fast=fail_fast,
+            retries=retries or 0,
+            fail_fast=bool(fail_fast),
             repeat=repeat,
         ),
         tags=tuple(tag or ()),
         case_ids=tuple(case or ()),
         check_modules=tuple(checks or ()),
         label=label,
+        llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
+        llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
     )
     outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
+    if result_format is not None and write_format(outcome, result_format.value, output):
+        _write_files(outcome, json_file, junit_file)  # stdout holds the document: no table
+        raise typer.Exit(130 if outcome.runner.interrupted else outcome.exit_code)
     total = len(outcome.reports)
     # a big suite: list the cases that need attention (the others are not even built)
     shown = list(outcome.reports) if total <= TABLE_ALL_UP_TO else outcome.not_passed()
@@ -213,6 +300,7 @@ def print_problems(reports: Sequence[CaseReport]) -> None:
                 notes.append(f"{len(run.replay.unused)} recorded call(s) never made: {names}")
             if run.replay.live_calls:
                 notes.append(f"{run.replay.live_calls} tool call(s) ran live")
+            notes += llm_notes(run.replay.llm)
             break  # the first repetition is representative
         if status == "PASSED" and not notes:
             continue
@@ -223,6 +311,23 @@ def print_problems(reports: Sequence[CaseReport]) -> None:
         console.print(head)
         for note in notes:
             console.print(Text(f"       {note}", style="dim"))
+
+
+def llm_notes(report: LlmReport | None) -> list[str]:
+    """``--llm recorded``: the prompt drift of a replay (with the messages' diff), and the
+    recorded LLM calls it never asked."""
+    if report is None:
+        return []
+    notes = []
+    for d in report.drift[:3]:
+        notes.append(f"prompt drift: LLM call {d.round}: " + "; ".join(d.differences[:3]))
+        notes += ["  " + line for line in d.diff.splitlines()[:12]]
+    if len(report.drift) > 3:
+        notes.append(f"prompt drift in {len(report.drift) - 3} more LLM call(s) (see --json)")
+    if report.unused:
+        rounds = ", ".join(str(r) for r in report.unused[:5])
+        notes.append(f"{len(report.unused)} recorded LLM call(s) never asked: round {rounds}")
+    return notes
 
 
 def print_summary(outcome: EvalOutcome) -> None:
@@ -285,6 +390,29 @@ def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
             }
         )
     return {"eval_run": outcome.record.to_dict(), "cases": cases}
+
+
+def _write_files(outcome: EvalOutcome, json_file: Path | None, junit_file: Path | None) -> None:
+    from tracereplay.evaluate.junit import write_junit
+
+    if json_file is not None:
+        write_json(json_file, outcome)
+    if junit_file is not None:
+        write_junit(junit_file, outcome.record, outcome.reports)
+
+
+def write_format(outcome: EvalOutcome, fmt: str, output: Path | None) -> bool:
+    """``--format``: the results in another tool's shape, to ``output`` or else to stdout
+    (True: stdout, so the table is left out)."""
+    from tracereplay.evaluate.foreign_formats import format_results
+
+    data = orjson.dumps(format_results(outcome, fmt), option=orjson.OPT_INDENT_2) + b"\n"
+    if output is None or str(output) == "-":
+        typer.get_binary_stream("stdout").write(data)
+        return True
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_bytes(data)
+    return False
 
 
 def write_json(path: Path, outcome: EvalOutcome) -> None:

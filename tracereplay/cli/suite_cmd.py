@@ -227,12 +227,36 @@ def suite_export(
 
 @suite_app.command("import")
 def suite_import(
-    file: Annotated[Path, typer.Argument(help="YAML or JSON suite file ('-' for stdin).")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Suite file ('-' for stdin): tracereplay's YAML or JSON, an AgenticAssure "
+            "suite, a testing-api TestSet, a JSON list of Tracon EvalCases or of ffai "
+            "AgentResults (those become runs of kind imported). See docs/migrating.md."
+        ),
+    ],
     dry_run: Annotated[
         bool,
         typer.Option("--dry-run", help="Check the file and say what would change; change nothing."),
     ] = False,
     checks_module: ChecksModules = None,
+    metric: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--metric",
+            help="testing-api: the MetricConfiguration (JSON) that becomes the suite's check.",
+            show_default=False,
+        ),
+    ] = None,
+    name: Annotated[
+        Optional[str],
+        typer.Option(
+            "--name",
+            help="Another tool's file: the suite's name (default: the name in the file, else "
+            "the file's name).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Create or update a suite from a file: afterwards the stored suite is what the file says.
 
@@ -241,17 +265,28 @@ def suite_import(
     """
     from tracereplay.ingest import open_store
     from tracereplay.promote.checks import load_check_modules
-    from tracereplay.promote.suite_file import detect_format, load_suite
-    from tracereplay.promote.suite_import import import_suite
+    from tracereplay.promote.suite_import import import_runs, import_suite, read_import_file
 
     load_check_modules(checks_module or [])
     text = _read_text(file)
     source = "<stdin>" if str(file) == "-" else str(file)
-    parsed = _report(lambda: load_suite(text, detect_format(source, text), source))
+    metric_text = _read_text(metric) if metric is not None else None
+    found = _report(
+        lambda: read_import_file(
+            text, source, name=name, metric_text=metric_text, metric_source=str(metric)
+        )
+    )
+    for note in found.notes:
+        typer.echo(f"note: {note}", err=True)
     with open_store(db_path()) as store:
+        if found.parsed is None:
+            typer.echo(_report(lambda: import_runs(store, found.runs, dry_run=dry_run)))
+            return
+        parsed = found.parsed
         plan = _report(lambda: import_suite(store, parsed, source, dry_run=dry_run))
     prefix = "would be: " if dry_run else ""
-    typer.echo(prefix + plan.summary())
+    origin = "" if found.format == "tracereplay" else f" (from {found.format})"
+    typer.echo(prefix + plan.summary() + origin)
 
 
 @suite_app.command("rm")

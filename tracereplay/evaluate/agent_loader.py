@@ -6,6 +6,11 @@ agent): an object a framework adapter accepts (``tracereplay.evaluate.frameworks
 way its framework runs it, on the case's query, its tools intercepted there. The callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it does
 not declare is left out (``**kwargs`` takes both), so ``fn(query)`` is enough for a simple agent.
 It may be ``async``, and returns the response text or an ``AgentResult``.
+
+An AgenticAssure adapter is accepted as it is: a class (instantiated without arguments, as
+``agenticassure run --adapter`` does) or an object with ``run(input, context=None)`` returning an
+AgenticAssure ``AgentResult`` (``output``, ``tool_calls`` of ``name``/``arguments``/``result``);
+``from_agenticassure`` maps that onto tracereplay's ``AgentResult`` field by field.
 """
 
 from __future__ import annotations
@@ -21,9 +26,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tracereplay.errors import TraceReplayError
+from tracereplay.errors import TraceReplayError, one_line
 from tracereplay.evaluate.frameworks import FrameworkAgent, framework_agent
-from tracereplay.models import AgentResult, Document
+from tracereplay.models import AgentResult, Document, ToolCallRecord
 
 
 class AgentLoadError(TraceReplayError):
@@ -105,12 +110,12 @@ def load_agent(spec: str) -> AgentCallable:
                 "or on PYTHONPATH"
             ) from None
         raise AgentLoadError(
-            f"--agent '{spec}': importing {module_name} failed: {_one_line(exc)}"
+            f"--agent '{spec}': importing {module_name} failed: {one_line(exc)}"
         ) from None
     except Exception as exc:  # the user's module raised while importing
         raise AgentLoadError(
             f"--agent '{spec}': importing {module_name} failed: "
-            f"{type(exc).__name__}: {_one_line(exc)}"
+            f"{type(exc).__name__}: {one_line(exc)}"
         ) from None
     target: Any = module
     for part in attr_path.split("."):
@@ -118,10 +123,19 @@ def load_agent(spec: str) -> AgentCallable:
             target = getattr(target, part)
         except AttributeError:
             raise AgentLoadError(f"--agent '{spec}': {module_name} has no '{attr_path}'") from None
+    if inspect.isclass(target) and callable(getattr(target, "run", None)):
+        try:
+            target = target()  # an AgenticAssure adapter class: built as `agenticassure run` does
+        except Exception as exc:
+            raise AgentLoadError(
+                f"--agent '{spec}': {attr_path}() failed: {type(exc).__name__}: {one_line(exc)}"
+            ) from None
     if not inspect.isroutine(target) and not inspect.isclass(target):
         adapter = framework_agent(target, spec)
         if adapter is not None:
             return AgentCallable(spec, adapter.arun, True, False, False, framework=adapter)
+        if callable(getattr(target, "run", None)):
+            return adapter_agent(spec, target)
     if not callable(target):
         raise AgentLoadError(
             f"--agent '{spec}': {attr_path} is a {type(target).__name__}, not a callable "
@@ -166,12 +180,116 @@ def _is_async(fn: Callable[..., Any]) -> bool:
     )
 
 
+def adapter_agent(spec: str, adapter: Any) -> AgentCallable:
+    """An AgenticAssure adapter (``run(input, context=None) -> AgentResult``) as the agent.
+
+    ``context`` is ``None`` (what ``agenticassure run`` passes) unless the case has documents
+    or parameters: then ``{"documents": [{"name", "content"}], "parameters": {...}}`` with the
+    keys that have something. The result is mapped by ``from_agenticassure``.
+    """
+    run = adapter.run
+
+    def adapter_context(
+        context: Sequence[Document] = (), parameters: Mapping[str, str] | None = None
+    ) -> dict[str, Any] | None:
+        out: dict[str, Any] = {}
+        if context:
+            out["documents"] = [d.to_dict() for d in context]
+        if parameters:
+            out["parameters"] = dict(parameters)
+        return out or None
+
+    if _is_async(run):
+
+        async def call_async(
+            query: str,
+            context: Sequence[Document] = (),
+            parameters: Mapping[str, str] | None = None,
+        ) -> AgentResult:
+            return from_agenticassure(
+                await run(query, context=adapter_context(context, parameters))
+            )
+
+        return AgentCallable(spec, call_async, True, True, True)
+
+    def call(
+        query: str, context: Sequence[Document] = (), parameters: Mapping[str, str] | None = None
+    ) -> Any:
+        out = run(query, context=adapter_context(context, parameters))
+        if inspect.isawaitable(out):
+            return _mapped(out)
+        return from_agenticassure(out)
+
+    return AgentCallable(spec, call, False, True, True)
+
+
+async def _mapped(value: Awaitable[Any]) -> AgentResult:
+    return from_agenticassure(await value)
+
+
+def is_agenticassure_result(value: Any) -> bool:
+    """An AgenticAssure ``AgentResult`` (or an object or dict of its shape)."""
+    if isinstance(value, Mapping):
+        return "output" in value and "response" not in value
+    return hasattr(value, "output") and hasattr(value, "tool_calls")
+
+
+def from_agenticassure(value: Any) -> AgentResult:
+    """An AgenticAssure ``AgentResult`` as tracereplay's, field by field: ``output`` ->
+    ``response``; each of ``tool_calls`` -> a ``ToolCallRecord`` (``name`` -> ``tool_name``,
+    ``arguments``, ``result`` as text: a string as it is, ``None`` as ``""``, anything else as
+    JSON), all in round 1 (AgenticAssure has no rounds). ``latency_ms`` and ``token_usage``
+    have no field there: tracereplay measures the time itself, and tokens come from the LLM
+    spans of an instrumented agent. A value of another shape goes to ``to_agent_result``."""
+    if not is_agenticassure_result(value):
+        return to_agent_result(value)
+    get = value.get if isinstance(value, Mapping) else lambda k, d=None: getattr(value, k, d)
+    output = get("output")
+    if not isinstance(output, str):
+        raise AgentResultError(
+            f"the adapter returned an AgentResult whose output is {type(output).__name__}, not str"
+        )
+    calls: list[ToolCallRecord] = []
+    for i, tc in enumerate(get("tool_calls") or []):
+        tget = tc.get if isinstance(tc, Mapping) else lambda k, d=None, tc=tc: getattr(tc, k, d)
+        name, arguments = tget("name"), tget("arguments") or {}
+        if not isinstance(name, str) or not isinstance(arguments, Mapping):
+            raise AgentResultError(
+                f"the adapter returned tool_calls[{i}] without a name and arguments mapping"
+            )
+        calls.append(
+            ToolCallRecord(
+                round=1,
+                tool_name=name,
+                arguments=dict(arguments),
+                result=_result_text(tget("result")),
+            )
+        )
+    return AgentResult(response=output, tool_calls=calls, total_rounds=1 if calls else 0)
+
+
+def _result_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    import orjson
+
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except TypeError:
+        return str(value)
+
+
 def to_agent_result(value: Any) -> AgentResult:
-    """The agent's return value as an ``AgentResult`` (a string becomes its ``response``)."""
+    """The agent's return value as an ``AgentResult`` (a string becomes its ``response``; an
+    AgenticAssure ``AgentResult`` is mapped by ``from_agenticassure``)."""
     if isinstance(value, AgentResult):
         return value
     if isinstance(value, str):
         return AgentResult(response=value)
+    if is_agenticassure_result(value):
+        return from_agenticassure(value)
     if isinstance(value, Mapping):
         try:
             return AgentResult.model_validate(dict(value))
@@ -184,7 +302,3 @@ def to_agent_result(value: Any) -> AgentResult:
     raise AgentResultError(
         f"the agent returned {type(value).__name__}; return a str or a tracereplay.AgentResult"
     )
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())

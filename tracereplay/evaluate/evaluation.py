@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.checks import get_check_kind, load_check_modules
 from tracereplay.evaluate.git_info import GitState, git_state
+from tracereplay.evaluate.llm_replay import LlmMatch, LlmMode, load_llm_recordings
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
 from tracereplay.evaluate.recorded import score_recorded
 from tracereplay.evaluate.recorded_batch import (
@@ -53,6 +54,7 @@ from tracereplay.promote.parameters import (
     suite_required_parameters,
 )
 from tracereplay.promote.repository import get_cases, get_suite, list_cases
+from tracereplay.store.abandoned import process_marker
 from tracereplay.store.db import Store
 from tracereplay.store.paths import DB_ENV
 
@@ -79,6 +81,8 @@ class EvalSettings:
     case_ids: tuple[str, ...] = ()
     check_modules: tuple[str, ...] = ()
     label: str | None = None
+    llm: LlmMode = "live"  # --llm: "recorded" answers the agent's LLM calls from the recording
+    llm_match: LlmMatch = "order"
 
     @property
     def mode(self) -> str:
@@ -98,6 +102,7 @@ class EvalSettings:
             "tags": list(self.tags),
             "cases": list(self.case_ids),
             "checks": list(self.check_modules),
+            **({"llm": self.llm, "llm_match": self.llm_match} if self.agent else {}),
         }
 
 
@@ -285,6 +290,12 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
             if agent
             else {}
         )
+        # --llm recorded: the LLM calls (with their messages) each replay is answered from
+        llm_calls = (
+            load_llm_recordings(store, sources.values(), sub_runs)
+            if agent and settings.llm == "recorded"
+            else {}
+        )
         record = _new_record(settings, suite, git())
         insert_eval_run(store, record)
 
@@ -324,6 +335,9 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
             tool_match=settings.tool_match,
             live_tools=settings.live_tools,
             timeout_s=options.timeout_s,
+            llm=settings.llm,
+            llm_match=settings.llm_match,
+            llm_calls=llm_calls,
         ).attempt
     else:
         attempt = _recorded_attempt(suite, sources)
@@ -367,7 +381,7 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
     status = "interrupted" if report.interrupted else "stopped" if report.stopped else "completed"
     final = record.model_copy(
         update={
-            "finished_at": datetime.now(timezone.utc),
+            "finished_at": datetime.now(UTC),
             "status": status,
             "total_cases": summary.total,
             "passed": summary.passed,
@@ -419,10 +433,10 @@ def _new_record(settings: EvalSettings, suite: EvalSuite, git: GitState | None) 
         mode=settings.mode,  # type: ignore[arg-type]
         agent=settings.agent,
         label=settings.label,
-        started_at=datetime.now(timezone.utc),
+        started_at=datetime.now(UTC),
         git_commit=git.commit if git else None,
         git_dirty=git.dirty if git else None,
-        options=settings.options(),
+        options={**settings.options(), "process": process_marker()},
     )
 
 
@@ -444,7 +458,7 @@ def _final_record(
                 scored += 1
     return record.model_copy(
         update={
-            "finished_at": datetime.now(timezone.utc),
+            "finished_at": datetime.now(UTC),
             "status": "interrupted" if interrupted else "completed",
             "total_cases": total,
             "passed": passed,
@@ -549,7 +563,7 @@ def _checks_may_wait(cases: Sequence[EvalCase], suite: EvalSuite) -> bool:
 
 
 def _not_run(case: EvalCase, repetition: int, reason: str) -> CaseRun:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return CaseRun(
         case_id=case.id,
         seq=case.seq,
@@ -566,7 +580,7 @@ def _recorded_attempt(suite: EvalSuite, sources: dict[str, Run]) -> Callable[[Jo
 
     def attempt(job: Job) -> CaseRun:
         case = job.case
-        started = datetime.now(timezone.utc)
+        started = datetime.now(UTC)
         run = sources.get(case.source_run_id) if case.source_run_id else None
         result = score_recorded(case, suite.checks, run)
         return build(
@@ -582,7 +596,7 @@ def _recorded_attempt(suite: EvalSuite, sources: dict[str, Run]) -> Callable[[Jo
                 "tool_calls": run.result.tool_calls if run is not None else [],
                 "replay": None,
                 "started_at": started,
-                "finished_at": datetime.now(timezone.utc),
+                "finished_at": datetime.now(UTC),
             },
         )
 

@@ -91,7 +91,7 @@ class LlmCall(_Record):
     output_messages: list[dict[str, Any]] = Field(default_factory=list)
 
 
-RunKind = Literal["live", "replay"]
+RunKind = Literal["live", "replay", "imported"]  # imported: `suite import` of ffai results
 
 
 class Run(_Record):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tracereplay.models import EvalCase, EvalSuite
+from tracereplay.models import EvalCase, EvalSuite, Run
 from tracereplay.promote import repository as repo
 from tracereplay.promote.suite_file import ParsedCase, ParsedSuite, Problem, SuiteFileError
 from tracereplay.store.db import Store
@@ -202,3 +202,83 @@ def _find(free: list[EvalCase], p: ParsedCase, case: EvalCase) -> EvalCase | Non
         if c.query == case.query:
             return c
     return None
+
+
+# ---------------------------------------------------------------------- other tools' files
+@dataclass
+class FileImport:
+    """What a file given to ``suite import`` holds: a suite (tracereplay's or another tool's,
+    converted) or, for a list of ffai AgentResults, runs."""
+
+    parsed: ParsedSuite | None = None
+    runs: list[Run] = field(default_factory=list)
+    format: str = "tracereplay"
+    notes: list[str] = field(default_factory=list)
+
+
+def read_import_file(
+    text: str,
+    source: str,
+    *,
+    name: str | None = None,
+    metric_text: str | None = None,
+    metric_source: str = "<metric>",
+) -> FileImport:
+    """Read a file for ``suite import``: a tracereplay suite file, an AgenticAssure suite, a
+    testing-api TestSet (``metric_text``: its MetricConfiguration), a JSON list of Tracon
+    EvalCases or of ffai AgentResults. ``SuiteFileError`` lists every problem (nothing changed)."""
+    from tracereplay.promote import foreign
+    from tracereplay.promote.suite_file import detect_format, load_suite
+
+    fmt = detect_format(source, text)
+    kind = None
+    data, locate = None, None
+    if foreign.might_be_foreign(text):
+        data, locate = foreign.parse_file(text, fmt, source)
+        kind = foreign.detect(data)
+    if kind is None:
+        if metric_text is not None:
+            raise SuiteFileError(source, [Problem((), "--metric applies to a testing-api TestSet")])
+        if name is not None:
+            raise SuiteFileError(
+                source,
+                [Problem((), "--name applies to another tool's file (this is a suite file)")],
+            )
+        return FileImport(parsed=load_suite(text, fmt, source))
+    metric = None
+    if metric_text is not None:
+        if kind != "testing-api":
+            raise SuiteFileError(source, [Problem((), "--metric applies to a testing-api TestSet")])
+        metric, _ = foreign.parse_file(
+            metric_text, detect_format(metric_source, metric_text), metric_source
+        )
+    assert locate is not None
+    out = foreign.load_foreign(
+        kind, data, source, locate, name=name, metric=metric, metric_source=metric_source
+    )
+    if isinstance(out, foreign.ImportedRuns):
+        return FileImport(runs=out.runs, format=kind, notes=out.notes)
+    return FileImport(parsed=out.parsed, format=kind, notes=out.notes)
+
+
+def import_runs(store: Store, runs: list[Run], *, dry_run: bool = False) -> str:
+    """Store imported runs (those imported before from the same items are replaced); the line
+    saying what was (or would be) done."""
+    ids = [r.run_id for r in runs]
+    rows = store.con.execute(
+        "SELECT run_id, kind FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
+    ).fetchall()
+    clash = [rid for rid, kind in rows if kind != "imported"]
+    if clash:
+        raise SuiteFileError(
+            "runs", [Problem((), f"run {clash[0]} exists and was not imported: not replaced")]
+        )
+    if not dry_run:
+        with store.transaction():
+            store.replace_runs([r.trace_id for r in runs], runs)
+    again = len(rows)
+    verb = "would import" if dry_run else "imported"
+    return (
+        f"{verb} {len(runs)} runs of kind imported ({again} replacing earlier imports); "
+        "promote them with `tracereplay promote RUN_ID --suite NAME`"
+    )

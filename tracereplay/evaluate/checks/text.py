@@ -18,7 +18,7 @@ from tracereplay.evaluate.subject import CheckSubject
 SKIPPED_NOTHING_EXPECTED = f"skipped: {NOTHING_EXPECTED}"
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-NormalizeStep = Literal["strip", "case", "whitespace"]
+NormalizeStep = Literal["strip", "case", "lower", "whitespace"]
 ALL_STEPS: tuple[NormalizeStep, ...] = ("case", "whitespace", "strip")
 _WS = re.compile(r"\s+")
 
@@ -100,10 +100,13 @@ def _contains_expected_batch(batch: SubjectBatch, caseSensitive: bool = False) -
 
 
 def normalize_text(text: str, steps: tuple[NormalizeStep, ...] | list[NormalizeStep]) -> str:
-    """Apply ``exact``'s normalization: ``case`` (casefold), ``whitespace`` (collapse runs to
-    one space), ``strip`` (trim both ends), in that order whatever order they are listed in."""
+    """Apply ``exact``'s normalization: ``case`` (casefold), ``lower`` (``str.lower``, as
+    AgenticAssure's exact scorer), ``whitespace`` (collapse runs to one space), ``strip`` (trim
+    both ends), in that order whatever order they are listed in."""
     if "case" in steps:
         text = text.casefold()
+    if "lower" in steps:
+        text = text.lower()
     if "whitespace" in steps:
         text = _WS.sub(" ", text)
     if "strip" in steps:
