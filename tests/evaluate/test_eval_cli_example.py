@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(shutil.which("sh") is None, reason="needs a POSIX shell")
+@pytest.mark.slow
 def test_demo_eval_script_shows_the_regression(tmp_path: Path) -> None:
     db = tmp_path / "demo" / "tracereplay.duckdb"
     env = {**os.environ, "BIN": str(Path(sys.executable).parent)}

@@ -24,6 +24,8 @@ from framework_replay import (
     weather,
 )
 
+pytestmark = pytest.mark.slow  # runs the agent in its framework venv
+
 FRAMEWORK = "langgraph"
 SHAPES = ["multi_round", "tool_error", "parallel", "streaming", "provider_error"]
 

@@ -23,6 +23,9 @@ from framework_replay import (
     weather,
 )
 
+pytestmark = pytest.mark.slow  # runs the agent in its framework venv
+
+
 FRAMEWORK = "openai_agents"
 SHAPES = ["multi_round", "tool_error", "parallel", "streaming", "provider_error"]
 #: what the SDK's default failure_error_function tells the model when a tool raised

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from framework_replay import (
     assert_replay_runs_marked,
     eval_doc,
@@ -13,6 +14,9 @@ from framework_replay import (
     verdicts,
     weather,
 )
+
+pytestmark = pytest.mark.slow  # runs the agent in its framework venv
+
 
 SHAPES = ["multi_round", "tool_error", "parallel", "provider_error", "sub_agent"]
 

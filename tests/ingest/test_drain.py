@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import sys
 import time
 from pathlib import Path
+
+import synth  # noqa: E402
 
 from tracereplay.ingest import drain_spool, open_store
 from tracereplay.store import SpoolWriter, Store, spool_dir
 from tracereplay.store.spool import KIND_LOGS_JSON, KIND_TRACES_JSON, KIND_TRACES_PB, list_segments
-
-sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
-import synth  # noqa: E402
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "otlp"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import struct
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import synth  # noqa: E402
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -27,9 +27,6 @@ from tracereplay.spans import LogRecord
 from tracereplay.store import SpoolWriter, Store, spool_dir
 from tracereplay.store.db import _result_json
 from tracereplay.store.spool import KIND_TRACES_PB
-
-sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
-import synth  # noqa: E402
 
 TABLES = {
     "spans": "trace_id, span_id",

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 FIXTURE = (
@@ -23,6 +24,7 @@ def run(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_ingest_then_promote_then_export(tmp_path: Path) -> None:
     db = tmp_path / "t.duckdb"
     ingested = run(db, "ingest", str(FIXTURE))

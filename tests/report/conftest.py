@@ -1,12 +1,8 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent.parent / "query"))  # the shared pipeline store
-
 from sql_pipeline import pipeline_store  # noqa: E402
 
 

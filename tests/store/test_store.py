@@ -208,6 +208,7 @@ def _insert_spans(db: str, worker: int, n: int) -> None:
             store.insert_spans([_span(f"{worker:032x}", f"{i + 1:016x}")])
 
 
+@pytest.mark.slow
 def test_many_processes_write_the_store_without_lock_failures(tmp_path: Path) -> None:
     db = str(tmp_path / "t.duckdb")
     ctx = mp.get_context("spawn")

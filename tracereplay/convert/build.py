@@ -18,17 +18,20 @@ from tracereplay.convert.tree import Node, RunPlan
 from tracereplay.convert.values import as_name, as_text, decoded, utc
 from tracereplay.models.fast import construct
 from tracereplay.models.run import AgentResult, Document, LlmCall, Run
+from tracereplay.semconv import (
+    CASE_ID,
+    EVAL_RUN_ID,
+    GEN_AI_AGENT_NAME,
+    RUN_CONTEXT,
+    RUN_KIND,
+    RUN_PARAMETERS,
+)
 from tracereplay.spans import LogRecord, Span
 
 NAMESPACE = uuid.UUID("6f1d8c3e-54a2-5b7e-9c1a-7472616365a1")
 """Namespace of run ids: ``uuid5(NAMESPACE, f"{trace_id}:{root_span_id}")``."""
 _NAMESPACE_BYTES = NAMESPACE.bytes
 
-CONTEXT_KEY = "tracereplay.run.context"
-PARAMETERS_KEY = "tracereplay.run.parameters"
-KIND_KEY = "tracereplay.run.kind"
-EVAL_RUN_KEY = "tracereplay.eval_run_id"
-CASE_KEY = "tracereplay.case_id"
 
 Logs = dict[str, list[LogRecord]]
 _node_order = attrgetter("span.start_ns", "span.span_id")
@@ -199,7 +202,7 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
     rounds = _rounds(plan, logs)
     # what the root itself says (an LLM span heading a run has nothing more to say)
     if root_node.role == LLM:
-        agent = AgentInfo(name=as_name(root.attributes.get("gen_ai.agent.name")) or root.name)
+        agent = AgentInfo(name=as_name(root.attributes.get(GEN_AI_AGENT_NAME)) or root.name)
     else:
         agent = extract.agent_info(root, root_node.convention)
     input_tokens, output_tokens = _usage(rounds, agent)
@@ -229,7 +232,7 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
             start_ns = min(start_ns, node.span.start_ns)
             end_ns = max(end_ns, node.span.end_ns)
     parent = plan.run_parent()
-    kind = _attr(root, KIND_KEY)
+    kind = _attr(root, RUN_KIND)
     return construct(
         Run,
         run_id=run_id_for(trace_id, root.span_id),
@@ -245,16 +248,16 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         kind="replay" if kind == "replay" else "live",
         convention=_convention(root_node, rounds),
         query=query or agent.raw_input or "",
-        context=_documents(root.attributes.get(CONTEXT_KEY)),
-        parameters=_parameters(root.attributes.get(PARAMETERS_KEY)),
+        context=_documents(root.attributes.get(RUN_CONTEXT)),
+        parameters=_parameters(root.attributes.get(RUN_PARAMETERS)),
         models=models,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
         started_at=utc(start_ns),
         duration_ms=max(0, end_ns - start_ns) / 1e6,
         error=error,
-        eval_run_id=_optional_id(_attr(root, EVAL_RUN_KEY)),
-        case_id=_optional_id(_attr(root, CASE_KEY)),
+        eval_run_id=_optional_id(_attr(root, EVAL_RUN_ID)),
+        case_id=_optional_id(_attr(root, CASE_ID)),
         result=construct(
             AgentResult,
             response=_final_response(plan, agent, rounds, wrappers, built),

@@ -14,6 +14,26 @@ from __future__ import annotations
 from typing import Any
 
 from tracereplay.convert.values import loads
+from tracereplay.semconv import (
+    GEN_AI_COMPLETION,
+    GEN_AI_INPUT_MESSAGES,
+    GEN_AI_OPERATION_NAME,
+    GEN_AI_PROMPT,
+    GEN_AI_REQUEST_MODEL,
+    GEN_AI_SYSTEM,
+    GEN_AI_USAGE_TOTAL_TOKENS,
+    LEGACY_COMPLETION_0_CONTENT,
+    LEGACY_COMPLETION_0_ROLE,
+    LEGACY_PROMPT_0_CONTENT,
+    LEGACY_PROMPT_0_ROLE,
+    LLM_REQUEST_TYPE,
+    LLM_USAGE_TOTAL_TOKENS,
+    OPENINFERENCE_METADATA,
+    OPENINFERENCE_SPAN_KIND,
+    TRACELOOP_ENTITY_PATH,
+    TRACELOOP_SPAN_KIND,
+    TRACELOOP_WORKFLOW_NAME,
+)
 from tracereplay.spans import Span
 
 # span roles
@@ -59,7 +79,7 @@ def _langchain_role(span: Span, role: int) -> int:
     - a LangGraph node's run bears its node name (``langgraph_node``): a graph step, even when
       the kind says AGENT because the node is called "agent".
     """
-    metadata = span.attributes.get("metadata")
+    metadata = span.attributes.get(OPENINFERENCE_METADATA)
     if type(metadata) is not str or (
         "lc_agent_name" not in metadata and "langgraph_node" not in metadata
     ):
@@ -78,44 +98,44 @@ def detect(span: Span) -> tuple[int, str]:
     """``(role, convention)`` of ``span``: role is OTHER/AGENT/WORKFLOW/LLM/TOOL, convention is
     ``"genai"``, ``"openinference"``, ``"openllmetry"`` or ``""`` when no convention applies."""
     a = span.attributes
-    kind = a.get("openinference.span.kind")
+    kind = a.get(OPENINFERENCE_SPAN_KIND)
     if kind is not None:
         role = _role(_OPENINFERENCE_ROLES, kind, upper=True)
         if role in (WORKFLOW, AGENT):
             role = _langchain_role(span, role)
         return role, OPENINFERENCE
-    kind = a.get("traceloop.span.kind")
+    kind = a.get(TRACELOOP_SPAN_KIND)
     if kind is not None:
         return _role(_TRACELOOP_ROLES, kind), OPENLLMETRY
-    op = a.get("gen_ai.operation.name")
+    op = a.get(GEN_AI_OPERATION_NAME)
     if op is not None:
         role = _role(_GENAI_ROLES, op)
         if role == OTHER and type(op) is str and op.startswith("invoke_"):
             role = WORKFLOW  # invoke_swarm, invoke_graph...: a multi-agent invocation
         if role == LLM and (
-            "llm.request.type" in a  # OpenLLMetry >= 0.55 writes GenAI attributes, plus these
-            or "traceloop.workflow.name" in a
-            or "traceloop.entity.path" in a
-            or "llm.usage.total_tokens" in a
-            or "gen_ai.usage.total_tokens" in a
+            LLM_REQUEST_TYPE in a  # OpenLLMetry >= 0.55 writes GenAI attributes, plus these
+            or TRACELOOP_WORKFLOW_NAME in a
+            or TRACELOOP_ENTITY_PATH in a
+            or LLM_USAGE_TOTAL_TOKENS in a
+            or GEN_AI_USAGE_TOTAL_TOKENS in a
         ):
             return LLM, OPENLLMETRY
         return role, GENAI
-    request_type = a.get("llm.request.type")
+    request_type = a.get(LLM_REQUEST_TYPE)
     if request_type is not None:
         return (LLM if _role(_LEGACY_REQUEST_TYPES, request_type) else OTHER), OPENLLMETRY
     if (
-        "gen_ai.prompt.0.role" in a
-        or "gen_ai.prompt.0.content" in a
-        or "gen_ai.completion.0.role" in a
-        or "gen_ai.completion.0.content" in a
+        LEGACY_PROMPT_0_ROLE in a
+        or LEGACY_PROMPT_0_CONTENT in a
+        or LEGACY_COMPLETION_0_ROLE in a
+        or LEGACY_COMPLETION_0_CONTENT in a
     ):
         return LLM, OPENLLMETRY
-    if "gen_ai.request.model" in a and (  # GenAI before gen_ai.operation.name (semconv <= 1.26)
-        "gen_ai.system" in a
-        or "gen_ai.prompt" in a
-        or "gen_ai.completion" in a
-        or "gen_ai.input.messages" in a
+    if GEN_AI_REQUEST_MODEL in a and (  # GenAI before gen_ai.operation.name (semconv <= 1.26)
+        GEN_AI_SYSTEM in a
+        or GEN_AI_PROMPT in a
+        or GEN_AI_COMPLETION in a
+        or GEN_AI_INPUT_MESSAGES in a
     ):
         return LLM, GENAI
     return OTHER, ""

@@ -8,6 +8,17 @@ from tracereplay.convert import genai, openinference, openllmetry
 from tracereplay.convert.detect import GENAI, OPENINFERENCE, OPENLLMETRY
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.values import as_name
+from tracereplay.semconv import (
+    GEN_AI_AGENT_NAME,
+    GEN_AI_INPUT_MESSAGES,
+    GEN_AI_OUTPUT_MESSAGES,
+    INPUT_VALUE,
+    OPENINFERENCE_AGENT_NAME,
+    OUTPUT_VALUE,
+    TRACELOOP_ENTITY_INPUT,
+    TRACELOOP_ENTITY_NAME,
+    TRACELOOP_ENTITY_OUTPUT,
+)
 from tracereplay.spans import LogRecord, Span
 
 
@@ -37,18 +48,18 @@ def agent_info(span: Span, convention: str) -> AgentInfo:
     if convention == OPENLLMETRY:
         return openllmetry.agent_info(span)
     # a span of no convention (an HTTP handler...): use whatever input/output it carries
-    if genai.INPUT_MESSAGES in a or genai.OUTPUT_MESSAGES in a:
+    if GEN_AI_INPUT_MESSAGES in a or GEN_AI_OUTPUT_MESSAGES in a:
         info = genai.agent_info(span)
-    elif "input.value" in a or "output.value" in a:
+    elif INPUT_VALUE in a or OUTPUT_VALUE in a:
         info = openinference.agent_info(span)
-    elif "traceloop.entity.input" in a or "traceloop.entity.output" in a:
+    elif TRACELOOP_ENTITY_INPUT in a or TRACELOOP_ENTITY_OUTPUT in a:
         info = openllmetry.agent_info(span)
     else:
         info = AgentInfo()
     info.name = (
-        as_name(a.get("gen_ai.agent.name"))
-        or as_name(a.get("agent.name"))
-        or as_name(a.get("traceloop.entity.name"))
+        as_name(a.get(GEN_AI_AGENT_NAME))
+        or as_name(a.get(OPENINFERENCE_AGENT_NAME))
+        or as_name(a.get(TRACELOOP_ENTITY_NAME))
         or span.name
     )
     return info

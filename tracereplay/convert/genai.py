@@ -32,11 +32,38 @@ from tracereplay.convert.values import (
     decoded,
     first_name,
 )
+from tracereplay.semconv import (
+    EVENT_CHOICE,
+    EVENT_CONTENT_COMPLETION,
+    EVENT_CONTENT_PROMPT,
+    EVENT_INFERENCE_DETAILS,
+    EVENT_NAME,
+    EVENT_PREFIX,
+    EVENT_TOOL_MESSAGE,
+    EVENT_USER_MESSAGE,
+    GEN_AI_AGENT_NAME,
+    GEN_AI_COMPLETION,
+    GEN_AI_INPUT_MESSAGES,
+    GEN_AI_OUTPUT_MESSAGES,
+    GEN_AI_PROMPT,
+    GEN_AI_PROVIDER_NAME,
+    GEN_AI_REQUEST_MODEL,
+    GEN_AI_RESPONSE_FINISH_REASONS,
+    GEN_AI_RESPONSE_MODEL,
+    GEN_AI_SYSTEM,
+    GEN_AI_SYSTEM_INSTRUCTIONS,
+    GEN_AI_TOOL_CALL_ARGUMENTS,
+    GEN_AI_TOOL_CALL_ID,
+    GEN_AI_TOOL_CALL_RESULT,
+    GEN_AI_TOOL_NAME,
+    GEN_AI_TOOL_STATUS,
+    GEN_AI_USAGE_COMPLETION_TOKENS,
+    GEN_AI_USAGE_INPUT_TOKENS,
+    GEN_AI_USAGE_OUTPUT_TOKENS,
+    GEN_AI_USAGE_PROMPT_TOKENS,
+    GEN_AI_WORKFLOW_NAME,
+)
 from tracereplay.spans import LogRecord, Span
-
-INPUT_MESSAGES = "gen_ai.input.messages"
-OUTPUT_MESSAGES = "gen_ai.output.messages"
-DETAILS_EVENT = "gen_ai.client.inference.operation.details"
 
 
 def tokens(attrs: dict[str, Any], key: str, legacy: str) -> int | None:
@@ -47,7 +74,7 @@ def tokens(attrs: dict[str, Any], key: str, legacy: str) -> int | None:
 
 def event_name(record: LogRecord) -> str:
     """A log record's event name: ``eventName`` on the wire, or the older ``event.name`` attr."""
-    return record.event_name or as_name(record.attributes.get("event.name"))
+    return record.event_name or as_name(record.attributes.get(EVENT_NAME))
 
 
 def _event_messages(
@@ -62,23 +89,25 @@ def _event_messages(
         attrs = event.get("attributes")
         if not isinstance(attrs, dict):
             continue
-        if name == "gen_ai.content.prompt":
-            inputs, _ = parse_messages(attrs.get("gen_ai.prompt"), "user")
-        elif name == "gen_ai.content.completion":
-            outputs, finish = parse_messages(attrs.get("gen_ai.completion"), "assistant")
-        elif name == DETAILS_EVENT:
-            inputs, _ = parse_messages(attrs.get(INPUT_MESSAGES), "user")
-            outputs, finish = parse_messages(attrs.get(OUTPUT_MESSAGES), "assistant")
-        elif isinstance(name, str) and name.startswith("gen_ai."):
+        if name == EVENT_CONTENT_PROMPT:
+            inputs, _ = parse_messages(attrs.get(GEN_AI_PROMPT), "user")
+        elif name == EVENT_CONTENT_COMPLETION:
+            outputs, finish = parse_messages(attrs.get(GEN_AI_COMPLETION), "assistant")
+        elif name == EVENT_INFERENCE_DETAILS:
+            inputs, _ = parse_messages(attrs.get(GEN_AI_INPUT_MESSAGES), "user")
+            outputs, finish = parse_messages(attrs.get(GEN_AI_OUTPUT_MESSAGES), "assistant")
+        elif isinstance(name, str) and name.startswith(EVENT_PREFIX):
             pairs.append((name, attrs))
     for record in logs:
         name = event_name(record)
-        if name == DETAILS_EVENT:
-            source = record.attributes if INPUT_MESSAGES in record.attributes else record.body
+        if name == EVENT_INFERENCE_DETAILS:
+            source = (
+                record.attributes if GEN_AI_INPUT_MESSAGES in record.attributes else record.body
+            )
             if isinstance(source, dict):
-                inputs, _ = parse_messages(source.get(INPUT_MESSAGES), "user")
-                outputs, finish = parse_messages(source.get(OUTPUT_MESSAGES), "assistant")
-        elif name.startswith("gen_ai."):
+                inputs, _ = parse_messages(source.get(GEN_AI_INPUT_MESSAGES), "user")
+                outputs, finish = parse_messages(source.get(GEN_AI_OUTPUT_MESSAGES), "assistant")
+        elif name.startswith(EVENT_PREFIX):
             pairs.append((name, record.body))
     if pairs:
         event_in, event_out, event_finish = from_events(pairs)
@@ -108,29 +137,29 @@ def llm_info(span: Span, logs: Sequence[LogRecord] = ()) -> LlmInfo:
     """A GenAI ``chat`` (or ``text_completion`` / ``generate_content``) span's call."""
     a = span.attributes
     info = LlmInfo(
-        model=as_name(a.get("gen_ai.response.model")) or as_name(a.get("gen_ai.request.model")),
-        provider=as_name(a.get("gen_ai.provider.name")) or as_name(a.get("gen_ai.system")),
-        input_tokens=tokens(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
-        output_tokens=tokens(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
-        finish_reason=first_name(a.get("gen_ai.response.finish_reasons")),
+        model=as_name(a.get(GEN_AI_RESPONSE_MODEL)) or as_name(a.get(GEN_AI_REQUEST_MODEL)),
+        provider=as_name(a.get(GEN_AI_PROVIDER_NAME)) or as_name(a.get(GEN_AI_SYSTEM)),
+        input_tokens=tokens(a, GEN_AI_USAGE_INPUT_TOKENS, GEN_AI_USAGE_PROMPT_TOKENS),
+        output_tokens=tokens(a, GEN_AI_USAGE_OUTPUT_TOKENS, GEN_AI_USAGE_COMPLETION_TOKENS),
+        finish_reason=first_name(a.get(GEN_AI_RESPONSE_FINISH_REASONS)),
     )
     finish = ""
-    if INPUT_MESSAGES in a:
-        info.input_messages, _ = parse_history(a[INPUT_MESSAGES], "user")
-    elif "gen_ai.prompt" in a:
-        info.input_messages, _ = parse_messages(a["gen_ai.prompt"], "user")
-    if OUTPUT_MESSAGES in a:
+    if GEN_AI_INPUT_MESSAGES in a:
+        info.input_messages, _ = parse_history(a[GEN_AI_INPUT_MESSAGES], "user")
+    elif GEN_AI_PROMPT in a:
+        info.input_messages, _ = parse_messages(a[GEN_AI_PROMPT], "user")
+    if GEN_AI_OUTPUT_MESSAGES in a:
         info.output_messages, finish = parse_messages(
-            _final_outputs(a[OUTPUT_MESSAGES]), "assistant"
+            _final_outputs(a[GEN_AI_OUTPUT_MESSAGES]), "assistant"
         )
-    elif "gen_ai.completion" in a:
-        info.output_messages, finish = parse_messages(a["gen_ai.completion"], "assistant")
+    elif GEN_AI_COMPLETION in a:
+        info.output_messages, finish = parse_messages(a[GEN_AI_COMPLETION], "assistant")
     if (not info.input_messages or not info.output_messages) and (span.events or logs):
         event_in, event_out, event_finish = _event_messages(span, logs)
         info.input_messages = info.input_messages or event_in
         info.output_messages = info.output_messages or event_out
         finish = finish or event_finish
-    system = a.get("gen_ai.system_instructions")
+    system = a.get(GEN_AI_SYSTEM_INSTRUCTIONS)
     if system is not None:
         message = system_message(system)
         if message is not None and not (
@@ -151,10 +180,10 @@ def _tool_events(span: Span) -> tuple[Any, Any, str]:
         if not isinstance(attrs, dict):
             continue
         name = event.get("name")
-        if name == "gen_ai.tool.message":
+        if name == EVENT_TOOL_MESSAGE:
             args = attrs.get("content", args)
             call_id = call_id or as_name(attrs.get("id"))
-        elif name == "gen_ai.choice":
+        elif name == EVENT_CHOICE:
             result = attrs.get("message", attrs.get("content", result))
             call_id = call_id or as_name(attrs.get("id"))
     return args, result, call_id
@@ -164,19 +193,19 @@ def tool_info(span: Span) -> ToolInfo:
     """A GenAI ``execute_tool`` span's call: the ``gen_ai.tool.call.*`` attributes, else its
     events; the result is taken out of the framework's wrapper (``tool_result``)."""
     a = span.attributes
-    name = as_name(a.get("gen_ai.tool.name"))
+    name = as_name(a.get(GEN_AI_TOOL_NAME))
     if not name:
         name = span.name.removeprefix("execute_tool").strip() or span.name
-    args = a.get("gen_ai.tool.call.arguments")
-    result = a.get("gen_ai.tool.call.result")
-    call_id = as_name(a.get("gen_ai.tool.call.id"))
+    args = a.get(GEN_AI_TOOL_CALL_ARGUMENTS)
+    result = a.get(GEN_AI_TOOL_CALL_RESULT)
+    call_id = as_name(a.get(GEN_AI_TOOL_CALL_ID))
     if (args is None or result is None) and span.events:
         event_args, event_result, event_id = _tool_events(span)
         args = event_args if args is None else args
         result = event_result if result is None else result
         call_id = call_id or event_id
     text, result_id, error = tool_result(result)
-    if error is None and as_name(a.get("gen_ai.tool.status")) == "error" and text:
+    if error is None and as_name(a.get(GEN_AI_TOOL_STATUS)) == "error" and text:
         error = text
     return ToolInfo(
         name=name,
@@ -196,9 +225,9 @@ def _agent_events(span: Span) -> tuple[str | None, str | None]:
         if not isinstance(attrs, dict):
             continue
         name = event.get("name")
-        if name == "gen_ai.user.message":
+        if name == EVENT_USER_MESSAGE:
             query = payload_text(attrs.get("content")) or query
-        elif name == "gen_ai.choice":
+        elif name == EVENT_CHOICE:
             text = payload_text(attrs.get("message", attrs.get("content")), output=True)
             response = text.rstrip("\n") if text else response
     return query, response
@@ -207,22 +236,22 @@ def _agent_events(span: Span) -> tuple[str | None, str | None]:
 def agent_info(span: Span) -> AgentInfo:
     """A GenAI ``invoke_agent`` / ``invoke_workflow`` span: name, question, answer, totals."""
     a = span.attributes
-    name = as_name(a.get("gen_ai.agent.name"))
+    name = as_name(a.get(GEN_AI_AGENT_NAME))
     if not name:
         for prefix in ("invoke_agent", "invoke_workflow"):
             if span.name.startswith(prefix):
                 name = span.name[len(prefix) :].strip()
                 break
-        name = name or as_name(a.get("gen_ai.workflow.name")) or span.name
+        name = name or as_name(a.get(GEN_AI_WORKFLOW_NAME)) or span.name
     query = response = raw_in = raw_out = None
-    if INPUT_MESSAGES in a:
-        messages, _ = parse_messages(a[INPUT_MESSAGES], "user")
+    if GEN_AI_INPUT_MESSAGES in a:
+        messages, _ = parse_messages(a[GEN_AI_INPUT_MESSAGES], "user")
         query = last_text(messages, "user") or last_text(messages) or None
-        raw_in = as_text(a[INPUT_MESSAGES])
-    if OUTPUT_MESSAGES in a:
-        messages, _ = parse_messages(a[OUTPUT_MESSAGES], "assistant")
+        raw_in = as_text(a[GEN_AI_INPUT_MESSAGES])
+    if GEN_AI_OUTPUT_MESSAGES in a:
+        messages, _ = parse_messages(a[GEN_AI_OUTPUT_MESSAGES], "assistant")
         response = last_text(messages) or None
-        raw_out = as_text(a[OUTPUT_MESSAGES])
+        raw_out = as_text(a[GEN_AI_OUTPUT_MESSAGES])
     if (query is None or response is None) and span.events:
         event_query, event_response = _agent_events(span)
         query = query if query is not None else event_query
@@ -233,6 +262,6 @@ def agent_info(span: Span) -> AgentInfo:
         response=response,
         raw_input=raw_in,
         raw_output=raw_out,
-        input_tokens=tokens(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"),
-        output_tokens=tokens(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"),
+        input_tokens=tokens(a, GEN_AI_USAGE_INPUT_TOKENS, GEN_AI_USAGE_PROMPT_TOKENS),
+        output_tokens=tokens(a, GEN_AI_USAGE_OUTPUT_TOKENS, GEN_AI_USAGE_COMPLETION_TOKENS),
     )

@@ -23,6 +23,17 @@ from tracereplay.convert.framework_forms import (
     langchain_message,
 )
 from tracereplay.convert.values import as_name, as_text, decoded, loads
+from tracereplay.semconv import (
+    EVENT_ASSISTANT_MESSAGE,
+    EVENT_CHOICE,
+    EVENT_SYSTEM_MESSAGE,
+    EVENT_TOOL_MESSAGE,
+    EVENT_USER_MESSAGE,
+    LEGACY_COMPLETION_PREFIX,
+    LEGACY_PROMPT_PREFIX,
+    LLM_INPUT_MESSAGES_PREFIX,
+    LLM_OUTPUT_MESSAGES_PREFIX,
+)
 
 Message = dict[str, Any]
 Part = dict[str, Any]
@@ -317,8 +328,8 @@ def from_openinference(attrs: dict[str, Any]) -> tuple[list[Message], list[Messa
     attributes (``role``, ``content``, ``contents.J.message_content.*``,
     ``tool_calls.K.tool_call.*``, ``tool_call_id``) as input and output messages."""
     return (
-        _openinference_list(attrs, "llm.input_messages.", "user"),
-        _openinference_list(attrs, "llm.output_messages.", "assistant"),
+        _openinference_list(attrs, LLM_INPUT_MESSAGES_PREFIX, "user"),
+        _openinference_list(attrs, LLM_OUTPUT_MESSAGES_PREFIX, "assistant"),
     )
 
 
@@ -360,19 +371,19 @@ def from_legacy_indexed(attrs: dict[str, Any]) -> tuple[list[Message], list[Mess
     """OpenLLMetry <= 0.54 ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` (``role``,
     ``content``, ``tool_call_id``, ``tool_calls.K.id|name|arguments``) as input and output
     messages, plus the first completion's ``finish_reason``."""
-    inputs, _ = _legacy_list(attrs, "gen_ai.prompt.", "user")
-    outputs, finish = _legacy_list(attrs, "gen_ai.completion.", "assistant")
+    inputs, _ = _legacy_list(attrs, LEGACY_PROMPT_PREFIX, "user")
+    outputs, finish = _legacy_list(attrs, LEGACY_COMPLETION_PREFIX, "assistant")
     return inputs, outputs, finish
 
 
 # ---------------------------------------------------------------- GenAI <= 1.36 log events
 _EVENT_ROLES = {
-    "gen_ai.system.message": "system",
-    "gen_ai.user.message": "user",
-    "gen_ai.assistant.message": "assistant",
-    "gen_ai.tool.message": "tool",
+    EVENT_SYSTEM_MESSAGE: "system",
+    EVENT_USER_MESSAGE: "user",
+    EVENT_ASSISTANT_MESSAGE: "assistant",
+    EVENT_TOOL_MESSAGE: "tool",
 }
-EVENT_ORDER = {name: i for i, name in enumerate([*_EVENT_ROLES, "gen_ai.choice"])}
+EVENT_ORDER = {name: i for i, name in enumerate([*_EVENT_ROLES, EVENT_CHOICE])}
 
 
 def from_events(events: Iterable[tuple[str, Any]]) -> tuple[list[Message], list[Message], str]:
@@ -385,7 +396,7 @@ def from_events(events: Iterable[tuple[str, Any]]) -> tuple[list[Message], list[
         body = decoded(raw)
         if not isinstance(body, dict):
             body = {"content": body}
-        if name == "gen_ai.choice":
+        if name == EVENT_CHOICE:
             message = body.get("message")
             if isinstance(message, str):  # the text, or content blocks as JSON
                 message = {"content": decoded(message)}

@@ -12,47 +12,60 @@ from tracereplay.convert.framework_forms import tool_arguments, tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import from_openinference, parse_messages, payload_text
 from tracereplay.convert.values import as_int, as_name, as_text, decoded
+from tracereplay.semconv import (
+    GEN_AI_AGENT_NAME,
+    INPUT_VALUE,
+    LLM_FINISH_REASON,
+    LLM_INPUT_MESSAGES_0_CONTENT,
+    LLM_INPUT_MESSAGES_0_ROLE,
+    LLM_MODEL_NAME,
+    LLM_OUTPUT_MESSAGES_0_CONTENT,
+    LLM_OUTPUT_MESSAGES_0_ROLE,
+    LLM_PROVIDER,
+    LLM_SYSTEM,
+    LLM_TOKEN_COUNT_COMPLETION,
+    LLM_TOKEN_COUNT_PROMPT,
+    OPENINFERENCE_AGENT_NAME,
+    OPENINFERENCE_TOOL_CALL_ID,
+    OPENINFERENCE_TOOL_ID,
+    OPENINFERENCE_TOOL_NAME,
+    OUTPUT_VALUE,
+)
 from tracereplay.spans import Span
 
 
 def _has_input(attrs: dict) -> bool:
-    return (
-        "llm.input_messages.0.message.role" in attrs
-        or "llm.input_messages.0.message.content" in attrs
-    )
+    return LLM_INPUT_MESSAGES_0_ROLE in attrs or LLM_INPUT_MESSAGES_0_CONTENT in attrs
 
 
 def _has_output(attrs: dict) -> bool:
-    return (
-        "llm.output_messages.0.message.role" in attrs
-        or "llm.output_messages.0.message.content" in attrs
-    )
+    return LLM_OUTPUT_MESSAGES_0_ROLE in attrs or LLM_OUTPUT_MESSAGES_0_CONTENT in attrs
 
 
 def llm_info(span: Span) -> LlmInfo:
     """An OpenInference LLM span's call."""
     a = span.attributes
     info = LlmInfo(
-        model=as_name(a.get("llm.model_name")),
-        provider=as_name(a.get("llm.provider")) or as_name(a.get("llm.system")),
-        input_tokens=as_int(a.get("llm.token_count.prompt")),
-        output_tokens=as_int(a.get("llm.token_count.completion")),
-        finish_reason=as_name(a.get("llm.finish_reason")),
+        model=as_name(a.get(LLM_MODEL_NAME)),
+        provider=as_name(a.get(LLM_PROVIDER)) or as_name(a.get(LLM_SYSTEM)),
+        input_tokens=as_int(a.get(LLM_TOKEN_COUNT_PROMPT)),
+        output_tokens=as_int(a.get(LLM_TOKEN_COUNT_COMPLETION)),
+        finish_reason=as_name(a.get(LLM_FINISH_REASON)),
     )
     has_in, has_out = _has_input(a), _has_output(a)
     if has_in or has_out:
         info.input_messages, info.output_messages = from_openinference(a)
-    if not has_in and "input.value" in a:
-        value = decoded(a["input.value"])
+    if not has_in and INPUT_VALUE in a:
+        value = decoded(a[INPUT_VALUE])
         if isinstance(value, dict) and isinstance(value.get("messages"), list):
             info.input_messages, _ = parse_messages(value["messages"], "user")
     if has_out:
-        if not info.finish_reason and "output.value" in a:
-            value = decoded(a["output.value"])
+        if not info.finish_reason and OUTPUT_VALUE in a:
+            value = decoded(a[OUTPUT_VALUE])
             if isinstance(value, dict):  # the provider's response JSON
                 info.finish_reason = parse_messages(value, "assistant")[1]
-    elif "output.value" in a:
-        info.output_messages, finish = parse_messages(a["output.value"], "assistant")
+    elif OUTPUT_VALUE in a:
+        info.output_messages, finish = parse_messages(a[OUTPUT_VALUE], "assistant")
         info.finish_reason = info.finish_reason or finish
     return info
 
@@ -60,11 +73,13 @@ def llm_info(span: Span) -> LlmInfo:
 def tool_info(span: Span) -> ToolInfo:
     """An OpenInference TOOL span's call."""
     a = span.attributes
-    arguments, fallback = tool_arguments(a.get("input.value"))
-    text, result_id, error = tool_result(a.get("output.value"))
+    arguments, fallback = tool_arguments(a.get(INPUT_VALUE))
+    text, result_id, error = tool_result(a.get(OUTPUT_VALUE))
     return ToolInfo(
-        name=as_name(a.get("tool.name")) or span.name,
-        call_id=as_name(a.get("tool.id")) or as_name(a.get("tool_call.id")) or result_id,
+        name=as_name(a.get(OPENINFERENCE_TOOL_NAME)) or span.name,
+        call_id=as_name(a.get(OPENINFERENCE_TOOL_ID))
+        or as_name(a.get(OPENINFERENCE_TOOL_CALL_ID))
+        or result_id,
         arguments=arguments,
         result=text,
         error=error,
@@ -75,14 +90,16 @@ def tool_info(span: Span) -> ToolInfo:
 def agent_info(span: Span) -> AgentInfo:
     """An OpenInference AGENT (or CHAIN) span: name, question, answer, totals."""
     a = span.attributes
-    raw_in = a.get("input.value")
-    raw_out = a.get("output.value")
+    raw_in = a.get(INPUT_VALUE)
+    raw_out = a.get(OUTPUT_VALUE)
     return AgentInfo(
-        name=as_name(a.get("agent.name")) or as_name(a.get("gen_ai.agent.name")) or span.name,
+        name=as_name(a.get(OPENINFERENCE_AGENT_NAME))
+        or as_name(a.get(GEN_AI_AGENT_NAME))
+        or span.name,
         query=None if raw_in is None else payload_text(raw_in),
         response=None if raw_out is None else payload_text(raw_out, output=True),
         raw_input=None if raw_in is None else as_text(raw_in),
         raw_output=None if raw_out is None else as_text(raw_out),
-        input_tokens=as_int(a.get("llm.token_count.prompt")),
-        output_tokens=as_int(a.get("llm.token_count.completion")),
+        input_tokens=as_int(a.get(LLM_TOKEN_COUNT_PROMPT)),
+        output_tokens=as_int(a.get(LLM_TOKEN_COUNT_COMPLETION)),
     )

@@ -17,15 +17,26 @@ from tracereplay.convert.framework_forms import tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import from_legacy_indexed, payload_text
 from tracereplay.convert.values import arguments_dict, as_name, as_text, decoded
+from tracereplay.semconv import (
+    GEN_AI_AGENT_NAME,
+    GEN_AI_TOOL_NAME,
+    LEGACY_COMPLETION_0_CONTENT,
+    LEGACY_COMPLETION_0_ROLE,
+    LEGACY_PROMPT_0_CONTENT,
+    LEGACY_PROMPT_0_ROLE,
+    TRACELOOP_ENTITY_INPUT,
+    TRACELOOP_ENTITY_NAME,
+    TRACELOOP_ENTITY_OUTPUT,
+)
 from tracereplay.spans import LogRecord, Span
 
 
 def _has_prompt(attrs: dict[str, Any]) -> bool:
-    return "gen_ai.prompt.0.role" in attrs or "gen_ai.prompt.0.content" in attrs
+    return LEGACY_PROMPT_0_ROLE in attrs or LEGACY_PROMPT_0_CONTENT in attrs
 
 
 def _has_completion(attrs: dict[str, Any]) -> bool:
-    return "gen_ai.completion.0.role" in attrs or "gen_ai.completion.0.content" in attrs
+    return LEGACY_COMPLETION_0_ROLE in attrs or LEGACY_COMPLETION_0_CONTENT in attrs
 
 
 def llm_info(span: Span, logs: Sequence[LogRecord] = ()) -> LlmInfo:
@@ -40,12 +51,6 @@ def llm_info(span: Span, logs: Sequence[LogRecord] = ()) -> LlmInfo:
         info.output_messages = info.output_messages or outputs
         info.finish_reason = info.finish_reason or finish
     return info
-
-
-def entity_name(span: Span, suffix: str) -> str:
-    """``traceloop.entity.name``, else the span name without its ``.{kind}`` suffix."""
-    name = as_name(span.attributes.get("traceloop.entity.name"))
-    return name or span.name.removesuffix(suffix) or span.name
 
 
 def entity_arguments(value: Any) -> dict[str, Any] | None:
@@ -103,8 +108,8 @@ def tool_info(span: Span) -> ToolInfo:
     order)."""
     a = span.attributes
     info = genai.tool_info(span)
-    name = as_name(a.get("traceloop.entity.name")) or as_name(a.get("gen_ai.tool.name"))
-    raw_in = a.get("traceloop.entity.input")
+    name = as_name(a.get(TRACELOOP_ENTITY_NAME)) or as_name(a.get(GEN_AI_TOOL_NAME))
+    raw_in = a.get(TRACELOOP_ENTITY_INPUT)
     call_id = info.call_id
     langchain = _langchain_tool_input(raw_in)
     if langchain is not None:
@@ -114,7 +119,7 @@ def tool_info(span: Span) -> ToolInfo:
         arguments = entity_arguments(raw_in)
     else:
         arguments = info.arguments
-    output = a.get("traceloop.entity.output")
+    output = a.get(TRACELOOP_ENTITY_OUTPUT)
     text, result_id, error = (
         tool_result(entity_output(output)) if output is not None else (info.result, "", None)
     )
@@ -130,9 +135,9 @@ def tool_info(span: Span) -> ToolInfo:
 def agent_info(span: Span) -> AgentInfo:
     """A Traceloop ``agent`` / ``workflow`` span: name, question, answer."""
     a = span.attributes
-    raw_in = a.get("traceloop.entity.input")
-    raw_out = a.get("traceloop.entity.output")
-    name = as_name(a.get("gen_ai.agent.name")) or as_name(a.get("traceloop.entity.name"))
+    raw_in = a.get(TRACELOOP_ENTITY_INPUT)
+    raw_out = a.get(TRACELOOP_ENTITY_OUTPUT)
+    name = as_name(a.get(GEN_AI_AGENT_NAME)) or as_name(a.get(TRACELOOP_ENTITY_NAME))
     response = None
     if raw_out is not None:
         out = decoded(raw_out)

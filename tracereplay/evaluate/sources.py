@@ -10,6 +10,7 @@ import orjson
 
 from tracereplay.models import AgentResult, Document, LlmCall, Run
 from tracereplay.models.fast import build
+from tracereplay.semconv import TOOL_RESULT_ENCODING
 from tracereplay.store.db import Store
 
 _RUN_COLUMNS = (
@@ -95,7 +96,7 @@ def load_runs(store: Store, run_ids: Iterable[str]) -> dict[str, Run]:
 
 
 #: span attribute the SDK's ``@tool`` writes: how a result was recorded ("text" or "json")
-RESULT_ENCODING = "tracereplay.tool.result_encoding"
+RESULT_ENCODING = TOOL_RESULT_ENCODING
 
 
 def load_result_encodings(store: Store, runs: Iterable[Run]) -> dict[str, list[str | None]]:

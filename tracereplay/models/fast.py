@@ -5,6 +5,9 @@ they produced and already checked. In pydantic 2.x ``model_construct`` is pure
 Python and costs more than validating; this does what its final lines do (set ``__dict__`` and
 the fields set) for models with no private attributes and no post-init hook, and falls back to
 ``model_construct`` for any other model.
+
+``build`` is the one place that writes pydantic's internals (the four ``BaseModel.__slots__``);
+``tests/test_library_internals.py`` fails when a pydantic release changes them.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import re
 
 import duckdb
 
-from tracereplay.errors import TraceReplayError
+from tracereplay.errors import TraceReplayError, one_line
 
 _READ_ONLY = {duckdb.StatementType.SELECT}
 _EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALY[SZ]E)?\b", re.IGNORECASE)
@@ -30,12 +30,6 @@ class SqlError(TraceReplayError):
 
 class ReadOnlyError(TraceReplayError):
     """A statement that can change the store (or the session) was given without ``--write``."""
-
-
-def one_line(exc: BaseException) -> str:
-    """DuckDB's message on one line, without the caret line under the statement."""
-    lines = [ln for ln in str(exc).splitlines() if ln.strip() and set(ln.strip()) != {"^"}]
-    return " ".join(" ".join(lines).split())
 
 
 def split_statements(con: duckdb.DuckDBPyConnection, sql: str) -> list[duckdb.Statement]:

@@ -1,47 +1,51 @@
-"""Span attribute names the SDK writes: OpenTelemetry GenAI semantic conventions plus tracereplay's.
+"""Span attribute names the SDK writes, under the short names the SDK's modules use.
 
-The converter (``tracereplay.convert``) reads the same names; keep them in this one place.
+The names themselves live in :mod:`tracereplay.semconv`, the one place shared with the converter
+(``tracereplay.convert``), which reads what the SDK writes.
 """
 
 from __future__ import annotations
 
+from tracereplay import semconv
+
 # OpenTelemetry GenAI semantic conventions (v1.37+ / semantic-conventions-genai)
-OPERATION_NAME = "gen_ai.operation.name"
-PROVIDER_NAME = "gen_ai.provider.name"
-AGENT_NAME = "gen_ai.agent.name"
-CONVERSATION_ID = "gen_ai.conversation.id"
-REQUEST_MODEL = "gen_ai.request.model"
-RESPONSE_MODEL = "gen_ai.response.model"
-RESPONSE_ID = "gen_ai.response.id"
-RESPONSE_FINISH_REASONS = "gen_ai.response.finish_reasons"
-USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens"
-USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
-INPUT_MESSAGES = "gen_ai.input.messages"
-OUTPUT_MESSAGES = "gen_ai.output.messages"
-SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
-TOOL_DEFINITIONS = "gen_ai.tool.definitions"
-TOOL_NAME = "gen_ai.tool.name"
-TOOL_TYPE = "gen_ai.tool.type"
-TOOL_DESCRIPTION = "gen_ai.tool.description"
-TOOL_CALL_ID = "gen_ai.tool.call.id"
-TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
-TOOL_CALL_RESULT = "gen_ai.tool.call.result"
-ERROR_TYPE = "error.type"
+OPERATION_NAME = semconv.GEN_AI_OPERATION_NAME
+PROVIDER_NAME = semconv.GEN_AI_PROVIDER_NAME
+AGENT_NAME = semconv.GEN_AI_AGENT_NAME
+REQUEST_MODEL = semconv.GEN_AI_REQUEST_MODEL
+RESPONSE_MODEL = semconv.GEN_AI_RESPONSE_MODEL
+RESPONSE_ID = semconv.GEN_AI_RESPONSE_ID
+RESPONSE_FINISH_REASONS = semconv.GEN_AI_RESPONSE_FINISH_REASONS
+USAGE_INPUT_TOKENS = semconv.GEN_AI_USAGE_INPUT_TOKENS
+USAGE_OUTPUT_TOKENS = semconv.GEN_AI_USAGE_OUTPUT_TOKENS
+INPUT_MESSAGES = semconv.GEN_AI_INPUT_MESSAGES
+OUTPUT_MESSAGES = semconv.GEN_AI_OUTPUT_MESSAGES
+SYSTEM_INSTRUCTIONS = semconv.GEN_AI_SYSTEM_INSTRUCTIONS
+TOOL_DEFINITIONS = semconv.GEN_AI_TOOL_DEFINITIONS
+TOOL_NAME = semconv.GEN_AI_TOOL_NAME
+TOOL_TYPE = semconv.GEN_AI_TOOL_TYPE
+TOOL_DESCRIPTION = semconv.GEN_AI_TOOL_DESCRIPTION
+TOOL_CALL_ID = semconv.GEN_AI_TOOL_CALL_ID
+TOOL_CALL_ARGUMENTS = semconv.GEN_AI_TOOL_CALL_ARGUMENTS
+TOOL_CALL_RESULT = semconv.GEN_AI_TOOL_CALL_RESULT
+ERROR_TYPE = semconv.ERROR_TYPE
+EXCEPTION_TYPE = semconv.EXCEPTION_TYPE
+EXCEPTION_MESSAGE = semconv.EXCEPTION_MESSAGE
+EXCEPTION_STACKTRACE = semconv.EXCEPTION_STACKTRACE
+EXCEPTION_ESCAPED = semconv.EXCEPTION_ESCAPED
 
-OP_INVOKE_AGENT = "invoke_agent"
-OP_CHAT = "chat"
-OP_EXECUTE_TOOL = "execute_tool"
+OP_INVOKE_AGENT = semconv.OP_INVOKE_AGENT
+OP_CHAT = semconv.OP_CHAT
+OP_EXECUTE_TOOL = semconv.OP_EXECUTE_TOOL
 
-# tracereplay's own attributes, on the invoke_agent span
-RUN_CONTEXT = "tracereplay.run.context"  # JSON list of {"name", "content"}
-RUN_PARAMETERS = "tracereplay.run.parameters"  # JSON object
-RUN_STATUS = "tracereplay.run.status"  # "max_rounds_exceeded" when the agent marks it
-RUN_KIND = "tracereplay.run.kind"  # "replay" while evaluation replays a case
-EVAL_RUN_ID = "tracereplay.eval_run_id"
-CASE_ID = "tracereplay.case_id"
-# on an execute_tool span whose result came from a tool interceptor (replay), not the tool
-TOOL_REPLAYED = "tracereplay.tool.replayed"
-# "text": gen_ai.tool.call.result is the tool's str result as is; "json": any other value as JSON
-TOOL_RESULT_ENCODING = "tracereplay.tool.result_encoding"
+# tracereplay's own attributes (meanings in tracereplay.semconv)
+RUN_CONTEXT = semconv.RUN_CONTEXT
+RUN_PARAMETERS = semconv.RUN_PARAMETERS
+RUN_STATUS = semconv.RUN_STATUS
+RUN_KIND = semconv.RUN_KIND
+EVAL_RUN_ID = semconv.EVAL_RUN_ID
+CASE_ID = semconv.CASE_ID
+TOOL_REPLAYED = semconv.TOOL_REPLAYED
+TOOL_RESULT_ENCODING = semconv.TOOL_RESULT_ENCODING
 
-STATUS_MAX_ROUNDS_EXCEEDED = "max_rounds_exceeded"
+STATUS_MAX_ROUNDS_EXCEEDED = semconv.STATUS_MAX_ROUNDS_EXCEEDED

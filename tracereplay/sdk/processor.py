@@ -11,6 +11,7 @@ batch processor inside it instead of stacking a second one (which would export e
 from __future__ import annotations
 
 import threading
+from collections.abc import Sized
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
@@ -19,14 +20,29 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 from tracereplay.sdk.health import health
 
 
+def batch_queue(processor: BatchSpanProcessor) -> tuple[Sized, int] | None:
+    """The queue of ``processor`` and its capacity, or ``None`` when they cannot be found.
+
+    The one place that reads the OTel SDK's internals (``BatchSpanProcessor._batch_processor``,
+    its ``_queue`` deque and ``_max_queue_size``): the SDK has no public queue length nor drop
+    count. ``tests/test_library_internals.py`` fails when an SDK release moves them; until then
+    nothing breaks, drops are only no longer counted.
+    """
+    inner = getattr(processor, "_batch_processor", None)
+    queue = getattr(inner, "_queue", None)
+    capacity = getattr(inner, "_max_queue_size", None)
+    if not isinstance(queue, Sized) or not isinstance(capacity, int):
+        return None
+    return queue, capacity
+
+
 class CountingBatchSpanProcessor(BatchSpanProcessor):
     """``BatchSpanProcessor`` that counts spans dropped on a full queue in ``stats()``."""
 
     def __init__(self, exporter: SpanExporter) -> None:
         super().__init__(exporter)
-        inner = getattr(self, "_batch_processor", None)
-        self._queue = getattr(inner, "_queue", None)
-        self._capacity: int | None = getattr(inner, "_max_queue_size", None)
+        found = batch_queue(self)
+        self._queue, self._capacity = found if found is not None else (None, None)
 
     @property
     def queued(self) -> int:
@@ -66,6 +82,8 @@ class ProcessorSlot(SpanProcessor):
         self._processor.on_start(span, parent_context=parent_context)
 
     def _on_ending(self, span: Span) -> None:
+        # the SDK's (underscored) on-ending hook: TracerProvider calls it on its processors, so
+        # the slot forwards it (tests/test_library_internals.py checks it still arrives)
         self._processor._on_ending(span)
 
     def on_end(self, span: ReadableSpan) -> None:

@@ -97,12 +97,12 @@ def record_error(span: Span, exc: BaseException, policy: ContentPolicy) -> None:
     span.add_event(
         "exception",
         {
-            "exception.type": full_name,
-            "exception.message": message,
-            "exception.stacktrace": policy.text(
+            A.EXCEPTION_TYPE: full_name,
+            A.EXCEPTION_MESSAGE: message,
+            A.EXCEPTION_STACKTRACE: policy.text(
                 "".join(traceback.format_exception(exc_type, exc, exc.__traceback__))
             ),
-            "exception.escaped": True,
+            A.EXCEPTION_ESCAPED: True,
         },
     )
     span.set_status(Status(StatusCode.ERROR, f"{qualname}: {message}" if message else qualname))

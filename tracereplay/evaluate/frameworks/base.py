@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from tracereplay.semconv import TOOL_REPLAYED
+
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
 
@@ -38,7 +40,7 @@ __all__ = [
 ToolAnswer = Callable[[str, dict[str, Any]], Any]
 
 #: the span attribute that says a tool span was answered from the recording
-REPLAYED_ATTRIBUTE = "tracereplay.tool.replayed"
+REPLAYED_ATTRIBUTE = TOOL_REPLAYED
 
 
 class AnswerCounter:

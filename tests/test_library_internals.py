@@ -1,0 +1,113 @@
+"""The few internals of other libraries tracereplay relies on, each behind one function: these
+tests fail loudly when a release of the library moves them (then mend that one function)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from pydantic import BaseModel
+
+from tracereplay.models.evals import ScoreResult
+from tracereplay.models.fast import build
+from tracereplay.models.run import AgentResult, LlmCall, Run, ToolCallRecord
+from tracereplay.sdk.processor import CountingBatchSpanProcessor, ProcessorSlot, batch_queue
+
+
+# ------------------------------------------------------------------ pydantic (models/fast.py)
+def test_pydantic_models_keep_their_state_where_build_writes_it() -> None:
+    # build() sets exactly these four slots, as model_construct's last lines do
+    assert set(BaseModel.__slots__) == {
+        "__dict__",
+        "__pydantic_fields_set__",
+        "__pydantic_extra__",
+        "__pydantic_private__",
+    }
+
+
+def _values(cls: type[BaseModel]) -> dict:
+    return {
+        name: (field.default_factory() if field.default_factory else field.default)
+        for name, field in cls.model_fields.items()
+        if not field.is_required()
+    }
+
+
+def test_build_gives_what_model_construct_gives() -> None:
+    samples = [
+        (
+            ToolCallRecord,
+            {**_values(ToolCallRecord), "round": 1, "tool_name": "weather", "arguments": {"c": 1}},
+        ),
+        (AgentResult, {**_values(AgentResult), "response": "sunny"}),
+        (ScoreResult, {**_values(ScoreResult), "check": "exactMatch", "score": 1.0}),
+    ]
+    for cls, values in samples:
+        values = {k: v for k, v in values.items() if k in cls.model_fields}
+        missing = [n for n, f in cls.model_fields.items() if f.is_required() and n not in values]
+        assert not missing, (cls, missing)
+        built, constructed = build(cls, dict(values)), cls.model_construct(**values)
+        for slot in BaseModel.__slots__:
+            assert getattr(built, slot) == getattr(constructed, slot), (cls, slot)
+        assert built == constructed
+        assert built.model_dump() == constructed.model_dump()
+        assert built.model_copy(update={}) == constructed
+        assert type(built).model_validate(built.model_dump()) == built
+
+
+def test_build_models_nest_and_serialize() -> None:
+    call = build(LlmCall, {**_values(LlmCall), "round": 1, "model": "m"})
+    run = Run.model_construct(
+        run_id="r", trace_id="t", root_span_id="s", started_at=datetime.now(UTC)
+    )
+    assert run.model_copy(update={"models": [call.model]}).models == ["m"]
+    assert LlmCall.model_validate_json(call.model_dump_json()) == call
+
+
+# ------------------------------------------------------------------ OTel SDK (sdk/processor.py)
+class _Exporter(SpanExporter):
+    def export(self, spans):  # noqa: ANN001
+        return SpanExportResult.SUCCESS
+
+
+def test_the_batch_processor_queue_is_found() -> None:
+    exporter = _Exporter()
+    processor = BatchSpanProcessor(exporter, max_queue_size=7, max_export_batch_size=2)
+    try:
+        found = batch_queue(processor)
+        assert found is not None, "BatchSpanProcessor internals moved: drops are not counted"
+        queue, capacity = found
+        assert capacity == 7 and len(queue) == 0
+        provider = TracerProvider()
+        provider.add_span_processor(processor)
+        provider.get_tracer("t").start_span("one").end()
+        assert len(queue) in (0, 1)  # queued, or already taken by the export thread
+    finally:
+        processor.shutdown()
+
+
+def test_counting_processor_sees_the_queue() -> None:
+    exporter = _Exporter()
+    processor = CountingBatchSpanProcessor(exporter)
+    try:
+        assert processor._queue is not None and processor._capacity
+        assert processor.queued == 0
+    finally:
+        processor.shutdown()
+
+
+class _Ending(SpanProcessor):
+    def __init__(self) -> None:
+        self.ending: list[str] = []
+
+    def _on_ending(self, span) -> None:  # noqa: ANN001
+        self.ending.append(span.name)
+
+
+def test_the_sdk_on_ending_hook_reaches_the_processor_in_the_slot() -> None:
+    inner = _Ending()
+    provider = TracerProvider()
+    provider.add_span_processor(ProcessorSlot(inner))
+    provider.get_tracer("t").start_span("s").end()
+    assert inner.ending == ["s"], "the SDK no longer calls SpanProcessor._on_ending"
