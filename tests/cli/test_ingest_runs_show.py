@@ -51,7 +51,9 @@ def test_ingest_prints_what_it_read_and_runs_lists_the_run(tmp_path: Path) -> No
     assert run["tool_calls_count"] == 2 and run["total_llm_calls"] == 2
     assert set(run) >= {"run_id", "trace_id", "result", "started_at", "input_tokens"}
     table = cli(db, "runs")
-    assert table.exit_code == 0 and run["run_id"] in table.stdout  # ids printed whole
+    assert table.exit_code == 0 and run["run_id"][:8] in table.stdout  # a unique prefix
+    wide = cli(db, "runs", "--wide")
+    assert run["run_id"] in wide.stdout  # ids printed whole
 
 
 def test_ingesting_the_same_file_twice_changes_nothing(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ def record(run_id: str, suite_id: str = SUITE) -> EvalRunRecord:
         suite_id=suite_id,
         suite_name="s",
         mode="recorded",
-        started_at=datetime.now(timezone.utc),
+        started_at=datetime.now(UTC),
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from tracereplay.models import AgentResult, Document, EvalCase, EvalSuite, Run, 
 from tracereplay.promote import repository as repo
 from tracereplay.store import Store
 
-T0 = datetime(2026, 11, 1, 8, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 1, 8, 0, tzinfo=UTC)
 
 
 @dataclass

@@ -16,11 +16,15 @@ from hypothesis import strategies as st
 from sql_pipeline import tracereplay
 
 from tracereplay.query.sqltext import statement_complete, strip_terminator
+from tracereplay.store import Store
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("prompt") / "p.duckdb"
+    path = tmp_path_factory.mktemp("prompt") / "p.duckdb"
+    with Store.open(path):  # an empty store (reading commands refuse a missing one)
+        pass
+    return path
 
 
 def test_piped_statements_run_in_order_across_lines(db: Path) -> None:
@@ -66,6 +70,8 @@ def test_dot_commands(db: Path) -> None:
 
 def test_write_applies_to_the_session(db: Path, tmp_path: Path) -> None:
     store = tmp_path / "w.duckdb"
+    with Store.open(store):
+        pass
     proc = tracereplay(store, "sql", "--write", input="CREATE TABLE notes (t VARCHAR);\n"
                        "INSERT INTO notes VALUES ('hello');\n")  # fmt: skip
     assert proc.returncode == 0, proc.stderr

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from tracereplay.models import (
 )
 from tracereplay.store import Store
 
-T0 = datetime(2026, 11, 1, 23, 30, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 1, 23, 30, tzinfo=UTC)
 SUITE = str(uuid.UUID(int=1))
 
 P, F, E = Status.PASSED, Status.FAILED, Status.ERROR
@@ -203,7 +203,7 @@ def test_run_summary_adds_tool_errors_tools_day_and_promotions(pipeline_db: Path
     for r in rows:
         assert r["tool_errors"] == errors.get(r["run_id"], 0)
         assert r["total_tokens"] == r["input_tokens"] + r["output_tokens"]
-        assert r["day"] == r["started_at"].astimezone(timezone.utc).date()
+        assert r["day"] == r["started_at"].astimezone(UTC).date()
         assert r["promoted_cases"] == 1  # the pipeline promotes every top-level run once
     assert {tuple(r["tools"]) for r in rows} == {("get_population", "get_weather"), ()}
 

@@ -11,6 +11,7 @@ import pytest
 from report_dom import Node, parse
 from sql_pipeline import tracereplay
 
+from tracereplay.report.script import script_hash
 from tracereplay.store import Store
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -25,15 +26,16 @@ HOSTILE_TEXT = (
 )
 
 
-def render_in_chromium(page: Path, profile: Path) -> str:
-    """The DOM after Chromium loaded ``page`` (no network, a throw-away profile)."""
+def render_in_chromium(page: Path, profile: Path, fragment: str = "") -> str:
+    """The DOM after Chromium loaded ``page`` (no network, a throw-away profile), its script
+    run (``fragment``: ``#case-ID`` opens that case)."""
     assert CHROMIUM is not None
     proc = subprocess.run(
         [
             CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
             "--no-first-run", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={profile}",
-            "--dump-dom", page.as_uri(),
+            "--dump-dom", page.as_uri() + fragment,
         ],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -67,9 +69,15 @@ def test_the_file_is_self_contained(replay_dom: tuple[Node, str]) -> None:
             assert not value or value.startswith("#"), (
                 f"<{node.tag} {attr}={value}> loads something"
             )
-    assert not dom.find_all("link") and not dom.find_all("script") and not dom.find_all("img")
+    assert not dom.find_all("link") and not dom.find_all("img")
     assert "@import" not in raw and "url(" not in raw
     assert len(dom.find_all("style")) == 1
+    # one script, the report's own, allowed by its hash; anything else is data
+    code = [s for s in dom.find_all("script") if s.attrs.get("type") != "application/json"]
+    assert len(code) == 1 and not code[0].attrs
+    csp = dom.find("meta", http_equiv="Content-Security-Policy").attrs["content"]
+    assert csp.startswith("default-src 'none';") and f"script-src {script_hash()}" in csp
+    assert script_hash(code[0].text) == script_hash()
 
 
 def test_markup_in_a_response_is_shown_as_text(replay_dom: tuple[Node, str]) -> None:
@@ -78,7 +86,7 @@ def test_markup_in_a_response_is_shown_as_text(replay_dom: tuple[Node, str]) -> 
     assert title.startswith("weather · eval run ") and "pwned" not in title
     responses = [p.text for p in dom.find_all("pre", "response")]
     assert any(HOSTILE_TEXT in r for r in responses)
-    assert not dom.find_all("script") and not dom.find_all("img")
+    assert not dom.find_all("img") and "pwned" not in dom.find("title").text
 
 
 def test_summary_cards(replay_dom: tuple[Node, str]) -> None:
@@ -174,10 +182,15 @@ def test_the_first_recorded_eval_run(pipeline_db: Path, tmp_path: Path) -> None:
     out = tmp_path / "v1.html"
     proc = tracereplay(pipeline_db, "report", _eval_run(pipeline_db, "v1")[:8], "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    dom = parse(render_in_chromium(out, tmp_path / "profile"))
+    page = parse(out.read_text(encoding="utf-8"))
+    first = _case(page, 0)
+    # a passed case: its details are in the page's JSON, shown when it is opened
+    assert "open" not in first.attrs and "data-i" in first.attrs and not first.find_all("table")
+    dom = parse(render_in_chromium(out, tmp_path / "profile", f"#{first.attrs['id']}"))
     assert "first eval run" in dom.find("section", id="diff").text
     case = _case(dom, 0)
-    assert case.attrs["data-status"] == "PASSED" and "open" not in case.attrs
+    assert case.attrs["data-status"] == "PASSED" and "open" in case.attrs  # opened by the link
+    assert not _case(dom, 1).find_all("table")  # the others stay closed and empty
     table = case.find("table", "trajectory")
     assert "tool call (recorded run)" in table.find("thead").text
     assert [r.find("strong").text for r in table.find("tbody").find_all("tr")] == [

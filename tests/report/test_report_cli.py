@@ -8,6 +8,10 @@ from sql_pipeline import tracereplay
 
 
 def test_without_eval_runs_it_says_what_to_do(tmp_path: Path) -> None:
+    from tracereplay.store import Store
+
+    with Store.open(tmp_path / "empty.duckdb"):  # a store, with no eval run in it
+        pass
     proc = tracereplay(
         tmp_path / "empty.duckdb", "report", "-o", str(tmp_path / "r.html"), check=False
     )
@@ -37,3 +41,12 @@ def test_default_file_and_suite_selection(pipeline_db: Path, tmp_path: Path) -> 
 def test_a_missing_directory_is_refused(pipeline_db: Path, tmp_path: Path) -> None:
     proc = tracereplay(pipeline_db, "report", "-o", str(tmp_path / "no" / "r.html"), check=False)
     assert proc.returncode == 2 and "does not exist" in proc.stderr
+
+
+def test_without_a_store_it_says_so_and_creates_nothing(tmp_path: Path) -> None:
+    proc = tracereplay(
+        tmp_path / "typo.duckdb", "report", "-o", str(tmp_path / "r.html"), check=False
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: no tracereplay store at ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from report_dom import parse
@@ -12,6 +14,7 @@ from report_dom import parse
 from tracereplay.evaluate.diff import CaseDiff
 from tracereplay.evaluate.outcomes import ArgumentDrift, EvalRunRecord, ReplayReport
 from tracereplay.models import Status, ToolCallRecord
+from tracereplay.report import html as html_module
 from tracereplay.report.data import (
     CaseView,
     CheckRow,
@@ -20,16 +23,18 @@ from tracereplay.report.data import (
     RunStats,
     TrendPoint,
 )
-from tracereplay.report.html import render_report
+from tracereplay.report.html import INLINE_CASES, render_report
+from tracereplay.report.script import SCRIPT, script_hash
 from tracereplay.report.svg import MAX_LABELS, trend_svg
 from tracereplay.report.trajectory import align
 
-T0 = datetime(2026, 11, 30, 8, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 ALLOWED_TAGS = {
     "#document", "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3",
     "p", "span", "code", "strong", "section", "div", "a", "svg", "line", "text", "polyline",
     "circle", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "pre", "ul",
-    "li", "mark", "footer",
+    "input", "label", "select", "option", "script", "b", "small", "figure", "figcaption", "rect",
+    "g", "li", "mark", "footer",
 }  # fmt: skip
 
 
@@ -98,12 +103,70 @@ def test_no_stored_text_becomes_markup(text: str) -> None:
     responses = [p.text for p in dom.find_all("pre", "response")]
     assert responses == [text, text]
     assert dom.find("pre", "query").text == text
+    scripts = dom.find_all("script")
+    assert [s.attrs for s in scripts] == [{}]  # the report's own; the case is written open
 
 
-def test_the_page_forbids_scripts_and_external_loads() -> None:
+@settings(max_examples=40, deadline=None)
+@given(HOSTILE)
+def test_details_shown_on_demand_are_escaped_too(text: str) -> None:
+    """A passed case's details travel as JSON inside the page: the block cannot be ended or
+    turned into a comment by stored text, and the markup it holds escapes every text."""
+    data = report_with(text)
+    data.cases[0].status = "PASSED"
+    data.cases.append(data.cases[0].model_copy(update={"case_id": str(uuid.UUID(int=5))}))
+    html = render_report(data)
+    start = html.index('<script type="application/json" id="case-details">')
+    block = html[html.index(">", start) + 1 : html.index("</script>", start)]
+    assert "</" not in block and "<!" not in block
+    bodies = json.loads(block)
+    assert len(bodies) == 2
+    for body in bodies:
+        dom = parse(body)
+        assert {n.tag for n in dom.iter()} <= ALLOWED_TAGS - {"script"}
+        assert [p.text for p in dom.find_all("pre", "response")] == [text, text]
+
+
+def test_the_page_allows_its_own_script_only() -> None:
     html = render_report(report_with("x"))
-    assert '<meta http-equiv="Content-Security-Policy" content="default-src \'none\';' in html
-    assert "<script" not in html
+    assert (
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        f"style-src 'unsafe-inline'; img-src data:; script-src {script_hash()}\">"
+    ) in html
+    assert html.count("<script>") == 1 and f"<script>{SCRIPT}</script>" in html
+
+
+def test_a_big_suite_stays_under_the_page_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cases that did not pass come first, the first INLINE_CASES written open; the rest have
+    their details on demand while the page has room, then none (and a note says so)."""
+    base = report_with("a response " * 40)
+    rep = base.cases[0].repetitions[0]
+    cases = [
+        base.cases[0].model_copy(update={
+            "case_id": str(uuid.UUID(int=100 + i)), "seq": i, "bucket": None,
+            "status": "FAILED" if i % 10 == 3 else "PASSED",
+            "repetitions": [rep.model_copy(update={"status": "PASSED" if i % 10 != 3 else "FAILED"})],
+        })
+        for i in range(400)
+    ]  # fmt: skip
+    data = base.model_copy(update={"cases": cases})
+    full = render_report(data)
+    assert full.count(" data-none") == 0
+    monkeypatch.setattr(html_module, "PAGE_BUDGET", len(full.encode()) // 2)
+    page = render_report(data)
+    assert len(page.encode()) <= len(full.encode()) // 2
+    dom = parse(page)
+    shown = dom.find_all("details", "case")
+    assert [c.attrs["data-status"] for c in shown[:40]] == ["FAILED"] * 40  # failing first
+    assert sum("open" in c.attrs for c in shown) == INLINE_CASES
+    lazy = [c for c in shown if "data-i" in c.attrs]
+    none = [c for c in shown if "data-none" in c.attrs]
+    assert lazy and none and len(lazy) + len(none) + INLINE_CASES == 400
+    assert all(c.attrs["data-status"] == "FAILED" for c in lazy[: 40 - INLINE_CASES])
+    assert (
+        f"{len(none)} cases further down the list are listed without details"
+        in dom.find("p", id="left-out").text
+    )
 
 
 def test_the_trend_axis_labels_at_most_a_dozen_runs() -> None:

@@ -8,16 +8,28 @@ import sys
 from typing import Annotated, Optional
 
 import typer
+from typer import _click as click  # typer's own copy of click: its exceptions and classes
 from typer.core import TyperGroup
 
 from tracereplay import __version__
-from tracereplay.cli.common import print_error, state
+from tracereplay.cli import help_style
+from tracereplay.cli.common import EXIT_CODES, print_error, state
 from tracereplay.errors import TraceReplayError
+
+help_style.install()
 
 
 class _Group(TyperGroup):
-    """Turns a ``TraceReplayError`` from any command into ``error: <message>`` and its exit code,
-    whether the app runs from the console script or from a test's CliRunner."""
+    """Turns a ``TraceReplayError`` from any command, and every usage error, into one line
+    ``error: <message>`` and its exit code, whether the app runs from the console script or from
+    a test's CliRunner."""
+
+    def resolve_command(self, ctx, args):  # type: ignore[override]
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if name is not None:  # "runs", or "suite import" for a command of a group
+            sub = rest[0] if isinstance(cmd, TyperGroup) and rest else ""
+            state.command = f"{name} {sub}" if sub and not sub.startswith("-") else name
+        return name, cmd, rest
 
     def invoke(self, ctx):  # type: ignore[override]
         try:
@@ -25,6 +37,35 @@ class _Group(TyperGroup):
         except TraceReplayError as exc:
             print_error(str(exc))
             raise typer.Exit(exc.exit_code) from None
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):  # type: ignore[override]
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as exc:  # `tracereplay suite`: the help
+            typer.echo(exc.format_message(), err=True)
+            rv = exc.exit_code
+        except click.exceptions.UsageError as exc:
+            print_error(_usage_line(exc))
+            rv = exc.exit_code
+        except click.exceptions.ClickException as exc:
+            print_error(exc.format_message())
+            rv = exc.exit_code
+        except typer.Abort:
+            print_error("aborted")
+            rv = 1
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _usage_line(exc: click.exceptions.UsageError) -> str:
+    """``No such command 'evl'. Did you mean 'eval'? (see tracereplay -h)``: the message (with
+    typer's suggestion) and where the help is, on one line."""
+    message = " ".join(exc.format_message().split())
+    message = message.replace("Value error, ", "")
+    if exc.ctx is not None:
+        message += f" (see `{exc.ctx.command_path} --help`)"
+    return message
 
 
 app = typer.Typer(
@@ -54,6 +95,7 @@ COMMAND_MODULES = [
     "tracereplay.cli.diff_cmd",
     "tracereplay.cli.export_cmd",
     "tracereplay.cli.report_cmd",
+    "tracereplay.cli.ui_cmd",
 ]
 
 
@@ -84,6 +126,21 @@ def _root(
 
 for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(app)
+
+
+def _add_exit_codes(typer_app: typer.Typer) -> None:
+    """Every command's help ends with its exit codes: the command's own words when its
+    docstring has them, else the common ones."""
+    for info in typer_app.registered_commands:
+        doc = (info.callback.__doc__ or "") if info.callback else ""
+        if "Exit code" not in doc and info.epilog is None:
+            info.epilog = EXIT_CODES
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _add_exit_codes(group.typer_instance)
+
+
+_add_exit_codes(app)
 
 
 def main() -> None:

@@ -2,28 +2,57 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from rich.console import Console
 
-from tracereplay.errors import BadParameterError
-from tracereplay.store.paths import resolve_db_path
+from tracereplay.errors import BadParameterError, NotFoundError
+from tracereplay.store.paths import resolve_db_path, spool_dir
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
+#: the commands that may create the store when it does not exist yet (they write into it);
+#: every other command needs an existing store (a typo in --db is then an error, not a new file)
+CREATING_COMMANDS = frozenset({"ingest", "serve", "suite create", "suite import"})
+
+#: what every command's help ends with unless it says more about its exit codes
+EXIT_CODES = "Exit codes: 0 done, 2 bad input (unknown id, malformed option, missing store)."
+
 
 class _State:
     db: str | None = None
+    #: the command being run, e.g. "runs" or "suite import" (set by the app before it runs)
+    command: str = ""
 
 
 state = _State()
 
 
-def db_path() -> Path:
-    """The DuckDB file for this invocation (``--db`` > ``$TRACEREPLAY_DB`` > ./tracereplay.duckdb)."""
-    return resolve_db_path(state.db)
+def store_exists(path: Path) -> bool:
+    """A store is there when its DuckDB file is, or its spool (an agent recorded runs into it
+    with the embedded default, and no command has read them yet)."""
+    return path.is_file() or spool_dir(path).is_dir()
+
+
+def db_path(create: bool | None = None) -> Path:
+    """The DuckDB file for this invocation (``--db`` > ``$TRACEREPLAY_DB`` > ./tracereplay.duckdb).
+
+    A command that only reads (everything but ``CREATING_COMMANDS``, unless ``create`` says
+    otherwise) gets a one-line error when there is no store there, and nothing is created.
+    """
+    path = resolve_db_path(state.db)
+    if create is None:
+        create = state.command in CREATING_COMMANDS
+    if not create and not store_exists(path):
+        hint = (
+            "check --db / $TRACEREPLAY_DB"
+            if state.db is not None
+            else "run `tracereplay ingest`, capture runs with the SDK, or give --db"
+        )
+        raise NotFoundError(f"no tracereplay store at {path} ({hint})")
+    return path
 
 
 def print_error(message: str) -> None:
@@ -41,13 +70,33 @@ def parse_since(value: str) -> datetime:
     ISO date/time (``2026-11-01``, ``2026-11-01T08:00``; UTC unless it names a zone)."""
     text = value.strip()
     if len(text) >= 2 and text[-1].lower() in _UNITS and text[:-1].replace(".", "", 1).isdigit():
-        return datetime.now(timezone.utc) - timedelta(
-            seconds=float(text[:-1]) * _UNITS[text[-1].lower()]
-        )
+        return datetime.now(UTC) - timedelta(seconds=float(text[:-1]) * _UNITS[text[-1].lower()])
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         raise BadParameterError(
             f"--since '{value}' is neither a duration (30m, 12h, 7d) nor an ISO date"
         ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def short_ids(store, table: str, column: str, ids: list[str], minimum: int = 8) -> dict[str, str]:
+    """The shortest prefix (at least ``minimum`` characters) of each of ``ids`` that no other
+    row of ``table`` shares, as git abbreviates commits: what a user can type back."""
+    out = {i: i[:minimum] for i in ids}
+    pending = set(ids)
+    length = minimum
+    while pending:
+        prefixes = sorted({i[:length] for i in pending})
+        rows = store.con.execute(
+            f"SELECT substr({column}, 1, ?) AS p FROM {table}"  # noqa: S608 (fixed names)
+            f" WHERE substr({column}, 1, ?) IN (SELECT unnest(?)) GROUP BY p HAVING count(*) > 1",
+            [length, length, prefixes],
+        ).fetchall()
+        shared = {r[0] for r in rows}
+        for i in list(pending):
+            if i[:length] not in shared or length >= len(i):
+                out[i] = i[:length]
+                pending.discard(i)
+        length += 4
+    return out

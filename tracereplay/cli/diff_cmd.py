@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import orjson
 import typer
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from tracereplay.cli.common import console, db_path
+from tracereplay.cli.common import console, db_path, short_ids
 from tracereplay.cli.eval_cmd import STATUS_STYLE
+from tracereplay.cli.run_view import fields_lines
+from tracereplay.errors import BadParameterError
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.diff import CaseDiff, EvalDiff
@@ -33,8 +36,35 @@ class DiffFormat(str, Enum):
 
 
 def diff_command(
-    eval_run_a: Annotated[str, typer.Argument(help="The earlier eval run (id or unique prefix).")],
-    eval_run_b: Annotated[str, typer.Argument(help="The later eval run (id or unique prefix).")],
+    eval_run_a: Annotated[
+        Optional[str],
+        typer.Argument(
+            metavar="A",
+            help="The earlier eval run: an id or unique prefix, a label (eval --label), or "
+            "SUITE@N (the suite's Nth eval run; SUITE@-1 the latest, SUITE@-2 the one before).",
+            show_default=False,
+        ),
+    ] = None,
+    eval_run_b: Annotated[
+        Optional[str],
+        typer.Argument(
+            metavar="B", help="The later eval run, named the same ways.", show_default=False
+        ),
+    ] = None,
+    last: Annotated[
+        bool,
+        typer.Option(
+            "--last",
+            help="Compare the latest eval run with the previous one of the same suite "
+            "(instead of A and B).",
+        ),
+    ] = False,
+    suite: Annotated[
+        Optional[str],
+        typer.Option(
+            "--suite", "-s", metavar="SUITE", help="With --last: of this suite.", show_default=False
+        ),
+    ] = None,
     show_unchanged: Annotated[
         bool, typer.Option("--unchanged", help="Also list the cases that passed in both.")
     ] = False,
@@ -45,17 +75,32 @@ def diff_command(
     """Compare two eval runs of one suite: Regressed, Fixed, StillFailing, Added, Removed,
     Unchanged, with each case's score change.
 
-    Exit code 1 when any case regressed, else 0.
+    Exit codes: 1 when any case regressed, else 0; 2 bad input (unknown eval run, two suites).
 
-    [bold]Example[/bold]
+    [bold]Examples[/bold]
 
-      tracereplay diff 3f2a 9c41        # unique prefixes of eval run ids work
+      tracereplay diff --last                   # the latest eval run against the one before
+      tracereplay diff v1 v2                    # by label (eval --label v1)
+      tracereplay diff weather@1 weather@-1     # the suite's first and latest eval runs
+      tracereplay diff 3f2a 9c41                # unique prefixes of eval run ids
     """
-    from tracereplay.evaluate.diff import diff_eval_runs
+    from tracereplay.evaluate.diff import diff_eval_runs, last_two
     from tracereplay.ingest import open_store
 
+    if last and (eval_run_a or eval_run_b):
+        raise BadParameterError("give A and B, or --last, not both")
+    if not last and not (eval_run_a and eval_run_b):
+        raise BadParameterError("give two eval runs A and B (or --last for the latest two)")
+    if suite is not None and not last:
+        raise BadParameterError("--suite goes with --last")
     with open_store(db_path()) as store:
+        if last:
+            eval_run_a, eval_run_b = last_two(store, suite)
+        assert eval_run_a is not None and eval_run_b is not None
         diff = diff_eval_runs(store, eval_run_a, eval_run_b)
+        short = short_ids(
+            store, "eval_runs", "eval_run_id", [diff.a.eval_run_id, diff.b.eval_run_id]
+        )
     if fmt is DiffFormat.json:
         data = {
             "a": diff.a.to_dict(),
@@ -65,7 +110,7 @@ def diff_command(
         }
         sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
-        print_diff(diff, show_unchanged)
+        print_diff(diff, show_unchanged, short)
     raise typer.Exit(1 if diff.bucket("Regressed") else 0)
 
 
@@ -87,21 +132,25 @@ def _delta(case: CaseDiff) -> Text:
     return Text(f"{d:+.2f}", style="green" if d > 0 else "red")
 
 
-def print_diff(diff: EvalDiff, show_unchanged: bool) -> None:
+def print_diff(diff: EvalDiff, show_unchanged: bool, short: dict[str, str] | None = None) -> None:
     from tracereplay.evaluate.diff import BUCKETS
 
     a, b = diff.a, diff.b
+    short = short or {}
     console.print(Text(f"suite {a.suite_name}", style="bold"))
     for tag, rec in (("A", a), ("B", b)):
-        line = Text(f"  {tag} {rec.eval_run_id}  ")
-        line.append(f"{rec.started_at:%Y-%m-%d %H:%M:%S}  {rec.mode}")
-        if rec.agent:
-            line.append(f" ({rec.agent})")
-        if rec.label:
-            line.append(f"  label {rec.label}")
         rate = "-" if rec.pass_rate is None else f"{rec.pass_rate:.1%}"
-        line.append(f"  pass rate {rate}")
-        console.print(line)
+        mode = rec.mode + (f" ({rec.agent})" if rec.agent else "")
+        fields = [
+            ("", tag, "bold"),
+            ("", short.get(rec.eval_run_id, rec.eval_run_id[:8]), "cyan"),
+            ("label", rec.label, "") if rec.label else None,
+            ("pass rate", rate, ""),
+            ("", f"{rec.started_at:%Y-%m-%d %H:%M}", ""),
+            ("", mode, ""),
+        ]
+        for line in fields_lines([f for f in fields if f is not None], console.width - 2):
+            console.print(Text("  ").append_text(line))
     counts = diff.counts()
     summary = Text()
     for i, name in enumerate(BUCKETS):
@@ -115,14 +164,14 @@ def print_diff(diff: EvalDiff, show_unchanged: bool) -> None:
     if not shown:
         console.print("no case changed", style="dim", markup=False)
         return
-    table = Table(header_style="bold", pad_edge=False)
-    table.add_column("bucket", no_wrap=True, min_width=12)
-    table.add_column("#", justify="right", no_wrap=True, min_width=2)
-    table.add_column("case", no_wrap=True, style="cyan", min_width=8)
-    table.add_column("A", no_wrap=True, min_width=11)
-    table.add_column("B", no_wrap=True, min_width=11)
-    table.add_column("Δ score", justify="right", no_wrap=True, min_width=7)
-    table.add_column("why (B)", ratio=1, min_width=10)
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, expand=True)
+    table.add_column("bucket", no_wrap=True, width=12)
+    table.add_column("#", justify="right", no_wrap=True, width=max(2, len(str(len(diff.cases)))))
+    table.add_column("case", no_wrap=True, style="cyan", width=8)
+    table.add_column("A", no_wrap=True, width=11)
+    table.add_column("B", no_wrap=True, width=11)
+    table.add_column("Δ", justify="right", no_wrap=True, width=5)
+    table.add_column("why (B)", ratio=1, min_width=10, no_wrap=True, overflow="ellipsis")
     for c in shown:
         why = c.reason_b if c.status_b and c.status_b.value != "PASSED" else ""
         table.add_row(

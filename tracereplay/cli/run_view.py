@@ -30,7 +30,7 @@ def _said(messages: list[dict[str, Any]]) -> str:
     return "\n".join(text for text in map(message_text, messages) if text)
 
 
-def _tool_node(parent: Tree, call: ToolCallRecord) -> None:
+def _tool_node(parent: Tree, call: ToolCallRecord, mark: Text | None = None) -> None:
     ok = call.error is None
     label = Text.assemble(
         ("tool ", "bold"),
@@ -40,6 +40,8 @@ def _tool_node(parent: Tree, call: ToolCallRecord) -> None:
         (f"  id={call.tool_call_id}" if call.tool_call_id else "", "dim"),
     )
     node = parent.add(label)
+    if mark is not None:
+        node.add(mark)
     node.add(Text.assemble(("arguments ", "dim"), _clip(_compact(call.arguments))))
     if call.result:
         node.add(Text.assemble(("result    ", "dim"), _clip(call.result)))
@@ -60,26 +62,80 @@ def _llm_label(call: LlmCall) -> Text:
     )
 
 
-def render_run(run: Run) -> Group:
-    """Header lines plus a tree: query, rounds (LLM call and the tool calls it asked for), response."""
+def fields_lines(parts: list[tuple[str, str, str]], width: int) -> list[Text]:
+    """``label value`` fields packed into lines of at most ``width``, never split inside one."""
+    lines: list[Text] = []
+    line = Text()
+    for label, value, style in parts:
+        field = Text.assemble((label + " " if label else "", "dim"), (value, style))
+        if line.cell_len and line.cell_len + 2 + field.cell_len > width:
+            lines.append(line)
+            line = Text()
+        if line.cell_len:
+            line.append("  ")
+        line.append_text(field)
+    if line.cell_len:
+        lines.append(line)
+    return lines
+
+
+def _failure_point(run: Run) -> tuple[str, int, int] | None:
+    """Where a run that did not succeed stopped: ``("tool", round, index in round)`` for a tool
+    call that raised and was the run's last step, else ``("llm", round, 0)`` for its last LLM
+    round (the call that failed, or the round the limit stopped). None for a successful run."""
+    if run.result.status == "success":
+        return None
+    steps: list[tuple[str, int, int]] = []
+    rounds = sorted({c.round for c in run.llm_calls} | {c.round for c in run.result.tool_calls})
+    for round_no in rounds:
+        if any(c.round == round_no for c in run.llm_calls):
+            steps.append(("llm", round_no, 0))
+        calls = [c for c in run.result.tool_calls if c.round == round_no]
+        steps += [("tool", round_no, i) for i in range(len(calls))]
+    failed_tools = [
+        ("tool", c.round, i)
+        for round_no in rounds
+        for i, c in enumerate(t for t in run.result.tool_calls if t.round == round_no)
+        if c.error is not None and c.round == round_no
+    ]
+    if run.result.status == "failed" and failed_tools and failed_tools[-1] == steps[-1]:
+        return failed_tools[-1]
+    llm_steps = [s for s in steps if s[0] == "llm"]
+    if llm_steps:
+        return llm_steps[-1]
+    return steps[-1] if steps else None
+
+
+def _mark(run: Run) -> Text:
+    if run.result.status == "max_rounds_exceeded":
+        return Text("✗ round limit reached here", style="bold yellow")
+    return Text("✗ the run failed here", style="bold red")
+
+
+def render_run(run: Run, width: int = 80) -> Group:
+    """Header lines plus a tree: query, rounds (LLM call and the tool calls it asked for), response.
+
+    When the run did not succeed, the LLM round or tool call where it stopped is marked ✗."""
     status = run.result.status
-    header = Text.assemble(
-        ("run ", "bold"),
-        (run.run_id, "cyan"),
-        ("  ", ""),
-        (status, _STATUS_STYLE.get(status, "")),
-        ("  agent ", "dim"),
-        run.agent_name or "?",
-        ("  kind ", "dim"),
-        run.kind,
-    )
     started = run.started_at.strftime("%Y-%m-%d %H:%M:%S UTC") if run.started_at else "?"
-    meta = Text(
-        f"trace {run.trace_id}  started {started}  {run.duration_ms:.0f} ms  "
-        f"llm calls {run.result.total_llm_calls}  tokens {run.input_tokens}/{run.output_tokens}  "
-        f"models {', '.join(run.models) or '?'}  convention {run.convention or '?'}",
-        style="dim",
+    head = fields_lines(
+        [
+            ("run", run.run_id, "cyan"),
+            ("", status, _STATUS_STYLE.get(status, "")),
+            ("agent", run.agent_name or "?", ""),
+            ("kind", run.kind, ""),
+            ("started", started, ""),
+            ("took", f"{run.duration_ms:.0f} ms", ""),
+            ("llm calls", str(run.result.total_llm_calls), ""),
+            ("tokens", f"{run.input_tokens}/{run.output_tokens}", ""),
+            ("models", ", ".join(run.models) or "?", ""),
+            ("trace", run.trace_id, ""),
+            ("convention", run.convention or "?", ""),
+        ],
+        width,
     )
+    head[0].stylize("bold", 0, 3)
+    fail_at = _failure_point(run)
     tree = Tree(Text("run", style="bold"), guide_style="dim")
     tree.add(Text.assemble(("query  ", "bold"), _clip(run.query or "(none)")))
     for doc in run.context:
@@ -91,22 +147,31 @@ def render_run(run: Run) -> Group:
     by_round: dict[int, list[ToolCallRecord]] = {}
     for call in run.result.tool_calls:
         by_round.setdefault(call.round, []).append(call)
+
+    def add_tools(node: Tree, round_no: int) -> None:
+        for i, tool_call in enumerate(by_round.get(round_no, [])):
+            _tool_node(node, tool_call, _mark(run) if fail_at == ("tool", round_no, i) else None)
+
+    error_shown = False
     seen_rounds = set()
     for call in run.llm_calls:
         seen_rounds.add(call.round)
         node = tree.add(_llm_label(call))
+        if fail_at == ("llm", call.round, 0):
+            node.add(_mark(run))
         said = _said(call.output_messages)
         if said:
             node.add(Text.assemble(("says ", "dim"), _clip(said, 300)))
-        for tool_call in by_round.get(call.round, []):
-            _tool_node(node, tool_call)
-    for round_no, calls in sorted(by_round.items()):
+        if fail_at == ("llm", call.round, 0) and run.error and not by_round.get(call.round):
+            error_shown = True
+            node.add(Text.assemble(("error ", "bold red"), (_clip(run.error), "red")))
+        add_tools(node, call.round)
+    for round_no, _calls in sorted(by_round.items()):
         if round_no in seen_rounds:
             continue
         node = tree.add(Text(f"round {round_no} (no LLM span recorded)", style="bold"))
-        for tool_call in calls:
-            _tool_node(node, tool_call)
+        add_tools(node, round_no)
     tree.add(Text.assemble(("response ", "bold"), _clip(run.result.response or "(none)", 2000)))
-    if run.error:
+    if run.error and not error_shown:
         tree.add(Text.assemble(("error ", "bold red"), (_clip(run.error), "red")))
-    return Group(header, meta, tree)
+    return Group(*head, tree)

@@ -12,9 +12,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from tracereplay.cli.common import console, db_path, parse_since
+from tracereplay.cli.common import console, db_path, parse_since, short_ids
 from tracereplay.cli.run_view import render_run
-from tracereplay.errors import BadParameterError
 from tracereplay.models import RUN_STATUSES
 
 _JSON_COLUMNS = {"context", "parameters", "models", "result"}
@@ -25,24 +24,54 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
+class RunStatus(str, Enum):
+    success = "success"
+    failed = "failed"
+    max_rounds_exceeded = "max_rounds_exceeded"
+
+
+class RunKind(str, Enum):
+    live = "live"
+    replay = "replay"
+    all = "all"
+
+
+assert {s.value for s in RunStatus} == set(RUN_STATUSES)
+
+
 def runs(
     status: Annotated[
-        Optional[str],
-        typer.Option(help="Only runs with this status: success, failed or max_rounds_exceeded."),
+        Optional[RunStatus],
+        typer.Option(
+            metavar="STATUS",
+            help="Only runs with this status: success, failed or max_rounds_exceeded.",
+            show_default=False,
+        ),
     ] = None,
     agent: Annotated[
-        Optional[str], typer.Option(help="Only runs of this agent (exact name).")
+        Optional[str],
+        typer.Option(
+            metavar="NAME", help="Only runs of this agent (exact name).", show_default=False
+        ),
     ] = None,
     since: Annotated[
         Optional[str],
         typer.Option(
-            help="Only runs started since: a duration back from now (30m, 12h, 7d) or an ISO date."
+            metavar="WHEN",
+            help="Only runs started since: a duration back from now (30m, 12h, 7d) or an ISO date.",
+            show_default=False,
         ),
     ] = None,
     kind: Annotated[
-        Optional[str], typer.Option(help="Only runs of this kind: live or replay.")
-    ] = None,
+        RunKind,
+        typer.Option(
+            help="live: what production agents did; replay: the runs `eval --agent` made; all.",
+        ),
+    ] = RunKind.live,
     limit: Annotated[int, typer.Option(min=1, help="At most this many runs, newest first.")] = 50,
+    wide: Annotated[
+        bool, typer.Option("--wide", help="Whole run ids and every column, however wide.")
+    ] = False,
     fmt: Annotated[
         OutputFormat,
         typer.Option(
@@ -52,26 +81,28 @@ def runs(
         ),
     ] = OutputFormat.table,
 ) -> None:
-    """List agent runs, newest first.
+    """List agent runs, newest first (production runs unless --kind says otherwise).
+
+    Run ids are shown as their shortest unique prefix (at least 8 characters, as git does):
+    type one back to `show` or `promote`. --wide or --format json give them whole.
 
     [bold]Examples[/bold]
 
       tracereplay runs --status failed --since 1d
+      tracereplay runs --kind all --wide
       tracereplay runs --agent weather_agent --format json | jq '.[0].run_id'
     """
     where: list[str] = []
     params: list[Any] = []
     if status is not None:
-        if status not in RUN_STATUSES:
-            raise BadParameterError(f"--status '{status}' is not one of {', '.join(RUN_STATUSES)}")
         where.append("status = ?")
-        params.append(status)
+        params.append(status.value)
     if agent is not None:
         where.append("agent_name = ?")
         params.append(agent)
-    if kind is not None:
+    if kind is not RunKind.all:
         where.append("kind = ?")
-        params.append(kind)
+        params.append(kind.value)
     if since is not None:
         where.append("started_at >= ?")
         params.append(parse_since(since))
@@ -84,6 +115,7 @@ def runs(
 
     with open_store(db_path()) as store:
         rows = store.query_dicts(sql, params)
+        short = {} if wide else short_ids(store, "runs", "run_id", [r["run_id"] for r in rows])
     if fmt is OutputFormat.json:
         for row in rows:
             for col in _JSON_COLUMNS & row.keys():
@@ -94,9 +126,13 @@ def runs(
         )
         return
     if not rows:
-        console.print("no runs match", style="dim", markup=False)
+        what = "" if kind is RunKind.all else f" {kind.value}"
+        hint = "" if kind is not RunKind.live else " (--kind replay or all for eval replays)"
+        console.print(f"no{what} runs match{hint}", style="dim", markup=False)
         return
-    console.print(_runs_table(rows, console.width))
+    console.print(
+        _runs_table(rows, None if wide else console.width, short, kind is not RunKind.live)
+    )
 
 
 def _json_default(value: Any) -> Any:
@@ -106,37 +142,51 @@ def _json_default(value: Any) -> Any:
 
 
 _STATUS_STYLE = {"success": "green", "failed": "red", "max_rounds_exceeded": "yellow"}
+#: max_rounds_exceeded is too wide for an 80-column table
+_STATUS_TEXT = {"max_rounds_exceeded": "max_rounds"}
 
 
-def _runs_table(rows: list[dict[str, Any]], width: int) -> Table:
-    """The runs as a table that fits ``width``: run ids whole, optional columns dropped first."""
-    optional = [  # (header, cell, width estimate), most useful first
-        ("started (UTC)", lambda r: r["started_at"].strftime("%Y-%m-%d %H:%M:%S") if r["started_at"] else "", 19),
-        ("agent", lambda r: Text(r["agent_name"] or ""), 16),
+def _runs_table(
+    rows: list[dict[str, Any]], width: int | None, short: dict[str, str], with_kind: bool
+) -> Table:
+    """The runs as a table that fits ``width`` (``None``: every column, ids whole): short run
+    ids, then status, then the optional columns as room allows, the query taking the rest."""
+    optional = [  # (header, cell, width), most useful first
+        ("kind", lambda r: Text(r["kind"] or "", style="dim" if r["kind"] == "replay" else ""), 6),
+        ("started (UTC)", lambda r: r["started_at"].strftime("%m-%d %H:%M") if r["started_at"] else "", 13),
+        ("agent", lambda r: Text(r["agent_name"] or ""), 14),
+        ("ms", lambda r: f"{r['duration_ms'] or 0:.0f}", 6),
         ("tools", lambda r: str(r["tool_calls_count"] or 0), 5),
         ("llm", lambda r: str(r["total_llm_calls"] or 0), 3),
-        ("ms", lambda r: f"{r['duration_ms'] or 0:.0f}", 6),
         ("tokens", lambda r: f"{r['input_tokens'] or 0}/{r['output_tokens'] or 0}", 9),
     ]  # fmt: skip
-    budget = width - (36 + 19 + 20 + 9)  # run id, status, a readable query, borders
+    if not with_kind:
+        optional = optional[1:]
+    if width is None:
+        optional[1 if with_kind else 0] = (
+            "started (UTC)",
+            lambda r: r["started_at"].strftime("%Y-%m-%d %H:%M:%S") if r["started_at"] else "",
+            19,
+        )
+    id_width = max((len(short.get(r["run_id"], r["run_id"])) for r in rows), default=8)
+    budget = (width or 10_000) - (id_width + 2 + 10 + 2 + 20)  # id, status, a readable query
     chosen = []
     for column in optional:
-        if budget >= column[2] + 3:
+        if budget >= column[2] + 2:
             chosen.append(column)
-            budget -= column[2] + 3
-    table = Table(header_style="bold", pad_edge=False, expand=True)
-    table.add_column("run id", no_wrap=True, style="cyan", min_width=36)
-    table.add_column("status", no_wrap=True, min_width=7)
+            budget -= column[2] + 2
+    table = Table(header_style="bold", box=None, pad_edge=False, expand=width is not None)
+    table.add_column("run", no_wrap=True, style="cyan", min_width=id_width)
+    table.add_column("status", no_wrap=True, min_width=6)
     for header, _, est in chosen:
-        justify = "left" if header in ("started (UTC)", "agent") else "right"
-        table.add_column(
-            header, no_wrap=True, overflow="ellipsis", max_width=max(est, 24), justify=justify
-        )
+        justify = "left" if header in ("kind", "started (UTC)", "agent") else "right"
+        table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=est, justify=justify)
     table.add_column("query", overflow="ellipsis", no_wrap=True, min_width=10, ratio=1)
     for r in rows:
+        status = r["status"] or ""
         table.add_row(
-            Text(r["run_id"]),
-            Text(r["status"] or "", style=_STATUS_STYLE.get(r["status"] or "", "")),
+            Text(short.get(r["run_id"], r["run_id"])),
+            Text(_STATUS_TEXT.get(status, status), style=_STATUS_STYLE.get(status, "")),
             *(cell(r) for _, cell, _ in chosen),
             Text(" ".join((r["query"] or "").split())),
         )
@@ -150,6 +200,8 @@ def show(
 ) -> None:
     """Show one run as a tree: query, each LLM round with its tool calls, the response.
 
+    A run that did not succeed has the LLM round or tool call where it stopped marked ✗.
+
     [bold]Example[/bold]
 
       tracereplay show 3f2a        # any unique prefix works, as with git
@@ -158,7 +210,7 @@ def show(
 
     with open_store(db_path()) as store:
         run = store.get_run(run_id)
-    console.print(render_run(run))
+    console.print(render_run(run, console.width))
 
 
 def register(app: typer.Typer) -> None:

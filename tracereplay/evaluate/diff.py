@@ -15,9 +15,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from tracereplay.errors import TraceReplayError
+from tracereplay.errors import NotFoundError, TraceReplayError
 from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord
-from tracereplay.evaluate.results_store import get_eval_run, load_case_runs
+from tracereplay.evaluate.results_store import get_eval_run, load_case_runs, resolve_eval_run_id
 from tracereplay.evaluate.scoring import merge_repeats
 from tracereplay.models import EvaluationResult, Status
 from tracereplay.models.run import _Record
@@ -139,9 +139,9 @@ def compare(
 
 
 def diff_eval_runs(store: Store, ident_a: str, ident_b: str) -> EvalDiff:
-    """Load two eval runs (ids or unique prefixes) and compare them."""
-    a = get_eval_run(store, ident_a)
-    b = get_eval_run(store, ident_b)
+    """Load two eval runs (ids, unique prefixes, labels or ``suite@N``) and compare them."""
+    a = get_eval_run(store, resolve_eval_run_ref(store, ident_a))
+    b = get_eval_run(store, resolve_eval_run_ref(store, ident_b))
     if a.suite_id != b.suite_id:
         return compare(a, b, [], [])  # raises DifferentSuitesError
     runs_a = load_case_runs(store, a.eval_run_id, with_checks=False)
@@ -153,3 +153,68 @@ def diff_eval_runs(store: Store, ident_a: str, ident_b: str) -> EvalDiff:
         ).fetchall()
     )
     return compare(a, b, runs_a, runs_b, queries)
+
+
+def resolve_eval_run_ref(store: Store, ref: str) -> str:
+    """The eval run id ``ref`` names: ``SUITE@N`` (the suite's Nth eval run, as ``run_number``
+    in ``suite_trend``; ``SUITE@-1`` its latest, ``SUITE@-2`` the one before), a label given
+    with ``eval --label`` (its latest eval run), or an eval run id or unique prefix of one."""
+    text = ref.strip()
+    if "@" in text:
+        suite, _, number = text.rpartition("@")
+        try:
+            n = int(number)
+        except ValueError:
+            raise NotFoundError(
+                f"'{ref}': after @ comes a run number (suite@3) or -1 for the latest"
+            ) from None
+        rows = store.con.execute(
+            "SELECT eval_run_id FROM eval_runs WHERE suite_name = ?"
+            " ORDER BY started_at, eval_run_id",
+            [suite],
+        ).fetchall()
+        if not rows:
+            raise NotFoundError(f"'{ref}': suite '{suite}' has no eval run")
+        index = n - 1 if n > 0 else len(rows) + n
+        if n == 0 or not 0 <= index < len(rows):
+            raise NotFoundError(
+                f"'{ref}': suite '{suite}' has eval runs 1 to {len(rows)} (or -1 for the latest)"
+            )
+        return str(rows[index][0])
+    rows = store.con.execute(
+        "SELECT eval_run_id FROM eval_runs WHERE label = ? ORDER BY started_at DESC LIMIT 1",
+        [text],
+    ).fetchall()
+    if rows:
+        return str(rows[0][0])
+    try:
+        return resolve_eval_run_id(store, text)
+    except NotFoundError:
+        raise NotFoundError(
+            f"no eval run id starts with '{ref}' and no eval run is labelled so"
+        ) from None
+
+
+def last_two(store: Store, suite: str | None = None) -> tuple[str, str]:
+    """The latest eval run (of ``suite``, else of the suite evaluated last) and the one of the
+    same suite before it: what ``diff --last`` compares."""
+    sql = "SELECT suite_id, suite_name FROM eval_runs"
+    params: list[str] = []
+    if suite is not None:
+        sql += " WHERE suite_name = ? OR suite_id = ?"
+        params = [suite, suite]
+    latest = store.con.execute(sql + " ORDER BY started_at DESC LIMIT 1", params).fetchall()
+    if not latest:
+        where = f" of suite '{suite}'" if suite else ""
+        raise NotFoundError(f"no eval run{where} in the store (run tracereplay eval first)")
+    suite_id, suite_name = latest[0]
+    rows = store.con.execute(
+        "SELECT eval_run_id FROM eval_runs WHERE suite_id = ?"
+        " ORDER BY started_at DESC, eval_run_id DESC LIMIT 2",
+        [suite_id],
+    ).fetchall()
+    if len(rows) < 2:
+        raise NotFoundError(
+            f"suite '{suite_name}' has one eval run; --last needs two (run tracereplay eval again)"
+        )
+    return str(rows[1][0]), str(rows[0][0])

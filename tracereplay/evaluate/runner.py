@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from tracereplay.errors import BadParameterError
 from tracereplay.evaluate.outcomes import CaseRun
@@ -86,12 +86,12 @@ def error_run(job: Job, reason: str, *, started: datetime, duration_ms: float = 
         ),
         source_run_id=job.case.source_run_id,
         started_at=started,
-        finished_at=datetime.now(timezone.utc),
+        finished_at=datetime.now(UTC),
     )
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class AgentExited(BaseException):

@@ -24,9 +24,11 @@ from pydantic import BaseModel, ValidationError
 
 from tracereplay.errors import TraceReplayError
 from tracereplay.models import CheckSpec, EvalCase, EvalSuite
+from tracereplay.promote import fast_yaml
 from tracereplay.promote.checks import check_problems
 from tracereplay.promote.documents import DocumentFormatError, parse_documents
 from tracereplay.promote.repository import check_to_dict
+from tracereplay.promote.suite_guard import GuardProblem, check_depth, check_nodes, deep_line
 
 FORMAT = "tracereplay-suite/1"
 FileFormat = Literal["yaml", "json"]
@@ -226,9 +228,33 @@ Locate = Callable[[Path_], "int | None"]
 
 
 def _parse(text: str, fmt: FileFormat) -> tuple[Any, list[Problem], Locate]:
-    """The data, syntax problems (duplicate keys included) and a field path -> line lookup."""
+    """The data, syntax problems (duplicate keys included) and a field path -> line lookup;
+    a file past the limits of ``suite_guard`` is one problem and no data."""
+    try:
+        data, problems, locate = _parse_text(text, fmt)
+    except GuardProblem as exc:
+        return None, [Problem((), exc.message, exc.line)], _no_lines
+    except RecursionError:
+        message = "values are nested too deeply"
+        return None, [Problem((), message, deep_line(text))], _no_lines
+    if data is not None:
+        deep = check_depth(data)
+        if deep is not None:
+            try:
+                line = locate(tuple(deep))
+            except (RecursionError, yaml.YAMLError):
+                line = None
+            message = "values are nested too deeply (64 levels at most)"
+            return None, [Problem((), message, line or deep_line(text))], _no_lines
+    return data, problems, locate
+
+
+def _parse_text(text: str, fmt: FileFormat) -> tuple[Any, list[Problem], Locate]:
     if fmt == "json":
         return _parse_json(text)
+    fast = fast_yaml.load(text)  # the usual shapes in one pass; None: PyYAML reads the text
+    if fast is not None:
+        return fast, [], _lazy_locator(text)
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:
@@ -238,10 +264,18 @@ def _parse(text: str, fmt: FileFormat) -> tuple[Any, list[Problem], Locate]:
         return None, [Problem((), f"not valid YAML: {reason}", line)], _no_lines
     if node is None:
         return None, [], _no_lines
+    check_nodes(node)  # before anything expands its aliases
     lines: dict[Path_, int] = {}
     problems: list[Problem] = []
     _walk(node, (), lines, problems)
-    return _Loader(text).construct_document(node), problems, _locator(lines)
+    try:
+        data = _Loader(text).construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        reason = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        line = mark.line + 1 if mark is not None else None
+        return None, [Problem((), f"not plain YAML data: {reason}", line)], _no_lines
+    return data, problems, _locator(lines)
 
 
 def _parse_json(text: str) -> tuple[Any, list[Problem], Locate]:
@@ -283,6 +317,20 @@ def _parse_json(text: str) -> tuple[Any, list[Problem], Locate]:
         locate(())
         problems = found or [Problem((), "a key is given twice in one object")]
     return data, problems, locate
+
+
+def _lazy_locator(text: str) -> Locate:
+    """Field path -> line, worked out (a PyYAML pass) only when a problem is to be placed."""
+    lines: dict[Path_, int] | None = None
+
+    def locate(path: Path_) -> int | None:
+        nonlocal lines
+        if lines is None:
+            lines = {}
+            _walk(yaml.compose(text, Loader=_Loader), (), lines, [])
+        return _locator(lines)(path)
+
+    return locate
 
 
 def _no_lines(path: Path_) -> int | None:

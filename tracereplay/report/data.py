@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -33,6 +33,11 @@ class TrendPoint(BaseModel):
     pass_rate: float | None = None
     aggregate_score: float | None = None
     current: bool = False
+    #: the agent runs the eval run scored (replay runs, or the recorded source runs): median
+    #: and 95th percentile duration, mean tokens (input + output) per run
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+    tokens: float | None = None
 
 
 class RunStats(BaseModel):
@@ -93,6 +98,58 @@ class CaseView(BaseModel):
     repetitions: list[RepetitionView] = Field(default_factory=list)
 
 
+class GridRow(BaseModel):
+    """One case on the case x eval-run grid: its status in each eval run of the window."""
+
+    case_id: str
+    seq: int
+    query: str = ""
+    #: per grid column: PASSED / FAILED / ERROR, or None when the case was not in that run
+    statuses: list[str | None]
+    #: per grid column: whether the case was flaky within that run (mixed repetitions)
+    flaky: list[bool]
+    changes: int = 0
+
+
+class Grid(BaseModel):
+    """The cases whose status moves between eval runs (or within one): the flaky ones."""
+
+    runs: list[TrendPoint] = Field(default_factory=list)
+    rows: list[GridRow] = Field(default_factory=list)
+    #: how many cases qualify (rows holds the first GRID_ROWS of them)
+    unstable: int = 0
+
+
+class DayPoint(BaseModel):
+    """One day of production (live) runs."""
+
+    day: date
+    runs: int = 0
+    failed: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+
+    @property
+    def tool_error_rate(self) -> float | None:
+        return self.tool_errors / self.tool_calls if self.tool_calls else None
+
+
+class ToolErrors(BaseModel):
+    """One tool over the production window."""
+
+    tool_name: str
+    calls: int
+    errors: int
+
+
+class Production(BaseModel):
+    """Live runs of the suite's agents, per day, over the window ending at the newest one."""
+
+    agents: list[str] = Field(default_factory=list)
+    days: list[DayPoint] = Field(default_factory=list)
+    tools: list[ToolErrors] = Field(default_factory=list)
+
+
 class ReportData(BaseModel):
     """What ``render_report`` turns into HTML."""
 
@@ -103,6 +160,8 @@ class ReportData(BaseModel):
     diff_counts: dict[str, int] = Field(default_factory=dict)
     changes: list[CaseDiff] = Field(default_factory=list)
     cases: list[CaseView] = Field(default_factory=list)
+    grid: Grid = Field(default_factory=Grid)
+    production: Production = Field(default_factory=Production)
     generated_at: datetime
     version: str = __version__
 
@@ -171,6 +230,7 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
                    current=r["eval_run_id"] == run.eval_run_id)
         for r in trend_rows
     ]  # fmt: skip
+    _add_run_metrics(store, run.suite_id, trend)
     this = next(r for r in trend_rows if r["eval_run_id"] == run.eval_run_id)
     stats = RunStats(**{k: this[k] for k in RunStats.model_fields})
 
@@ -245,6 +305,8 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
         for r in case_rows
     ]
     return ReportData(
+        grid=load_grid(store, trend),
+        production=load_production(store, run.suite_id),
         run=run,
         stats=stats,
         trend=trend,
@@ -252,5 +314,128 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
         diff_counts=diff.counts() if diff else {},
         changes=[c for c in diff.cases if c.bucket != "Unchanged"] if diff else [],
         cases=cases,
-        generated_at=datetime.now(timezone.utc),
+        generated_at=datetime.now(UTC),
     )
+
+
+#: the grid shows the last this many eval runs (up to the reported one) ...
+GRID_RUNS = 20
+#: ... and at most this many cases (those that changed most first)
+GRID_ROWS = 40
+#: production charts: this many days, ending at the day of the newest live run
+PRODUCTION_DAYS = 30
+
+
+def _add_run_metrics(store: Store, suite_id: str, trend: list[TrendPoint]) -> None:
+    """Latency and tokens of the agent runs each eval run scored (``case_results.run_id``: the
+    replay run, or in recorded mode the source run)."""
+    rows = store.query_dicts(
+        "SELECT cr.eval_run_id, quantile_cont(r.duration_ms, 0.5) AS p50_ms,"
+        " quantile_cont(r.duration_ms, 0.95) AS p95_ms,"
+        " avg(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))"
+        "   FILTER (WHERE r.input_tokens IS NOT NULL OR r.output_tokens IS NOT NULL) AS tokens"
+        " FROM case_results AS cr JOIN runs AS r ON r.run_id = cr.run_id"
+        " WHERE cr.eval_run_id IN (SELECT eval_run_id FROM eval_runs WHERE suite_id = ?)"
+        " GROUP BY cr.eval_run_id",
+        [suite_id],
+    )
+    by_run = {r["eval_run_id"]: r for r in rows}
+    for p in trend:
+        m = by_run.get(p.eval_run_id)
+        if m:
+            p.p50_ms, p.p95_ms, p.tokens = m["p50_ms"], m["p95_ms"], m["tokens"]
+
+
+def load_grid(store: Store, trend: list[TrendPoint]) -> Grid:
+    """The last ``GRID_RUNS`` eval runs up to the reported one, and the cases whose status is not
+    the same in all of them (or that were flaky in one), those that changed most first."""
+    upto = next((i for i, p in enumerate(trend) if p.current), len(trend) - 1)
+    window = trend[max(0, upto + 1 - GRID_RUNS) : upto + 1]
+    if len(window) < 1:
+        return Grid()
+    ids = [p.eval_run_id for p in window]
+    rows = store.query_dicts(
+        "WITH h AS (SELECT case_id, seq, query, eval_run_id, status, flaky,"
+        "   coalesce(status <> lag(status) OVER (PARTITION BY case_id"
+        "     ORDER BY started_at, eval_run_id), false) AS changed"
+        "   FROM case_history WHERE eval_run_id IN (SELECT unnest(?))),"
+        " c AS (SELECT case_id, max(seq) AS seq, any_value(query) AS query,"
+        "   count(*) FILTER (WHERE changed) AS changes, count(*) FILTER (WHERE flaky) AS flaky_runs,"
+        "   list(eval_run_id) AS runs, list(status) AS statuses, list(flaky) AS flakies"
+        "   FROM h GROUP BY case_id)"
+        " SELECT *, count(*) OVER () AS unstable FROM c WHERE changes > 0 OR flaky_runs > 0"
+        " ORDER BY changes + flaky_runs DESC, seq, case_id LIMIT ?",
+        [ids, GRID_ROWS],
+    )
+    column = {eval_run_id: i for i, eval_run_id in enumerate(ids)}
+    out: list[GridRow] = []
+    for r in rows:
+        statuses: list[str | None] = [None] * len(ids)
+        flaky = [False] * len(ids)
+        for run_id, status, is_flaky in zip(r["runs"], r["statuses"], r["flakies"]):
+            statuses[column[run_id]] = status
+            flaky[column[run_id]] = bool(is_flaky)
+        out.append(
+            GridRow(
+                case_id=r["case_id"],
+                seq=r["seq"] or 0,
+                query=r["query"] or "",
+                statuses=statuses,
+                flaky=flaky,
+                changes=r["changes"],
+            )
+        )
+    return Grid(runs=window, rows=out, unstable=rows[0]["unstable"] if rows else 0)
+
+
+def load_production(store: Store, suite_id: str) -> Production:
+    """Live top-level runs of the agents the suite's cases were promoted from (every agent's
+    when no case has a source run), per day over ``PRODUCTION_DAYS`` days ending at the newest."""
+    agents = sorted(
+        r["agent_name"]
+        for r in store.query_dicts(
+            "SELECT DISTINCT r.agent_name FROM eval_cases AS c"
+            " JOIN runs AS r ON r.run_id = c.source_run_id"
+            " WHERE c.suite_id = ? AND r.agent_name IS NOT NULL AND r.kind = 'live'",
+            [suite_id],
+        )
+    )
+    live = "SELECT * FROM runs WHERE kind = 'live' AND parent_run_id IS NULL"
+    live_params: list[Any] = []
+    if agents:
+        live += " AND agent_name IN (SELECT unnest(?))"
+        live_params.append(agents)
+    [last] = store.query_dicts(
+        f"SELECT CAST(max(started_at) AS DATE) AS day FROM ({live})", live_params
+    )
+    if last["day"] is None:
+        return Production(agents=agents)
+    end: date = last["day"]
+    start = end - timedelta(days=PRODUCTION_DAYS - 1)
+    window = f"SELECT * FROM ({live}) WHERE CAST(started_at AS DATE) >= ?"
+    params = [*live_params, start]
+    days = {d: DayPoint(day=d) for d in (start + timedelta(days=i) for i in range(PRODUCTION_DAYS))}
+    for r in store.query_dicts(
+        "SELECT CAST(started_at AS DATE) AS day, count(*) AS runs,"
+        f" count(*) FILTER (WHERE status <> 'success') AS failed FROM ({window}) GROUP BY day",
+        params,
+    ):
+        days[r["day"]].runs, days[r["day"]].failed = r["runs"], r["failed"]
+    calls = (
+        "SELECT CAST(w.started_at AS DATE) AS day, tc.tool_name, tc.error FROM tool_calls AS tc"
+        f" JOIN ({window}) AS w ON w.trace_id = tc.trace_id"
+    )
+    for r in store.query_dicts(
+        f"SELECT day, count(*) AS calls, count(error) AS errors FROM ({calls}) GROUP BY day",
+        params,
+    ):
+        days[r["day"]].tool_calls, days[r["day"]].tool_errors = r["calls"], r["errors"]
+    tools = [
+        ToolErrors(tool_name=r["tool_name"] or "?", calls=r["calls"], errors=r["errors"])
+        for r in store.query_dicts(
+            f"SELECT tool_name, count(*) AS calls, count(error) AS errors FROM ({calls})"
+            " GROUP BY tool_name ORDER BY errors DESC, calls DESC, tool_name LIMIT 8",
+            params,
+        )
+    ]
+    return Production(agents=agents, days=list(days.values()), tools=tools)

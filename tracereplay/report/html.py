@@ -1,8 +1,10 @@
-"""``render_report``: one self-contained HTML page (inline CSS and SVG, no script, no network).
+"""``render_report``: one self-contained HTML page (inline CSS, SVG and one script; no network).
 
 Every piece of stored text goes through ``e`` (HTML escaping, quotes included); the page also
-carries a Content-Security-Policy that forbids scripts and any external load, so even markup
-that slipped through could neither run nor phone home.
+carries a Content-Security-Policy that allows no script but the report's own (by its SHA-256)
+and no external load, so even markup that slipped through could neither run nor phone home.
+A big suite stays small: the cases that did not pass come first, the first ones written open;
+the others' details sit in a JSON block the script shows when a case is opened.
 """
 
 from __future__ import annotations
@@ -17,10 +19,18 @@ import orjson
 from tracereplay.evaluate.diff import BUCKETS, CaseDiff
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.data import CaseView, CheckRow, RepetitionView, ReportData
-from tracereplay.report.svg import trend_svg
+from tracereplay.report.script import SCRIPT, script_hash
+from tracereplay.report.svg import (
+    grid_svg,
+    metric_svg,
+    runs_per_day_svg,
+    tool_errors_svg,
+    trend_svg,
+)
 from tracereplay.report.trajectory import Step
 
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+#: scripts: only the report's own (by its hash); no network, no other source of anything
+CSP = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src {script_hash()}"
 #: longest tool result shown (the rest is cut with a note)
 RESULT_CHARS = 2000
 #: longest response / query shown
@@ -307,19 +317,25 @@ def _repetition(rep: RepetitionView, case: CaseView, replay_mode: bool, several:
     )
 
 
-def _case(case: CaseView, replay_mode: bool) -> str:
-    is_open = " open" if case.status != "PASSED" or case.bucket == "Regressed" else ""
-    badges = _badge(case.status)
-    if case.bucket and case.bucket != "Unchanged":
-        badges += (
-            " "
-            + f'<span class="badge bucket {e(case.bucket)}">{e(_BUCKET_TEXT[case.bucket])}</span>'
-        )
-    if case.flaky:
-        badges += ' <span class="badge flaky">flaky</span>'
-    query_line = " ".join(case.query.split())
-    if len(query_line) > 140:
-        query_line = query_line[:139] + "…"
+#: the first this many cases that did not pass are written open, their details in the page
+INLINE_CASES = 20
+#: the page stays under this many bytes: details of the cases further down the list (passed
+#: ones in a big suite) are left out once it would grow past it
+PAGE_BUDGET = 4_800_000
+_ORDER = {"FAILED": 0, "ERROR": 1, "PASSED": 2}
+
+
+def _failed_checks(case: CaseView) -> list[str]:
+    names: dict[str, None] = {}
+    for rep in case.repetitions:
+        for c in rep.checks:
+            if not c.passed:
+                names[c.name] = None
+    return list(names)
+
+
+def _details(case: CaseView, replay_mode: bool) -> str:
+    """What an opened case shows: query, expected output, reason, and each repetition."""
     details = [
         f'<h3>Query</h3><pre class="query">{e(_clip(case.query, TEXT_CHARS))}</pre>',
     ]
@@ -337,34 +353,255 @@ def _case(case: CaseView, replay_mode: bool) -> str:
     details.append(f'<p class="meta">case <code>{e(case.case_id)}</code> · {source}</p>')
     several = len(case.repetitions) > 1
     details.extend(_repetition(r, case, replay_mode, several) for r in case.repetitions)
+    return "".join(details)
+
+
+def _case(case: CaseView, body: str | None, index: int | None, check_ids: dict[str, int]) -> str:
+    """A case: a one-line summary (its status badge drawn by the stylesheet from
+    ``data-status``: a big suite's page is mostly these lines); ``body`` its details written in
+    the page (open), else ``index`` is where its details are in the page's JSON (shown when
+    opened), else none."""
+    badges = ""
+    if case.bucket and case.bucket != "Unchanged":
+        badges += (
+            f'<span class="badge bucket {e(case.bucket)}">{e(_BUCKET_TEXT[case.bucket])}</span> '
+        )
+    if case.flaky:
+        badges += '<span class="badge flaky">flaky</span> '
+    query_line = " ".join(case.query.split())
+    if len(query_line) > 120:
+        query_line = query_line[:119] + "…"
+    attrs = f' id="case-{e(case.case_id)}" data-status="{e(case.status)}"'
+    if case.flaky:
+        attrs += " data-flaky"
+    failed = " ".join(str(check_ids[n]) for n in _failed_checks(case))
+    if failed:
+        attrs += f' data-f="{failed}"'
+    if body is not None:
+        attrs += " open"
+    elif index is not None:
+        attrs += f' data-i="{index}"'
+    else:
+        attrs += " data-none"
     return (
-        f'<details class="case" id="case-{e(case.case_id)}" data-status="{e(case.status)}"{is_open}>'
-        f'<summary>{badges} <span class="mono">#{case.seq}</span> '
-        f'<span class="case-query">{e(query_line)}</span> '
-        f'<span class="meta">score {_score(case.score)}</span></summary>'
-        f"{''.join(details)}</details>"
+        f'<details class="case"{attrs}><summary>{badges}<b>#{case.seq}</b> '
+        f"{escape(query_line, quote=False)} <small>score {_score(case.score)}</small></summary>"
+        f"{body or ''}</details>"
     )
 
 
-def _cases(d: ReportData) -> str:
+def _filters(d: ReportData, checks: list[tuple[str, int]]) -> str:
+    """Status filters that work without script (radio buttons the stylesheet reads), then the
+    search box and the check filter the page's script runs (hidden until it does)."""
+    counts = {s: sum(1 for c in d.cases if c.status == s) for s in ("FAILED", "ERROR", "PASSED")}
+    flaky = sum(1 for c in d.cases if c.flaky)
+    options = [("all", f"all {len(d.cases)}")]
+    options += [(s.lower(), f"{s.lower()} {n}") for s, n in counts.items() if n]
+    if flaky:
+        options.append(("flaky", f"flaky {flaky}"))
+    radios = "".join(
+        f'<input type="radio" name="status-filter" id="f-{key}"{" checked" if key == "all" else ""}>'
+        f'<label for="f-{key}">{e(text)}</label>'
+        for key, text in options
+    )
+    check_options = '<option value="">any check</option>' + "".join(
+        f'<option value="{i}">{e(name)} failed ({n})</option>' for i, (name, n) in enumerate(checks)
+    )
+    return (
+        f'<div class="filters">Show {radios}'
+        '<span id="case-tools" hidden>'
+        '<input type="search" id="case-search" placeholder="search query, response, tools, id…" '
+        'aria-label="search the cases" autocomplete="off">'
+        f'<select id="case-check" aria-label="cases where this check failed">{check_options}'
+        '</select> <span id="case-shown" class="meta"></span></span></div>'
+    )
+
+
+def _json_text(value: Any) -> str:
+    """JSON safe inside ``<script type="application/json">``: no ``</`` ends it, no ``<!``
+    starts a comment there."""
+    return _json(value).replace("</", "<\\/").replace("<!", "\\u003c!")
+
+
+def _cases(d: ReportData, page_so_far: int) -> str:
     replay_mode = d.run.mode == "replay"
     if not d.cases:
-        body = '<p class="empty">No case results in this eval run.</p>'
+        return '<section id="cases"><h2>Cases</h2><p class="empty">No case results in this eval run.</p></section>'
+    # the cases that need a look first, then the flaky ones, then the rest, each by seq
+    ordered = sorted(d.cases, key=lambda c: (_ORDER.get(c.status, 1), not c.flaky, c.seq))
+    failing: dict[str, int] = {}
+    for c in d.cases:
+        for name in _failed_checks(c):
+            failing[name] = failing.get(name, 0) + 1
+    checks = sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))
+    check_ids = {name: i for i, (name, _) in enumerate(checks)}
+    inline = {c.case_id for c in [c for c in ordered if c.status != "PASSED"][:INLINE_CASES]}
+
+    bodies: list[str] = []
+    parts: list[str] = []
+    size = page_so_far + 2000
+    for c in ordered:
+        if c.case_id in inline:
+            part = _case(c, _details(c, replay_mode), None, check_ids)
+            size += len(part.encode())
+        else:
+            part = _case(c, None, None, check_ids)
+            size += len(part.encode()) + 12
+        parts.append(part)
+    lazy = 0
+    for k, c in enumerate(ordered):
+        if c.case_id in inline:
+            continue
+        body = _json_text(_details(c, replay_mode))
+        extra = len(body.encode()) + 12
+        if size + extra > PAGE_BUDGET:
+            continue  # (a smaller one further down may still fit)
+        size += extra
+        parts[k] = _case(c, None, len(bodies), check_ids)
+        bodies.append(body)
+        lazy += 1
+    left_out = len(ordered) - len(inline) - lazy
+    note = ""
+    if left_out:
+        note = (
+            f'<p class="meta" id="left-out">{left_out} case{"s" if left_out != 1 else ""} '
+            f"further down the list {'are' if left_out != 1 else 'is'} listed without "
+            'details to keep the page small: <code>tracereplay sql "SELECT * FROM score_history'
+            f" WHERE eval_run_id = '{e(d.run.eval_run_id)}' AND case_id = 'ID'\"</code> "
+            "prints a case's checks.</p>"
+        )
+    data = (
+        f'<script type="application/json" id="case-details">[{",".join(bodies)}]</script>'
+        if bodies
+        else ""
+    )
+    return (
+        f'<section id="cases"><h2>Cases</h2>{_filters(d, checks)}{"".join(parts)}{note}'
+        f"{data}</section>"
+    )
+
+
+def _ms(value: float) -> str:
+    return f"{value / 1000:.1f} s" if value >= 10_000 else f"{value:.0f} ms"
+
+
+def _metrics(d: ReportData) -> str:
+    """Latency and tokens per eval run, next to the pass-rate trend."""
+    points = d.trend
+    charts = []
+    if any(p.p50_ms is not None for p in points):
+        charts.append(
+            '<figure><figcaption>Agent run duration</figcaption>'
+            + metric_svg(
+                points,
+                [("p50", "median", [p.p50_ms for p in points]),
+                 ("p95", "95th percentile", [p.p95_ms for p in points])],
+                _ms,
+                "duration of the agent runs per eval run",
+            )
+            + "</figure>"
+        )  # fmt: skip
+    if any(p.tokens is not None for p in points):
+        charts.append(
+            "<figure><figcaption>Tokens per agent run (input + output, mean)</figcaption>"
+            + metric_svg(
+                points,
+                [("tokens", "tokens", [p.tokens for p in points])],
+                lambda v: f"{v:,.0f}",
+                "tokens per agent run per eval run",
+            )
+            + "</figure>"
+        )
+    if not charts:
+        body = '<p class="empty">No agent runs with a duration or token counts.</p>'
     else:
-        body = "".join(_case(c, replay_mode) for c in d.cases)
-    return f'<section id="cases"><h2>Cases</h2>{body}</section>'
+        body = f'<div class="charts">{"".join(charts)}</div>'
+    return (
+        '<section id="metrics"><h2>Latency and tokens per eval run</h2>'
+        '<p class="meta">Of the agent runs each eval run scored: the replayed runs, or in '
+        "recorded mode the recorded ones.</p>"
+        f"{body}</section>"
+    )
+
+
+def _grid(d: ReportData) -> str:
+    g = d.grid
+    head = '<section id="flaky"><h2>Cases whose status moves</h2>'
+    if not g.rows:
+        n = len(g.runs)
+        return (
+            f'{head}<p class="empty">Every case had the same status in the last {n} eval '
+            f"run{'s' if n != 1 else ''}, and no case was flaky within one.</p></section>"
+        )
+    shown = len(g.rows)
+    more = f" (the {shown} that moved most shown)" if g.unstable > shown else ""
+    legend = "".join(
+        f'<span class="key"><span class="swatch {k}"></span>{t}</span>'
+        for k, t in (("PASSED", "passed"), ("FAILED", "failed"), ("ERROR", "error"),
+                     ("absent", "not in the run"), ("flaky", "flaky within the run"))
+    )  # fmt: skip
+    return (
+        f'{head}<p class="meta">{g.unstable} case{"s" if g.unstable != 1 else ""} changed '
+        f"status over the last {len(g.runs)} eval runs or were flaky within one{more}; "
+        f'columns are eval runs, oldest first.</p><p class="legend">{legend}</p>'
+        f"{grid_svg(g, {c.case_id for c in d.cases})}</section>"
+    )
+
+
+def _production(d: ReportData) -> str:
+    prod = d.production
+    head = '<section id="production"><h2>Production</h2>'
+    who = (
+        "agent" + ("s " if len(prod.agents) > 1 else " ")
+        + ", ".join(f"<code>{e(a)}</code>" for a in prod.agents)
+        if prod.agents
+        else "every agent"
+    )  # fmt: skip
+    if not prod.days:
+        return f'{head}<p class="empty">No live runs of {who} in the store.</p></section>'
+    runs = sum(x.runs for x in prod.days)
+    failed = sum(x.failed for x in prod.days)
+    first, last = prod.days[0].day, prod.days[-1].day
+    rows = "".join(
+        f'<tr data-tool="{e(t.tool_name)}"><td class="mono">{e(t.tool_name)}</td>'
+        f'<td class="num">{t.calls}</td><td class="num">{t.errors}</td>'
+        f'<td class="num">{_pct(t.errors / t.calls if t.calls else None)}</td></tr>'
+        for t in prod.tools
+    )
+    table = (
+        '<table class="tools"><thead><tr><th>tool</th><th class="num">calls</th>'
+        '<th class="num">errors</th><th class="num">error rate</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+        if rows
+        else '<p class="empty">No tool calls.</p>'
+    )
+    return (
+        f'{head}<p class="meta">Live runs of {who}, {first:%Y-%m-%d} to {last:%Y-%m-%d} '
+        f"(the {len(prod.days)} days up to the newest): {runs} runs, {failed} failed.</p>"
+        '<div class="charts"><figure><figcaption>Runs per day</figcaption>'
+        f"{runs_per_day_svg(prod.days)}</figure>"
+        "<figure><figcaption>Tool calls that failed, per day</figcaption>"
+        f"{tool_errors_svg(prod.days)}</figure></div>"
+        f"<h3>Tools</h3>{table}</section>"
+    )
 
 
 def render_report(data: ReportData) -> str:
     """The whole page for ``data``."""
     title = f"{data.run.suite_name} · eval run {data.run.eval_run_id[:8]} · tracereplay"
-    return (
+    head = (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{e(title)}</title><style>{_css()}</style></head><body>"
-        f"{_header(data)}{_summary(data)}{_trend(data)}{_diff(data)}{_cases(data)}"
-        f"<footer>Generated by tracereplay {e(data.version)} on {e(_when(data.generated_at))}."
-        "</footer></body></html>\n"
+        f"{_header(data)}{_summary(data)}{_trend(data)}{_metrics(data)}{_diff(data)}"
+        f"{_grid(data)}"
     )
+    tail = (
+        f"{_production(data)}"
+        f"<footer>Generated by tracereplay {e(data.version)} on {e(_when(data.generated_at))}."
+        f"</footer><script>{SCRIPT}</script></body></html>\n"
+    )
+    cases = _cases(data, len(head.encode()) + len(tail.encode()))
+    return head + cases + tail

@@ -1,0 +1,143 @@
+"""Every example in the docs runs against a store made by the demo (`make demo`'s steps), so
+the docs cannot drift from the CLI and the schema:
+
+- every ```sql block runs as written (read-only) and every ``tracereplay ...`` command line of a
+  shell block (README and docs/) parses and runs: no usage error (an option or command that no
+  longer exists, a bad value), no internal error. A placeholder the reader replaces (``3f2a``,
+  ``<previous-eval-run>``, a file of their own) may give a one-line "not found" error; commands
+  that need what the demo does not have (a server, the reader's agent) are only parsed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BIN = Path(sys.executable).parent
+BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+#: commands that would wait or need the reader's own agent or files: their options are checked
+#: with --help instead of running them
+ONLY_PARSED = ("serve", "ui", "ingest", "eval", "sql", "export", "report")
+
+
+def _blocks(lang: str) -> list[tuple[str, int, str]]:
+    out = []
+    for path in DOC_FILES:
+        text = path.read_text(encoding="utf-8")
+        for m in BLOCK.finditer(text):
+            if m.group(1) == lang or (lang == "sh" and m.group(1) in ("", "sh", "bash", "console")):
+                out.append((path.name, text.count("\n", 0, m.start()) + 1, m.group(2)))
+    return out
+
+
+def _command_lines() -> list[tuple[str, str]]:
+    found = []
+    for name, line, body in _blocks("sh"):
+        joined = re.sub(r"\\\n\s*", " ", body)
+        for i, raw in enumerate(joined.splitlines()):
+            text = raw.strip().removeprefix("$ ").strip()
+            if (
+                text.startswith("tracereplay ")
+                and not text.startswith("tracereplay.")
+                and "=" not in text.split()[1]
+            ):
+                text = re.sub(r"\s+#.*$", "", text)  # a trailing comment
+                found.append((f"{name}:{line + i + 1}", text))
+    return found
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("demo")
+    db = work / "tracereplay.duckdb"
+    env = {**os.environ, "BIN": str(BIN)}
+    env.pop("TRACEREPLAY_DB", None)
+    subprocess.run(
+        [str(BIN / "python"), "examples/weather_agent/demo.py", "--db", str(db)],
+        cwd=ROOT, check=True, capture_output=True, env=env,
+    )  # fmt: skip
+    subprocess.run(
+        ["sh", "examples/demo_eval.sh", str(db)], cwd=ROOT, check=True, capture_output=True, env=env
+    )
+    subprocess.run(
+        [str(BIN / "tracereplay"), "--db", str(db), "runs"], check=True, capture_output=True
+    )
+    return db
+
+
+@pytest.mark.parametrize("where,sql", [(f"{n}:{line}", body) for n, line, body in _blocks("sql")])
+def test_every_sql_example_runs(demo_db: Path, where: str, sql: str, tmp_path: Path) -> None:
+    if "DIR/" in sql:  # the directory `tracereplay export -o DIR` wrote
+        out = tmp_path / "export"
+        subprocess.run(
+            [str(BIN / "tracereplay"), "--db", str(demo_db), "export", "-o", str(out)],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        sql = sql.replace("DIR/", f"{out}/")
+    con = duckdb.connect(str(demo_db), read_only=True)
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        for statement in [s for s in sql.split(";") if s.strip() and not _only_comments(s)]:
+            con.execute(statement).fetchall()
+    except duckdb.Error as exc:
+        pytest.fail(f"{where}: {type(exc).__name__}: {exc}")
+    finally:
+        con.close()
+
+
+def _only_comments(sql: str) -> bool:
+    return all(not line.strip() or line.strip().startswith("--") for line in sql.splitlines())
+
+
+def _fill(text: str, db: Path) -> str:
+    """The placeholders a reader replaces, replaced with things the demo store has."""
+    con = duckdb.connect(str(db), read_only=True)
+    run = con.execute("SELECT run_id FROM runs WHERE kind = 'live' LIMIT 1").fetchall()[0][0]
+    con.close()
+    for placeholder in ("<run id>", "<run-id>", "RUN_ID", "3f2a9c1e", "3f2a"):
+        text = text.replace(placeholder, run[:8])
+    for placeholder in ("<previous-eval-run>", "<this-eval-run>"):
+        text = text.replace(placeholder, "weather-regressions@-1")
+    return text
+
+
+@pytest.mark.parametrize("where,command", _command_lines())
+def test_every_command_example_runs(
+    demo_db: Path, where: str, command: str, tmp_path: Path
+) -> None:
+    try:
+        argv = shlex.split(_fill(command, demo_db))
+    except ValueError:
+        pytest.skip("not a complete command line")
+    if argv[1].endswith(":"):
+        pytest.skip("what a command printed, not a command")
+    if "|" in argv or any(a.startswith(("<", "[")) or a.endswith("...") for a in argv):
+        pytest.skip("a synopsis, not an example")
+    argv = argv[1:]
+    if argv[:1] == ["--db"]:
+        argv = argv[2:]
+    cmd = [str(BIN / "tracereplay"), "--db", str(demo_db)]
+    names = [a for a in argv if not a.startswith("-")][:1]
+    if names and names[0] in ONLY_PARSED:
+        argv = [*argv, "--help"]  # parsed (every option must exist), not run
+    env = {**os.environ, "COLUMNS": "80"}
+    env.pop("TRACEREPLAY_DB", None)
+    done = subprocess.run(
+        [*cmd, *argv], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60
+    )
+    err = done.stderr
+    assert "Traceback" not in err and "internal error" not in err, f"{where}: {command}\n{err}"
+    assert "(see `tracereplay" not in err, f"{where}: {command}: usage error: {err}"
+    if done.returncode == 2:
+        assert re.search(
+            r"error: (no |.*not found|.*does not exist|.*matches nothing|no such)", err
+        ), f"{where}: {command}\n{err}"
