@@ -42,7 +42,14 @@ from tracereplay.evaluate.results_store import (
     update_eval_run,
 )
 from tracereplay.evaluate.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
-from tracereplay.evaluate.scoring import error_result, merge_repeats, resolve_checks, summarize
+from tracereplay.evaluate.scoring import (
+    EvalSummary,
+    error_result,
+    merge_repeats,
+    resolve_checks,
+    summarize,
+    summarize_outcomes,
+)
 from tracereplay.evaluate.sources import load_result_encodings, load_runs, load_sub_runs
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.drain import open_store
@@ -379,19 +386,7 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
         reports = _case_reports(cases, runs)
         summary = summarize([r.result for r in reports])
     status = "interrupted" if report.interrupted else "stopped" if report.stopped else "completed"
-    final = record.model_copy(
-        update={
-            "finished_at": datetime.now(UTC),
-            "status": status,
-            "total_cases": summary.total,
-            "passed": summary.passed,
-            "failed": summary.failed,
-            "errored": summary.errored,
-            "pass_rate": summary.pass_rate if summary.total else None,
-            "aggregate_score": summary.aggregate_score,
-            "options": {**record.options, "not_run": report.not_run},
-        }
-    )
+    final = finished_record(record, summary, status, report.not_run)
     try:
         with gc_paused():
             writer.flush(final)
@@ -440,35 +435,34 @@ def _new_record(settings: EvalSettings, suite: EvalSuite, git: GitState | None) 
     )
 
 
-def _final_record(
-    record: EvalRunRecord, chunks: Sequence[ScoredCases], selected: int, interrupted: bool = False
+def finished_record(
+    record: EvalRunRecord, summary: EvalSummary, status: str, not_run: int
 ) -> EvalRunRecord:
-    """The eval run's row once ``chunks`` hold all its results (``summarize``'s counts)."""
-    total = passed = failed = 0
-    score_sum, scored = 0.0, 0
-    for chunk in chunks:
-        for st, score in zip(chunk.status, chunk.score):
-            total += 1
-            if st is Status.PASSED:
-                passed += 1
-            elif st is Status.FAILED:
-                failed += 1
-            if score is not None:
-                score_sum += score
-                scored += 1
+    """The eval run's row once it ended: ``status`` and the counts of ``summary``."""
     return record.model_copy(
         update={
             "finished_at": datetime.now(UTC),
-            "status": "interrupted" if interrupted else "completed",
-            "total_cases": total,
-            "passed": passed,
-            "failed": failed,
-            "errored": total - passed - failed,
-            "pass_rate": passed / total if total else None,
-            "aggregate_score": score_sum / scored if scored else None,
-            "options": {**record.options, "not_run": selected - total},
+            "status": status,
+            "total_cases": summary.total,
+            "passed": summary.passed,
+            "failed": summary.failed,
+            "errored": summary.errored,
+            "pass_rate": summary.pass_rate if summary.total else None,
+            "aggregate_score": summary.aggregate_score,
+            "options": {**record.options, "not_run": not_run},
         }
     )
+
+
+def _final_record(
+    record: EvalRunRecord, chunks: Sequence[ScoredCases], selected: int, interrupted: bool = False
+) -> EvalRunRecord:
+    """The eval run's row once ``chunks`` hold all its results."""
+    summary = summarize_outcomes(
+        pair for chunk in chunks for pair in zip(chunk.status, chunk.score)
+    )
+    status = "interrupted" if interrupted else "completed"
+    return finished_record(record, summary, status, selected - summary.total)
 
 
 def _columnar(settings: EvalSettings, store: Store, suite: EvalSuite) -> bool:

@@ -177,19 +177,25 @@ class EvalSummary(BaseModel):
 def summarize(results: Iterable[EvaluationResult]) -> EvalSummary:
     """Counts, ``pass_rate`` = passed / total, ``aggregate_score`` = mean of case scores
     (cases without a score, i.e. ERROR with no check run, are left out)."""
+    return summarize_outcomes((r.status, r.score) for r in results)
+
+
+def summarize_outcomes(outcomes: Iterable[tuple[Status, float | None]]) -> EvalSummary:
+    """``summarize`` over ``(status, score)`` pairs: what the columnar recorded path has
+    instead of ``EvaluationResult`` objects."""
     total = passed = failed = errored = 0
     score_sum = 0.0
     scored = 0
-    for r in results:
+    for status, score in outcomes:
         total += 1
-        if r.status == Status.PASSED:
+        if status == Status.PASSED:
             passed += 1
-        elif r.status == Status.FAILED:
+        elif status == Status.FAILED:
             failed += 1
         else:
             errored += 1
-        if r.score is not None:
-            score_sum += r.score
+        if score is not None:
+            score_sum += score
             scored += 1
     return EvalSummary(
         total=total,
