@@ -180,3 +180,19 @@ def test_runner_options_that_need_the_runner_take_the_case_by_case_path(tmp_path
     ):
         outcome = run_evaluation(EvalSettings(suite="mixed", db=db, runner=options))
         assert not isinstance(outcome.reports, CaseReports)
+
+
+def test_junit_of_the_columnar_path_builds_only_what_did_not_pass(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from tracereplay.evaluate.junit import junit_tree
+
+    db = tmp_path / "store.duckdb"
+    build(db)
+    outcome = run_evaluation(EvalSettings(suite="mixed", db=db))
+    reports = outcome.reports
+    assert isinstance(reports, CaseReports)
+    briefed = ET.tostring(junit_tree(outcome.record, reports).getroot())
+    assert len(reports._built) == 7  # the 7 cases that did not pass, not the 12 that did
+    built = ET.tostring(junit_tree(outcome.record, list(reports)).getroot())
+    assert briefed == built  # the same document as from every report

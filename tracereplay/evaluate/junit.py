@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any, Protocol, cast
 
 from tracereplay.evaluate.outcomes import CaseReport, EvalRunRecord
 from tracereplay.models import Status
@@ -23,10 +24,38 @@ def _text(value: object) -> str:
 
 
 def _case_name(report: CaseReport, limit: int = 80) -> str:
-    query = " ".join(report.case.query.split())
+    return _name(report.case.seq, report.case.query, limit)
+
+
+def _name(seq: int, query: str, limit: int = 80) -> str:
+    query = " ".join(query.split())
     if len(query) > limit:
         query = query[: limit - 1] + "…"
-    return f"{report.case.seq:04d} {query}"
+    return f"{seq:04d} {query}"
+
+
+class _Brief(Protocol):
+    """Reports that tell a case's seq, query, status and duration without building it."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, k: int) -> CaseReport: ...
+
+    def brief(self, k: int) -> tuple[int, str, Status, float]: ...
+
+
+def _testcases(reports: Sequence[CaseReport]) -> Iterator[tuple[str, Status, float, Any]]:
+    """``(name, status, duration_ms, report or None)`` per case; a passed case of reports that
+    can tell its brief is not built (a big recorded suite is mostly passed cases)."""
+    if hasattr(reports, "brief"):
+        briefed = cast(_Brief, reports)
+        for k in range(len(briefed)):
+            seq, query, status, duration_ms = briefed.brief(k)
+            report = None if status is Status.PASSED else briefed[k]
+            yield _name(seq, query), status, duration_ms, report
+        return
+    for report in reports:
+        yield _case_name(report), report.result.status, report.result.duration_ms, report
 
 
 def _details(report: CaseReport) -> str:
@@ -44,9 +73,10 @@ def _details(report: CaseReport) -> str:
 
 def junit_tree(record: EvalRunRecord, reports: Sequence[CaseReport]) -> ET.ElementTree:
     """The ``<testsuites>`` document of an eval run."""
-    total_s = sum(r.result.duration_ms for r in reports) / 1000
-    failures = sum(1 for r in reports if r.result.status is Status.FAILED)
-    errors = sum(1 for r in reports if r.result.status is Status.ERROR)
+    cases = list(_testcases(reports))
+    total_s = sum(duration for _, _, duration, _ in cases) / 1000
+    failures = sum(1 for _, status, _, _ in cases if status is Status.FAILED)
+    errors = sum(1 for _, status, _, _ in cases if status is Status.ERROR)
     counts = {
         "tests": str(len(reports)),
         "failures": str(failures),
@@ -75,17 +105,16 @@ def junit_tree(record: EvalRunRecord, reports: Sequence[CaseReport]) -> ET.Eleme
     ):
         if value:
             ET.SubElement(props, "property", {"name": name, "value": _text(value)})
-    for report in reports:
+    for name, status, duration_ms, report in cases:
         case = ET.SubElement(
             suite,
             "testcase",
             {
                 "classname": _text(record.suite_name),
-                "name": _text(_case_name(report)),
-                "time": f"{report.result.duration_ms / 1000:.3f}",
+                "name": _text(name),
+                "time": f"{duration_ms / 1000:.3f}",
             },
         )
-        status = report.result.status
         if status is Status.PASSED:
             continue
         tag = "failure" if status is Status.FAILED else "error"

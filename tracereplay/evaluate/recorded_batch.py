@@ -52,6 +52,7 @@ class RecordedCases:
     source_run_id: list[str | None]
     run_id: list[str | None]  # None: the source run is not in the store (or there is none)
     result: list[str | None]  # the run's AgentResult as JSON
+    query: list[str]
 
     def __len__(self) -> int:
         return len(self.case_id)
@@ -61,7 +62,7 @@ def load_recorded_cases(store: Store, suite_id: str) -> RecordedCases:
     """The suite's cases joined with their source runs, in one query, in ``seq`` order."""
     table = store.con.sql(
         "SELECT c.case_id, c.seq, c.expected_output, c.expected_tool_calls, c.checks,"
-        " c.source_run_id, r.run_id, r.result"
+        " c.source_run_id, r.run_id, r.result, c.query"
         " FROM eval_cases c LEFT JOIN runs r ON r.run_id = c.source_run_id"
         " WHERE c.suite_id = ?",
         params=[suite_id],
@@ -112,6 +113,7 @@ class ScoredCases:
         n = stop - start
         self.case_id = cases.case_id[start:stop]
         self.seq = cases.seq[start:stop]
+        self.query = cases.query[start:stop]
         self.source_run_id = cases.source_run_id[start:stop]
         self.run_id = cases.run_id[start:stop]
         results: list[dict[str, Any] | None] = [
@@ -345,6 +347,12 @@ class CaseReports(Sequence[CaseReport]):
     def status(self, k: int) -> Status:
         chunk, i = self._index[k]
         return chunk.status[i]
+
+    def brief(self, k: int) -> tuple[int, str, Status, float]:
+        """``(seq, query, status, duration_ms)`` of case ``k``, without building its report
+        (what a JUnit ``testcase`` of a passed case needs)."""
+        chunk, i = self._index[k]
+        return chunk.seq[i], chunk.query[i], chunk.status[i], chunk.duration_ms[i]
 
     def _build(self, ks: list[int]) -> list[CaseReport]:
         todo = [k for k in ks if k not in self._built]
