@@ -85,6 +85,35 @@ def mark_replayed() -> None:
         counter.add()
 
 
+class SharedPatch:
+    """A class-level patch of a framework, shared by the replays running at once: the first
+    user installs it, the last one removes it, and each replay's answer lives in a
+    ``ContextVar`` the patched code reads (so concurrent cases never see each other's)."""
+
+    def __init__(self, install: Callable[[], None], uninstall: Callable[[], None]) -> None:
+        self._install = install
+        self._uninstall = uninstall
+        self._lock = threading.Lock()
+        self._users = 0
+
+    @contextlib.contextmanager
+    def answering(self, var: ContextVar[ToolAnswer | None], answer: ToolAnswer) -> Iterator[None]:
+        """The patch in place and ``var`` set to ``answer`` for the block."""
+        with self._lock:
+            if self._users == 0:
+                self._install()
+            self._users += 1
+        token = var.set(answer)
+        try:
+            yield
+        finally:
+            var.reset(token)
+            with self._lock:
+                self._users -= 1
+                if self._users == 0:
+                    self._uninstall()
+
+
 def mro_names(obj: Any) -> set[str]:
     """``module.QualName`` of every class in ``type(obj)``'s MRO (decide without importing)."""
     return {f"{c.__module__}.{c.__qualname__}" for c in type(obj).__mro__}

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 
 from tracereplay.evaluate.frameworks.base import (
     FrameworkAgent,
+    SharedPatch,
     ToolAnswer,
     mark_replayed,
     mro_names,
@@ -40,7 +41,7 @@ __all__ = ["GoogleAdkAgent"]
 
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_google_adk_answer", default=None)
 _lock = threading.Lock()
-_state: dict[str, Any] = {"users": 0, "originals": []}
+_state: dict[str, Any] = {"originals": []}
 CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _CALLER_MODULES = (
     "google.adk.flows.llm_flows.tools._caller",
@@ -90,6 +91,9 @@ def _uninstall() -> None:
     _state["originals"] = []
 
 
+_patch = SharedPatch(_install, _uninstall)
+
+
 class GoogleAdkAgent(FrameworkAgent):
     """A Google ADK agent (any ``google.adk.agents.BaseAgent``)."""
 
@@ -137,18 +141,5 @@ class GoogleAdkAgent(FrameworkAgent):
                 if _state["env_users"] == 0 and _state.pop("env_set", False):
                     os.environ.pop(CONTENT_ENV, None)
 
-    @contextlib.contextmanager
-    def intercept(self, answer: ToolAnswer) -> Iterator[None]:
-        with _lock:
-            if _state["users"] == 0:
-                _install()
-            _state["users"] += 1
-        token = _answer.set(answer)
-        try:
-            yield
-        finally:
-            _answer.reset(token)
-            with _lock:
-                _state["users"] -= 1
-                if _state["users"] == 0:
-                    _uninstall()
+    def intercept(self, answer: ToolAnswer) -> contextlib.AbstractContextManager[None]:
+        return _patch.answering(_answer, answer)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from tracereplay.evaluate.frameworks.base import (
     FrameworkAgent,
+    SharedPatch,
     ToolAnswer,
     mark_replayed,
     mro_names,
@@ -42,7 +43,7 @@ __all__ = ["PydanticAiAgent"]
 
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_pydantic_ai_answer", default=None)
 _lock = threading.Lock()
-_patched = {"users": 0, "original": None, "instrument_users": 0, "instrument_saved": None}
+_patched = {"original": None, "instrument_users": 0, "instrument_saved": None}
 
 
 class _AnsweringToolset:
@@ -110,6 +111,9 @@ def _uninstall() -> None:
     _patched["original"] = None
 
 
+_patch = SharedPatch(_install, _uninstall)
+
+
 class PydanticAiAgent(FrameworkAgent):
     """A ``pydantic_ai.Agent`` (or any pydantic-ai ``AbstractAgent``)."""
 
@@ -133,21 +137,8 @@ class PydanticAiAgent(FrameworkAgent):
 
         return orjson.dumps(output, default=json_default).decode()
 
-    @contextlib.contextmanager
-    def intercept(self, answer: ToolAnswer) -> Iterator[None]:
-        with _lock:
-            if _patched["users"] == 0:
-                _install()
-            _patched["users"] += 1
-        token = _answer.set(answer)
-        try:
-            yield
-        finally:
-            _answer.reset(token)
-            with _lock:
-                _patched["users"] -= 1
-                if _patched["users"] == 0:
-                    _uninstall()
+    def intercept(self, answer: ToolAnswer) -> contextlib.AbstractContextManager[None]:
+        return _patch.answering(_answer, answer)
 
     @contextlib.contextmanager
     def instrument(self, tracer_provider: TracerProvider) -> Iterator[None]:

@@ -19,13 +19,13 @@ the replay's.
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from tracereplay.evaluate.frameworks.base import (
     FrameworkAgent,
+    SharedPatch,
     ToolAnswer,
     mark_replayed,
     mro_names,
@@ -34,8 +34,7 @@ from tracereplay.evaluate.frameworks.base import (
 __all__ = ["StrandsAgent"]
 
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_strands_answer", default=None)
-_lock = threading.Lock()
-_state: dict[str, Any] = {"users": 0, "original": None}
+_state: dict[str, Any] = {"original": None}
 
 
 def _replay_tool(inner: Any, answer: ToolAnswer) -> Any:
@@ -122,6 +121,9 @@ def _uninstall() -> None:
     _state["original"] = None
 
 
+_patch = SharedPatch(_install, _uninstall)
+
+
 class StrandsAgent(FrameworkAgent):
     """A strands ``Agent``."""
 
@@ -147,18 +149,5 @@ class StrandsAgent(FrameworkAgent):
                 self.obj.messages = saved
         return str(result).strip()
 
-    @contextlib.contextmanager
-    def intercept(self, answer: ToolAnswer) -> Iterator[None]:
-        with _lock:
-            if _state["users"] == 0:
-                _install()
-            _state["users"] += 1
-        token = _answer.set(answer)
-        try:
-            yield
-        finally:
-            _answer.reset(token)
-            with _lock:
-                _state["users"] -= 1
-                if _state["users"] == 0:
-                    _uninstall()
+    def intercept(self, answer: ToolAnswer) -> contextlib.AbstractContextManager[None]:
+        return _patch.answering(_answer, answer)
