@@ -3,8 +3,8 @@ including what ``langchain.agents.create_agent`` and ``create_react_agent`` retu
 
 - **Run**: ``await graph.ainvoke({"messages": [{"role": "user", "content": query}]})``; the
   response is the text of the last AI message of the final state (its ``.text``: string
-  content, or the text blocks of list content). Runs on the process's one agent event loop
-  (see ``openai_agents.on_agent_loop``: ``ChatOpenAI``'s async client outlives a loop per case).
+  content, or the text blocks of list content). The replayer runs every attempt on one event
+  loop of the process (``ChatOpenAI``'s async client outlives a loop per case).
 - **Tools**: LangChain tools execute through ``BaseTool.run`` / ``BaseTool.arun`` (``ToolNode``
   calls ``tool.invoke`` / ``tool.ainvoke`` with the model's tool call, which end there). While a
   replay runs, those two methods are patched on ``BaseTool`` itself, so every tool execution in
@@ -53,7 +53,6 @@ from tracereplay.evaluate.frameworks.base import (
 from tracereplay.evaluate.frameworks.openai_agents import (
     ActiveAnswers,
     SharedContext,
-    on_agent_loop,
 )
 
 if TYPE_CHECKING:
@@ -74,9 +73,6 @@ class LangGraphAgent(FrameworkAgent):
         return not _GRAPH_CLASSES.isdisjoint(mro_names(obj))
 
     async def arun(self, query: str) -> str:
-        return await on_agent_loop(self._arun(query))
-
-    async def _arun(self, query: str) -> str:
         state = await self.obj.ainvoke({"messages": [{"role": "user", "content": query}]})
         return _final_text(state)
 

@@ -1,9 +1,9 @@
 """OpenAI Agents SDK (``openai-agents``): replay an ``agents.Agent`` as it is.
 
 - **Run**: ``await Runner.run(agent, query)``; the response is ``result.final_output`` (a string
-  as is, a pydantic model as its JSON, anything else ``str()``-ed). Every run happens on one
-  event loop of the process (``on_agent_loop``): the agent's async clients, made at import,
-  keep connections bound to the loop that opened them, which a loop per case would break.
+  as is, a pydantic model as its JSON, anything else ``str()``-ed). The replayer runs every
+  attempt on one event loop of the process: the agent's async clients, made at import, keep
+  connections bound to the loop that opened them, which a loop per case would break.
 - **Tools**: every ``FunctionTool`` reachable from the agent is intercepted for the replay's
   duration: the agent's own tools, those of its handoff targets (``handoffs=[agent]`` or
   ``handoff(agent)`` objects, recursively) and of agents used as tools (``agent.as_tool()``).
@@ -30,13 +30,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import inspect
 import json
 import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -67,9 +66,6 @@ class OpenAIAgentsAgent(FrameworkAgent):
         return not _AGENT_CLASSES.isdisjoint(mro_names(obj))
 
     async def arun(self, query: str) -> str:
-        return await on_agent_loop(self._arun(query))
-
-    async def _arun(self, query: str) -> str:
         from agents import Runner
 
         result = await Runner.run(self.obj, query, hooks=_handoff_hooks())
@@ -178,47 +174,6 @@ class ActiveAnswers:
             return answer
         with self._lock:
             return self._active[0] if len(self._active) == 1 else None
-
-
-class _AgentLoop:
-    """One event loop, in a daemon thread, for every run of framework agents in this process.
-
-    Agents hold async clients created at import (``AsyncOpenAI``, httpx pools) whose
-    connections belong to the loop that opened them: a fresh loop per case (``asyncio.run``)
-    reuses them from a closed or foreign loop. The coroutine runs there in the caller's
-    context (contextvars, the current span); cancelling the caller cancels it.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def loop(self) -> asyncio.AbstractEventLoop:
-        with self._lock:
-            if self._loop is None or self._loop.is_closed():
-                loop = asyncio.new_event_loop()
-                threading.Thread(
-                    target=loop.run_forever, name="tracereplay-agent-loop", daemon=True
-                ).start()
-                self._loop = loop
-            return self._loop
-
-
-_agent_loop = _AgentLoop()
-
-
-async def on_agent_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """Await ``coro`` on the shared agent loop (directly when already on it)."""
-    loop = _agent_loop.loop()
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:
-        return await coro
-    # run_coroutine_threadsafe schedules with a copy of this context: contextvars follow
-    future = asyncio.run_coroutine_threadsafe(coro, loop)
-    return await asyncio.wrap_future(future)
 
 
 _tracing = SharedContext()
