@@ -6,12 +6,8 @@ from pathlib import Path
 
 import pytest
 from framework_replay import (
-    assert_replay_runs_marked,
-    eval_doc,
     fake_model,  # noqa: F401 - a fixture
-    record_suite,
-    replay,
-    verdicts,
+    replays_as_recorded,
     weather,
 )
 
@@ -25,16 +21,7 @@ def test_pydantic_ai_agent_replays_with_the_recorded_verdicts(
     tmp_path: Path,
     fake_model: str,  # noqa: F811
 ) -> None:
-    db = tmp_path / "store.duckdb"
-    recorded = record_suite(db, "pydantic_ai", "native", SHAPES)
-    assert recorded.cases == len(SHAPES)
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
-    assert expected[weather.QUESTIONS["provider_error"]] == "FAILED"
-
-    doc, marks = replay(db, tmp_path, "pydantic_ai", "weather_agent", fake_model)
-    assert marks == [], "a tool ran for real during replay"
-    assert verdicts(doc) == expected, doc["_output"]
-    assert_replay_runs_marked(db, doc)
+    _, doc = replays_as_recorded(tmp_path, "pydantic_ai", "native", SHAPES, fake_model)
     by_query = {c["query"]: c for c in doc["cases"]}
     # the failed tool's recorded text went back to the model as pydantic-ai reports it
     tool_error = by_query[weather.QUESTIONS["tool_error"]]["repetitions"][0]
