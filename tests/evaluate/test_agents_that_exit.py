@@ -78,3 +78,70 @@ def test_an_eval_whose_process_died_is_marked_interrupted_when_the_store_is_next
     assert listed.returncode == 0, listed.stderr
     [after] = rows(db, "SELECT status, finished_at FROM eval_runs")
     assert after["status"] == "interrupted" and after["finished_at"] is not None
+
+
+def test_an_agent_that_crashes_the_interpreter_ends_its_case_only(db: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
+         "--agent", "replay_agents:crashes", "--concurrency", "2"],
+        cwd=AGENTS, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    [run] = rows(db, "SELECT status, passed, errored FROM eval_runs")
+    assert (run["status"], run["passed"], run["errored"]) == ("completed", 1, 2)
+    results = rows(
+        db,
+        "SELECT c.query, r.status, r.reason FROM case_results r "
+        "JOIN eval_cases c ON c.case_id = r.case_id ORDER BY c.seq",
+    )
+    by_city = {r["query"].split()[-1].rstrip("?"): (r["status"], r["reason"]) for r in results}
+    assert by_city["Paris"][0] == "ERROR"
+    assert by_city["Paris"][1].startswith("the agent's process was killed by signal SIGSEGV")
+    assert by_city["Rome"][0] == "ERROR"
+    assert by_city["Rome"][1].startswith("the agent's process was killed by signal SIGABRT")
+    assert by_city["Oslo"][0] == "PASSED"
+    # the case that passed was replayed in a process that lived: its replay run is stored
+    stored = rows(db, "SELECT count(*) AS n FROM runs WHERE kind = 'replay'")
+    assert stored[0]["n"] >= 1
+
+
+def test_a_case_past_its_timeout_has_its_process_killed(db: Path, tmp_path: Path) -> None:
+    import os
+    import time
+
+    pids = tmp_path / "pids"
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
+         "--agent", "replay_agents:hang", "--timeout", "1", "--concurrency", "3"],
+        cwd=AGENTS, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "REPLAY_AGENT_PIDS": str(pids)},
+    )  # fmt: skip
+    elapsed = time.monotonic() - t0
+    assert proc.returncode == 1, proc.stderr
+    reasons = rows(db, "SELECT DISTINCT reason FROM case_results")
+    assert reasons == [{"reason": "timed out after 1s"}]
+    # the agent sleeps 30 s per case: killed, not waited for (nor left behind)
+    assert elapsed < 25
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) == 3
+    for pid in started:  # every hung agent process is gone
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        raise AssertionError(f"agent process {pid} still runs")
+
+
+def test_in_process_replay_runs_the_agent_in_the_eval_process(db: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
+         "--agent", "replay_agents:exits", "--concurrency", "1", "--in-process"],
+        cwd=AGENTS, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    reasons = {r["reason"] for r in rows(db, "SELECT reason FROM case_results")}
+    assert {"the agent called sys.exit(4)", "the agent called os._exit(3)"} <= reasons
+    [run] = rows(db, "SELECT options FROM eval_runs")
+    assert '"in_process": true' in run["options"].replace(":true", ": true")

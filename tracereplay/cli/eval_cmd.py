@@ -91,8 +91,21 @@ def eval_command(
             show_default=False,
         ),
     ] = None,
+    in_process: Annotated[
+        bool,
+        typer.Option(
+            "--in-process",
+            help="Replay: run the agent in this process (threads) instead of agent processes: "
+            "a debugger can step into it, but an agent that crashes the interpreter ends the "
+            "eval and a case past --timeout is abandoned, not stopped.",
+        ),
+    ] = False,
     concurrency: Annotated[
-        int, typer.Option(min=1, help="Cases run at the same time (threads).")
+        int,
+        typer.Option(
+            min=1,
+            help="Cases run at the same time (in replay, each in an agent process of its own).",
+        ),
     ] = 4,
     timeout: Annotated[
         Optional[float],
@@ -183,8 +196,10 @@ def eval_command(
       tracereplay eval weather --agent my_agent:run --tool-match fifo --junit report.xml
       tracereplay eval weather --agent my_agent:run --llm recorded   # offline: no API key
     """
-    if agent is None and (tool_match is not None or live_tools):
-        raise BadParameterError("--tool-match and --live-tools apply to replay: add --agent")
+    if agent is None and (tool_match is not None or live_tools or in_process):
+        raise BadParameterError(
+            "--tool-match, --live-tools and --in-process apply to replay: add --agent"
+        )
     if agent is None and (llm is not None or llm_match is not None):
         raise BadParameterError("--llm and --llm-match apply to replay: add --agent")
     if llm_match is not None and llm is not LlmOption.recorded:
@@ -224,6 +239,7 @@ def eval_command(
         label=label,
         llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
         llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
+        in_process=in_process,
     )
     outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
     if result_format is not None and write_format(outcome, result_format.value, output):

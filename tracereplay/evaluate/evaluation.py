@@ -13,7 +13,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -21,10 +21,21 @@ from pathlib import Path
 from typing import Any
 
 from tracereplay.errors import BadParameterError, TraceReplayError
-from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
+from tracereplay.evaluate.agent_process import (
+    AgentProcesses,
+    AgentSetup,
+    CaseInputs,
+    ReplayPlan,
+    load_replayed_agent,
+)
 from tracereplay.evaluate.checks import get_check_kind, load_check_modules
 from tracereplay.evaluate.git_info import GitState, git_state
-from tracereplay.evaluate.llm_replay import LlmMatch, LlmMode, load_llm_recordings
+from tracereplay.evaluate.llm_replay import (
+    LlmMatch,
+    LlmMode,
+    RecordedCall,
+    load_llm_recordings,
+)
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
 from tracereplay.evaluate.recorded import score_recorded
 from tracereplay.evaluate.recorded_batch import (
@@ -90,6 +101,9 @@ class EvalSettings:
     label: str | None = None
     llm: LlmMode = "live"  # --llm: "recorded" answers the agent's LLM calls from the recording
     llm_match: LlmMatch = "order"
+    #: replay in this process (threads) instead of agent processes: a debugger can step into
+    #: the agent, but an agent that crashes the interpreter ends the eval
+    in_process: bool = False
 
     @property
     def mode(self) -> str:
@@ -109,7 +123,11 @@ class EvalSettings:
             "tags": list(self.tags),
             "cases": list(self.case_ids),
             "checks": list(self.check_modules),
-            **({"llm": self.llm, "llm_match": self.llm_match} if self.agent else {}),
+            **(
+                {"llm": self.llm, "llm_match": self.llm_match, "in_process": self.in_process}
+                if self.agent
+                else {}
+            ),
         }
 
 
@@ -251,19 +269,6 @@ def _store_env(db: Path) -> Iterator[None]:
             os.environ[DB_ENV] = before
 
 
-def _setup_replay(settings: EvalSettings) -> AgentCallable:
-    """Import the agent, and send the spans of its runs to the store (unless the agent set up
-    tracereplay itself to write there or elsewhere over OTLP)."""
-    from tracereplay.sdk import configure, current_setup
-
-    assert settings.agent is not None
-    agent = load_agent(settings.agent)
-    setup = current_setup()
-    if setup is None or (setup.destination == "spool" and setup.db_path != settings.db):
-        configure(db=settings.db)
-    return agent
-
-
 def run_evaluation(settings: EvalSettings, progress: ProgressHooks | None = None) -> EvalOutcome:
     """Run an eval as ``settings`` say; store and return its results. Never leaves the eval run
     ``running``: it ends ``completed``, ``stopped`` (--fail-fast) or ``interrupted`` (Ctrl-C)."""
@@ -272,10 +277,24 @@ def run_evaluation(settings: EvalSettings, progress: ProgressHooks | None = None
 
 
 def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> EvalOutcome:
+    if settings.agent and not settings.in_process:
+        setup = AgentSetup(settings.agent, settings.db, settings.check_modules)
+        with AgentProcesses(setup, settings.runner.concurrency) as processes:
+            return _evaluate(settings, progress, processes)
+    return _evaluate(settings, progress, None)
+
+
+def _evaluate(
+    settings: EvalSettings, progress: ProgressHooks | None, processes: AgentProcesses | None
+) -> EvalOutcome:
     progress = progress or ProgressHooks()
     if settings.check_modules:
         load_check_modules(settings.check_modules)
-    agent = _setup_replay(settings) if settings.agent else None
+    replay = settings.agent is not None
+    in_process = replay and processes is None
+    agent = (
+        load_replayed_agent(settings.agent, settings.db) if settings.agent and in_process else None
+    )
 
     # loading, scoring recorded results and reporting allocate many small acyclic objects that
     # the cyclic GC would only rescan (it more than doubled the time of 10,000 cases); replay
@@ -283,28 +302,35 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
     git = _git_state_soon()
     with gc_paused(), open_store(settings.db) as store:
         suite = get_suite(store, settings.suite)
-        if agent is None and _columnar(settings, store, suite):
+        if not replay and _columnar(settings, store, suite):
             return _run_columnar(settings, store, suite, progress, git)
         cases = select_cases(list_cases(store, suite.id), settings.tags, settings.case_ids)
         if not cases:
             raise _nothing_to_evaluate(settings, suite)
         sources = load_runs(store, [c.source_run_id for c in cases if c.source_run_id])
-        sub_runs = load_sub_runs(store, sources.values()) if agent else {}
+        sub_runs = load_sub_runs(store, sources.values()) if replay else {}
         encodings = (
             load_result_encodings(
                 store, [*sources.values(), *(r for runs in sub_runs.values() for r in runs)]
             )
-            if agent
+            if replay
             else {}
         )
         # --llm recorded: the LLM calls (with their messages) each replay is answered from
         llm_calls = (
             load_llm_recordings(store, sources.values(), sub_runs)
-            if agent and settings.llm == "recorded"
+            if replay and settings.llm == "recorded"
             else {}
         )
         record = _new_record(settings, suite, git())
-        insert_eval_run(store, record)
+        if processes is None:
+            insert_eval_run(store, record)
+    if processes is not None:
+        # an agent that cannot be loaded stops the eval before it is recorded (the store is
+        # not held while the agent loads)
+        processes.wait_ready()
+        with open_store(settings.db, drain=False) as store:
+            insert_eval_run(store, record)
 
     writer = _ResultWriter(settings.db, record, suite)
     by_id = {c.id: c for c in cases}
@@ -331,7 +357,20 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
             runnable.append(case)
 
     attempt: Callable[[Job], CaseRun]
-    if agent is not None:
+    if processes is not None:
+        plan = ReplayPlan(
+            suite=suite,
+            eval_run_id=record.eval_run_id,
+            tool_match=settings.tool_match,
+            live_tools=settings.live_tools,
+            timeout_s=options.timeout_s,
+            llm=settings.llm,
+            llm_match=settings.llm_match,
+        )
+        inputs = _case_inputs(sources, sub_runs, encodings, llm_calls)
+        processes.start(plan, inputs, len(runnable) * options.repeat)
+        attempt = processes.attempt
+    elif agent is not None:
         attempt = Replayer(
             agent=agent,
             suite=suite,
@@ -350,16 +389,17 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
         attempt = _recorded_attempt(suite, sources)
 
     progress.start(len(cases) * options.repeat)
-    paused = gc_paused() if agent is None else nullcontext()
+    paused = gc_paused() if not replay else nullcontext()
     try:
         for run in not_run:
             on_result(run)
         stop_now = options.fail_fast and bool(not_run)
         if not stop_now:
             # an agent, an LLM judge or a custom check may wait or hang: run those attempts
-            # concurrently, each in a thread the timeout can abandon; built-in checks alone are
-            # CPU-bound, threads would only contend
-            waits = agent is not None or _checks_may_wait(runnable, suite)
+            # concurrently, each in a thread the timeout can abandon (agent processes end a
+            # case past its timeout themselves); built-in checks alone are CPU-bound, threads
+            # would only contend
+            waits = replay or _checks_may_wait(runnable, suite)
             run_options = options if waits else replace(options, concurrency=1)
             with paused:
                 report = run_jobs(
@@ -367,7 +407,7 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
                     attempt,
                     run_options,
                     on_result,
-                    isolate=waits,
+                    isolate=waits and processes is None,
                 )
         else:
             report = RunnerReport(stopped=True)
@@ -378,7 +418,7 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
         progress.stop()
     report.not_run = len(cases) * options.repeat - len(runs)
 
-    if agent is not None:
+    if in_process:
         from tracereplay.sdk import flush
 
         flush()  # the replay runs' spans reach the spool before the store is opened again
@@ -395,6 +435,31 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
         final = final.model_copy(update={"status": "interrupted"})
         writer.flush(final)
     return EvalOutcome(final, suite, reports, report, len(cases))
+
+
+def _case_inputs(
+    sources: Mapping[str, Run],
+    sub_runs: Mapping[str, Sequence[Run]],
+    encodings: Mapping[str, Sequence[str | None]],
+    llm_calls: Mapping[str, Sequence[RecordedCall]],
+) -> Callable[[Job], CaseInputs]:
+    """What an agent process needs of the recordings for one job (not the whole suite's)."""
+
+    def inputs(job: Job) -> CaseInputs:
+        source = sources.get(job.case.source_run_id) if job.case.source_run_id else None
+        if source is None:
+            return CaseInputs()
+        subs = tuple(sub_runs.get(source.run_id, ()))
+        return CaseInputs(
+            source=source,
+            sub_runs=subs,
+            encodings={
+                r.run_id: encodings[r.run_id] for r in (source, *subs) if r.run_id in encodings
+            },
+            llm_calls=tuple(llm_calls.get(source.run_id, ())),
+        )
+
+    return inputs
 
 
 def _nothing_to_evaluate(settings: EvalSettings, suite: EvalSuite) -> EmptySelectionError:

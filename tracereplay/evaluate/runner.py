@@ -177,22 +177,32 @@ class _Attempts:
         )
 
     def _guarded(self, job: Job, started: datetime, t0: float) -> CaseRun:
-        try:
-            return self.attempt(job)
-        except (SystemExit, AgentExited) as exc:  # the agent tried to end the process
-            return error_run(
-                job,
-                exit_reason(exc) or "the agent exited",
-                started=started,
-                duration_ms=(time.perf_counter() - t0) * 1000,
-            )
-        except Exception as exc:  # a bug in an attempt function: still a result
-            return error_run(
-                job,
-                f"evaluation failed: {type(exc).__name__}: {' '.join(str(exc).split())}",
-                started=started,
-                duration_ms=(time.perf_counter() - t0) * 1000,
-            )
+        return guarded_attempt(self.attempt, job, started, t0)
+
+
+def guarded_attempt(
+    attempt: AttemptFn, job: Job, started: datetime | None = None, t0: float | None = None
+) -> CaseRun:
+    """``attempt(job)``, with an agent that tried to end the process (``sys.exit``,
+    ``os._exit`` under ``exits_contained``) or a bug in the attempt function an ERROR result."""
+    started = started or _now()
+    t0 = time.perf_counter() if t0 is None else t0
+    try:
+        return attempt(job)
+    except (SystemExit, AgentExited) as exc:  # the agent tried to end the process
+        return error_run(
+            job,
+            exit_reason(exc) or "the agent exited",
+            started=started,
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )
+    except Exception as exc:  # a bug in an attempt function: still a result
+        return error_run(
+            job,
+            f"evaluation failed: {type(exc).__name__}: {' '.join(str(exc).split())}",
+            started=started,
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )
 
 
 def run_jobs(

@@ -13,12 +13,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from shared_tally import SharedCounter, SharedList
+
 import tracereplay
 from tracereplay import AgentResult, ToolCallRecord
 from tracereplay.sdk import agent_run, tool
 
-LIVE_CALLS: list[tuple[str, dict[str, Any]]] = []
-_ATTEMPTS: dict[str, int] = {}
+#: the tools that ran for real, and the agents' own counts (across agent processes)
+LIVE_CALLS = SharedList("live_calls")
+_ATTEMPTS = SharedCounter("attempts")
 
 
 def _temp() -> int:
@@ -131,7 +134,12 @@ async def weather_async(query: str, *, context: Any = None) -> str:
 
 
 def hang(query: str) -> str:
-    """Never answers in time (a sync call that cannot be cancelled)."""
+    """Never answers in time (a sync call that cannot be cancelled); with
+    ``$REPLAY_AGENT_PIDS`` set, writes the process id there first."""
+    pids = os.environ.get("REPLAY_AGENT_PIDS")
+    if pids:
+        with open(pids, "a") as f:
+            f.write(f"{os.getpid()}\n")
     time.sleep(30)
     return "too late"
 
@@ -143,8 +151,7 @@ async def hang_async(query: str) -> str:
 
 def flaky(query: str) -> str:
     """Fails the first time it sees a query, answers the second time."""
-    _ATTEMPTS[query] = _ATTEMPTS.get(query, 0) + 1
-    if _ATTEMPTS[query] == 1:
+    if _ATTEMPTS.bump(query) == 1:
         raise ConnectionError("model endpoint reset the connection")
     return weather(query)
 
@@ -193,7 +200,7 @@ def record_async(db: str, queries: list[str]) -> None:
     tracereplay.flush()
 
 
-CALLS: dict[str, int] = {}
+CALLS = SharedCounter("calls")
 
 
 def _wrong(query: str) -> str:
@@ -205,15 +212,14 @@ def _wrong(query: str) -> str:
 
 def wrong_answer(query: str) -> str:
     """Calls the right tools but answers wrongly (a FAILED case); counts its calls."""
-    CALLS[query] = CALLS.get(query, 0) + 1
+    CALLS.bump(query)
     return _wrong(query)
 
 
 def alternating(query: str) -> str:
     """Right on odd calls for a query, wrong on even ones (flaky behaviour for --repeat)."""
     key = "alternating " + query
-    CALLS[key] = CALLS.get(key, 0) + 1
-    return _wrong(query) if CALLS[key] % 2 == 0 else weather(query)
+    return _wrong(query) if CALLS.bump(key) % 2 == 0 else weather(query)
 
 
 def exits(query: str) -> str:
@@ -225,4 +231,17 @@ def exits(query: str) -> str:
         sys.exit(4)
     if "Rome" in query:
         os._exit(3)
+    return weather(query)
+
+
+def crashes(query: str) -> str:
+    """Crashes the interpreter for Paris (a segmentation fault in native code) and aborts it
+    for Rome (``abort()``, as a failed C assertion does); answers Oslo."""
+    import ctypes
+    import os
+
+    if "Paris" in query:
+        ctypes.string_at(0)  # reads address 0: SIGSEGV
+    if "Rome" in query:
+        os.abort()
     return weather(query)

@@ -1,0 +1,381 @@
+"""Replay attempts in child processes: whatever the agent does to its process ends its case only.
+
+An agent can end the interpreter it runs in: a segmentation fault in native code, ``abort()``,
+the kernel's OOM killer, a hang no thread can interrupt. So a replay eval runs the agent in
+*agent processes*: each imports the agent once (``--agent module:attr``), sends its spans to
+the store like any agent, and runs one case attempt at a time for the eval, which keeps the
+store, the runner and the results. When a process dies in the middle of a case, that case is
+an ERROR naming the signal or exit code ("the agent's process was killed by signal SIGSEGV
+(Segmentation fault)"), a new process takes its place and the other cases run on. A case past
+its ``--timeout`` is ended the same way: its process is killed (a hung agent no longer keeps
+running in an abandoned thread).
+
+The processes are forked from the forkserver (with this module and the replay code already
+imported), else spawned; each gets the eval's environment, working directory and ``sys.path``.
+They ignore Ctrl-C (the eval decides) and leave when the eval's process is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from tracereplay.errors import TraceReplayError, one_line
+from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
+from tracereplay.evaluate.checks import load_check_modules
+from tracereplay.evaluate.llm_replay import LlmMatch, LlmMode, RecordedCall
+from tracereplay.evaluate.outcomes import CaseRun
+from tracereplay.evaluate.replay import ToolMatch
+from tracereplay.evaluate.replayer import Replayer
+from tracereplay.evaluate.runner import Job, error_run, exits_contained, guarded_attempt
+from tracereplay.models import EvalSuite, Run
+from tracereplay.sdk import configure, current_setup, flush
+
+#: seconds a process gets past ``--timeout`` to end the attempt itself (an async agent is
+#: cancelled in the process, which keeps the spans it made) before it is killed
+TIMEOUT_GRACE_S = 1.0
+#: seconds a process gets to leave when the eval ends, before it is killed
+STOP_GRACE_S = 5.0
+
+
+class AgentProcessError(TraceReplayError):
+    """The agent could not be loaded in an agent process (or the process died loading it)."""
+
+
+@dataclass(frozen=True)
+class AgentSetup:
+    """What an agent process needs before its first case: the agent, the store, the checks."""
+
+    agent: str  # module:attr
+    db: Path
+    check_modules: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReplayPlan:
+    """How every case of the eval is replayed (``Replayer``'s settings, without the agent)."""
+
+    suite: EvalSuite
+    eval_run_id: str
+    tool_match: ToolMatch = "strict"
+    live_tools: bool = False
+    timeout_s: float | None = None
+    llm: LlmMode = "live"
+    llm_match: LlmMatch = "order"
+
+
+@dataclass(frozen=True)
+class CaseInputs:
+    """The recordings one case is answered from: its source run, the runs nested under it,
+    how their results were encoded, and their LLM calls (``--llm recorded``)."""
+
+    source: Run | None = None
+    sub_runs: tuple[Run, ...] = ()
+    encodings: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
+    llm_calls: tuple[RecordedCall, ...] = ()
+
+
+# ---------------------------------------------------------------------------- child side
+def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent: int) -> None:
+    """An agent process: load the agent, then run the attempts the eval sends until told to
+    stop (or until the eval is gone)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the eval's to handle
+    os.environ.clear()
+    os.environ.update(env)  # the forkserver's environment may be older than the eval's
+    _leave_with(parent)
+    try:
+        replayer_for = _load(setup)
+    except BaseException as exc:  # noqa: BLE001 - reported to the eval, which raises it
+        message = str(exc) if isinstance(exc, TraceReplayError) else _loading_failed(setup, exc)
+        conn.send(("failed", message))
+        return
+    conn.send(("ready", None))
+    plan: ReplayPlan | None = None
+    with exits_contained():
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                return
+            if message[0] == "stop":
+                flush()
+                return
+            if message[0] == "plan":
+                plan = message[1]
+                continue
+            _, job, inputs = message
+            assert plan is not None
+            attempt = replayer_for(plan, job, inputs)
+            result = guarded_attempt(attempt, job)
+            flush()  # the replay run is in the spool before the eval hears of it
+            try:
+                conn.send(("result", result))
+            except Exception as exc:  # a value in the result that cannot be pickled
+                reason = f"the case's result could not be passed to the eval: {one_line(exc)}"
+                conn.send(("result", error_run(job, reason, started=result.started_at)))
+
+
+def _load(setup: AgentSetup) -> Any:
+    """Load the agent and checks; returns ``(plan, job, inputs) -> attempt function``."""
+    if setup.check_modules:
+        load_check_modules(setup.check_modules)
+    agent = load_replayed_agent(setup.agent, setup.db)
+
+    def replayer_for(plan: ReplayPlan, job: Job, inputs: CaseInputs) -> Any:
+        source = inputs.source
+        sources = {source.run_id: source} if source is not None else {}
+        return Replayer(
+            agent=agent,
+            suite=plan.suite,
+            eval_run_id=plan.eval_run_id,
+            source_runs=sources,
+            result_encodings=inputs.encodings,
+            sub_runs={source.run_id: inputs.sub_runs} if source is not None else {},
+            tool_match=plan.tool_match,
+            live_tools=plan.live_tools,
+            timeout_s=plan.timeout_s,
+            llm=plan.llm,
+            llm_match=plan.llm_match,
+            llm_calls={source.run_id: inputs.llm_calls} if source is not None else {},
+        ).attempt
+
+    return replayer_for
+
+
+def load_replayed_agent(spec: str, db: Path) -> AgentCallable:
+    """Import the agent, and send the spans of its runs to the store ``db`` (unless the agent
+    set up tracereplay itself to write there or elsewhere over OTLP)."""
+    agent = load_agent(spec)
+    setup = current_setup()
+    if setup is None or (setup.destination == "spool" and setup.db_path != db):
+        configure(db=db)
+    return agent
+
+
+def _loading_failed(setup: AgentSetup, exc: BaseException) -> str:
+    return f"--agent '{setup.agent}': loading it failed: {type(exc).__name__}: {one_line(exc)}"
+
+
+def _leave_with(parent: int) -> None:
+    """Exit when the eval's process is gone (forked by the forkserver, this process is not
+    the eval's child: its own parent says nothing)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # the pid was reused by another user's process
+                os._exit(1)
+
+    threading.Thread(target=watch, name="tracereplay-parent-watch", daemon=True).start()
+
+
+# ---------------------------------------------------------------------------- eval side
+def _context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        # takes effect when the forkserver starts (the ingest workers may have started it)
+        ctx.set_forkserver_preload(["tracereplay.evaluate.agent_process"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def death_reason(exitcode: int | None) -> str:
+    """Why an agent process ended in the middle of a case, from its exit code."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            sig = signal.Signals(-exitcode)
+        except ValueError:
+            return f"the agent's process was killed by signal {-exitcode}"
+        description = signal.strsignal(sig) or ""
+        suffix = f" ({description})" if description and description != sig.name else ""
+        return f"the agent's process was killed by signal {sig.name}{suffix}"
+    return f"the agent's process exited with code {exitcode}"
+
+
+class _AgentProcess:
+    """One agent process, seen from the eval."""
+
+    def __init__(self, ctx: multiprocessing.context.BaseContext, setup: AgentSetup) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process: BaseProcess = ctx.Process(  # type: ignore[attr-defined]
+            target=_child_main,
+            args=(child, setup, dict(os.environ), os.getpid()),
+            name="tracereplay-agent",
+            daemon=True,
+        )
+        self.process.start()
+        child.close()
+        self.ready = False
+        self.planned: ReplayPlan | None = None
+
+    def wait_ready(self, setup: AgentSetup) -> None:
+        """Block until the agent is loaded; ``AgentProcessError`` when it cannot be."""
+        if self.ready:
+            return
+        try:
+            kind, message = self.conn.recv()
+        except (EOFError, OSError):
+            self.process.join(STOP_GRACE_S)
+            reason = death_reason(self.process.exitcode)
+            raise AgentProcessError(
+                f"--agent '{setup.agent}': loading it failed: {reason}"
+            ) from None
+        if kind != "ready":
+            raise AgentProcessError(message)
+        self.ready = True
+
+    def run(self, plan: ReplayPlan, job: Job, inputs: CaseInputs, deadline_s: float | None) -> Any:
+        """Send one attempt; its ``CaseRun``, or the reason the process ended without one."""
+        if self.planned is not plan:
+            self.conn.send(("plan", plan))
+            self.planned = plan
+        self.conn.send(("job", job, inputs))
+        if deadline_s is not None and not self.conn.poll(deadline_s):
+            self.kill()
+            return None
+        try:
+            kind, result = self.conn.recv()
+        except (EOFError, OSError):
+            self.process.join(STOP_GRACE_S)
+            return death_reason(self.process.exitcode)
+        assert kind == "result"
+        return result
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.conn.send(("stop",))
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(STOP_GRACE_S)
+        self.conn.close()
+
+
+class AgentProcesses:
+    """The eval's agent processes: ``attempt(job)`` is the runner's attempt function.
+
+    A context manager: leaving it stops the processes (those still in a case are killed).
+    """
+
+    def __init__(self, setup: AgentSetup, count: int) -> None:
+        self.setup = setup
+        self.count = max(1, count)
+        self._ctx = _context()
+        self._idle: queue.SimpleQueue[_AgentProcess] = queue.SimpleQueue()
+        self._all: list[_AgentProcess] = []
+        self._busy: set[_AgentProcess] = set()
+        self._lock = threading.Lock()
+        self._plan: ReplayPlan | None = None
+        self._inputs: Any = None
+        self._closed = False
+        self._first: _AgentProcess | None = None
+        self._starting: threading.Thread | None = None
+
+    def __enter__(self) -> AgentProcesses:
+        # the first process starts (the forkserver too, the first time) and loads the agent
+        # while the eval reads the store
+        def first() -> None:
+            self._first = self._start()
+            self._idle.put(self._first)
+
+        self._starting = threading.Thread(target=first, name="tracereplay-agent-start")
+        self._starting.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def wait_ready(self) -> None:
+        """Block until the first process has loaded the agent (raises when it could not)."""
+        assert self._starting is not None
+        self._starting.join()
+        if self._first is None:
+            raise AgentProcessError(f"--agent '{self.setup.agent}': no agent process could start")
+        self._first.wait_ready(self.setup)
+
+    def start(
+        self,
+        plan: ReplayPlan,
+        inputs_for: Any,
+        jobs: int,
+    ) -> None:
+        """Run cases from now on as ``plan`` says; ``inputs_for(job)`` gives each job's
+        ``CaseInputs``. Starts the rest of the processes ``jobs`` can use."""
+        self._plan = plan
+        self._inputs = inputs_for
+        for _ in range(min(self.count, jobs) - len(self._all)):
+            self._idle.put(self._start())
+
+    def attempt(self, job: Job) -> CaseRun:
+        """One attempt of ``job`` in an agent process (never raises for what the agent does)."""
+        assert self._plan is not None
+        started = datetime.now(UTC)
+        t0 = time.perf_counter()
+        process = self._idle.get()
+        with self._lock:
+            self._busy.add(process)
+        try:
+            process.wait_ready(self.setup)
+        except AgentProcessError as exc:  # a replacement that could not load the agent
+            self._idle.put(self._start())
+            return error_run(job, str(exc), started=started)
+        timeout = self._plan.timeout_s
+        deadline = timeout + TIMEOUT_GRACE_S if timeout is not None else None
+        try:
+            outcome = process.run(self._plan, job, self._inputs(job), deadline)
+        finally:
+            with self._lock:
+                self._busy.discard(process)
+        if isinstance(outcome, CaseRun):
+            self._idle.put(process)
+            return outcome
+        # the process is gone: killed past the timeout, or died in the case
+        process.kill()
+        if not self._closed:
+            self._idle.put(self._start())
+        reason = outcome if outcome is not None else f"timed out after {timeout:g}s"
+        return error_run(
+            job, reason, started=started, duration_ms=(time.perf_counter() - t0) * 1000
+        )
+
+    def close(self) -> None:
+        """Ask every idle process to leave (killed if it does not within a few seconds); one
+        still in a case (the eval was interrupted) is killed now."""
+        if self._starting is not None:
+            self._starting.join()
+        with self._lock:
+            self._closed = True
+            processes = list(self._all)
+            busy = list(self._busy)
+        for p in busy:
+            p.kill()
+        for p in processes:
+            p.stop()
+        deadline = time.monotonic() + STOP_GRACE_S
+        for p in processes:
+            p.process.join(max(0.0, deadline - time.monotonic()))
+            p.kill()
+
+    def _start(self) -> _AgentProcess:
+        process = _AgentProcess(self._ctx, self.setup)
+        with self._lock:
+            self._all.append(process)
+        return process
