@@ -39,6 +39,7 @@ from typing import Any
 
 from opentelemetry.sdk.trace import TracerProvider
 
+from tracereplay.checks.subject import CheckSubject
 from tracereplay.convert import convert_trace
 from tracereplay.convert.detect import AGENT, TOOL, detect
 from tracereplay.evaluate.agent_loader import AgentCallable, AgentResultError, to_agent_result
@@ -63,7 +64,6 @@ from tracereplay.evaluate.replay import (
 )
 from tracereplay.evaluate.runner import Job
 from tracereplay.evaluate.scoring import error_result, score_case
-from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models import AgentResult, EvalCase, EvalSuite, Run
 from tracereplay.sdk import agent_run, current_setup, run_attributes, tool_interceptor
 from tracereplay.sdk import attributes as A
