@@ -31,7 +31,7 @@ import time
 import uuid
 from pathlib import Path
 
-from tracereplay.evaluate.checks import list_check_kinds
+from tracereplay.checks import list_check_kinds
 from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
 from tracereplay.evaluate.recorded_batch import ScoredCases, load_recorded_cases
 from tracereplay.evaluate.runner import RunnerOptions
@@ -46,8 +46,8 @@ from tracereplay.models import (
     Run,
     ToolCallRecord,
 )
-from tracereplay.promote.repository import get_suite, insert_cases, insert_suite
 from tracereplay.store import Store
+from tracereplay.store.suites import get_suite, insert_cases, insert_suite
 
 AA_VERSION = "0.4.0"
 AA_VENV = Path(
@@ -290,8 +290,8 @@ def ci_path(tmp: Path, n: int) -> dict[str, dict[str, float]]:
     """Seconds of ``suite import FILE`` and ``eval --junit`` (CLI processes) per file format."""
     import shutil
 
-    from tracereplay.promote.repository import list_cases
     from tracereplay.promote.suite_file import dump_suite
+    from tracereplay.store.suites import list_cases
 
     db = tmp / "ci-source.duckdb"
     checks = [

@@ -39,8 +39,8 @@ from tracereplay.models import (
     Run,
     ToolCallRecord,
 )
-from tracereplay.promote.repository import insert_cases, insert_suite
 from tracereplay.store import Store
+from tracereplay.store.suites import insert_cases, insert_suite
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 NOW = datetime.now(UTC).replace(microsecond=0)

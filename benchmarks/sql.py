@@ -1,7 +1,7 @@
 """SQL over history: how fast the views answer once a store holds a lot of eval history.
 
 Fills a fresh DuckDB file with synthetic history through the stores' own insert paths
-(``tracereplay.promote.repository`` for suites and cases, ``tracereplay.evaluate.results_store``
+(``tracereplay.store.suites`` for suites and cases, ``tracereplay.evaluate.results_store``
 for eval runs, case results and check results): by default 5 suites x 100 eval runs x 400 cases
 x 5 checks = 1,000,000 check results. Then times, in the same process and through
 ``tracereplay.query.run_sql`` (what ``tracereplay sql`` runs):
@@ -31,9 +31,9 @@ from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord
 from tracereplay.evaluate.results_store import insert_case_runs, insert_eval_run, update_eval_run
 from tracereplay.evaluate.scoring import result_from_scores, summarize
 from tracereplay.models import CheckSpec, EvalCase, EvalSuite, ScoreResult, Status
-from tracereplay.promote.repository import insert_cases, insert_suite
 from tracereplay.query import run_sql
 from tracereplay.store import Store
+from tracereplay.store.suites import insert_cases, insert_suite
 
 SUITES, RUNS_PER_SUITE, CHECKS_PER_CASE = 5, 100, 5
 CHECK_KINDS = ["status", "containsExpected", "toolCallArgsMatch", "keywords", "nonEmpty"]

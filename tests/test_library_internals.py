@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from opentelemetry import trace as otel_trace
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    SimpleSpanProcessor,
+    SpanExporter,
+    SpanExportResult,
+)
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic import BaseModel
 
+from tracereplay.evaluate.global_provider import global_provider, swap_global_tracer_provider
 from tracereplay.models.evals import ScoreResult
 from tracereplay.models.fast import build
 from tracereplay.models.run import AgentResult, LlmCall, Run, ToolCallRecord
@@ -111,3 +119,33 @@ def test_the_sdk_on_ending_hook_reaches_the_processor_in_the_slot() -> None:
     provider.add_span_processor(ProcessorSlot(inner))
     provider.get_tracer("t").start_span("s").end()
     assert inner.ending == ["s"], "the SDK no longer calls SpanProcessor._on_ending"
+
+
+# ------------------------------------------------------------------ OTel API (evaluate/global_provider.py)
+def test_the_global_tracer_provider_is_what_the_swap_writes() -> None:
+    assert hasattr(otel_trace, "_TRACER_PROVIDER"), (
+        "opentelemetry-api moved its global tracer provider: frameworks with native "
+        "OpenTelemetry would trace past the replay's provider"
+    )
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    before = otel_trace.get_tracer_provider()
+    previous = swap_global_tracer_provider(provider)
+    try:
+        assert otel_trace.get_tracer_provider() is provider
+        otel_trace.get_tracer("a framework").start_span("framework span").end()
+    finally:
+        swap_global_tracer_provider(previous)
+    assert otel_trace.get_tracer_provider() is before
+    assert [s.name for s in exporter.get_finished_spans()] == ["framework span"]
+
+
+def test_the_global_provider_switch_is_shared_and_put_back() -> None:
+    provider = TracerProvider()
+    before = otel_trace.get_tracer_provider()
+    with global_provider(provider):
+        with global_provider(provider):  # a second replay at the same time
+            assert otel_trace.get_tracer_provider() is provider
+        assert otel_trace.get_tracer_provider() is provider
+    assert otel_trace.get_tracer_provider() is before

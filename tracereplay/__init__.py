@@ -28,16 +28,16 @@ from tracereplay.models import (
 )
 
 if TYPE_CHECKING:
-    from tracereplay.evaluate.checks.registry import Verdict, check
-    from tracereplay.evaluate.subject import CheckSubject
+    from tracereplay.checks.registry import Verdict, check
+    from tracereplay.checks.subject import CheckSubject
     from tracereplay.sdk import AgentRunHandle, LlmCallHandle, agent_run, configure, flush, tool
 
 # The SDK (OpenTelemetry) and the checks (rapidfuzz, jsonschema) load on first use, so neither
 # an agent that only records nor a CLI command that only reads pays for the other.
 _LAZY = {
-    "check": "tracereplay.evaluate.checks.registry",
-    "Verdict": "tracereplay.evaluate.checks.registry",
-    "CheckSubject": "tracereplay.evaluate.subject",
+    "check": "tracereplay.checks.registry",
+    "Verdict": "tracereplay.checks.registry",
+    "CheckSubject": "tracereplay.checks.subject",
     "AgentRunHandle": "tracereplay.sdk",
     "LlmCallHandle": "tracereplay.sdk",
     "agent_run": "tracereplay.sdk",

@@ -16,6 +16,7 @@ from tracereplay.convert.framework_forms import (
     tool_output,
 )
 from tracereplay.convert.messages import normalize_message, payload_text
+from tracereplay.convert.tools import tool_execution_spans
 from tracereplay.spans import Span
 
 
@@ -151,6 +152,20 @@ def test_a_summary_tool_span_no_request_asked_for_is_no_call() -> None:
     tool(t, "(merged tools)", root, 6, 8, **{"gen_ai.tool.call.id": "3f2a-event-id"})
     [run] = convert_trace(t.spans)
     assert [c.tool_name for c in run.result.tool_calls] == ["get_weather"]
+
+
+def test_tool_execution_spans_leave_out_summary_spans_and_keep_nested_ones() -> None:
+    t = Trace()
+    root = agent(t, "a", end=100)
+    chat(t, root, 1, 5, [user("go")], [calls(("c1", "forecaster", {"city": "Rome"}))])
+    outer = tool(t, "forecaster", root, 6, 9, **{"gen_ai.tool.call.id": "c1"})
+    inner = tool(t, "get_weather", outer, 7, 8)  # not a call of the run, still an execution
+    tool(t, "(merged tools)", root, 9, 10, **{"gen_ai.tool.call.id": "3f2a-event-id"})
+    executions = tool_execution_spans(t.spans)
+    assert [(s.span_id, info.name) for s, info in executions] == [
+        (outer.span_id, "forecaster"),
+        (inner.span_id, "get_weather"),
+    ]
 
 
 def test_a_one_argument_tool_input_defers_to_the_llm_request() -> None:

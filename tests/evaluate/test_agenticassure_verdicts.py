@@ -235,7 +235,7 @@ def test_every_scenario_gets_agenticassures_verdict(work: Path) -> None:
 def test_similarity_scenarios_agree_with_the_same_model(work: Path) -> None:
     """AgenticAssure's similarity scorer loads all-MiniLM-L6-v2 through sentence-transformers;
     here it gets the same model's embeddings (tracereplay's offline copy) as its ``_model``."""
-    from tracereplay.evaluate import minilm
+    from tracereplay.checks import minilm
 
     try:
         minilm.embed("probe")

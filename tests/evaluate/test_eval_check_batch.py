@@ -8,9 +8,9 @@ from eval_check_helpers import make_subject
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tracereplay.checks import list_check_kinds
+from tracereplay.checks.batch import SubjectBatch, run_check_batch
 from tracereplay.evaluate import run_check
-from tracereplay.evaluate.checks import list_check_kinds
-from tracereplay.evaluate.checks.batch import SubjectBatch, run_check_batch
 from tracereplay.models import CheckSpec, EvalExpectedToolCall, ToolCallRecord
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

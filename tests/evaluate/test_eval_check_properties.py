@@ -8,12 +8,12 @@ from eval_check_helpers import call, expect, make_subject
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tracereplay.checks.judge import parse_score
+from tracereplay.checks.matching import values_match
+from tracereplay.checks.registry import CheckError
+from tracereplay.checks.similarity import tfidf_cosine
+from tracereplay.checks.text import normalize_text
 from tracereplay.evaluate import run_check
-from tracereplay.evaluate.checks.judge import parse_score
-from tracereplay.evaluate.checks.registry import CheckError
-from tracereplay.evaluate.checks.similarity import tfidf_cosine
-from tracereplay.evaluate.checks.text import normalize_text
-from tracereplay.evaluate.matching import values_match
 from tracereplay.models import CheckSpec, ScoreResult, Status
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

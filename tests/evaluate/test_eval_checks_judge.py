@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from eval_check_helpers import call, make_subject, run
 
-from tracereplay.evaluate.checks.judge import parse_score, render_prompt
-from tracereplay.evaluate.checks.registry import CheckError
+from tracereplay.checks.judge import parse_score, render_prompt
+from tracereplay.checks.registry import CheckError
 from tracereplay.models import Document, Status
 
 

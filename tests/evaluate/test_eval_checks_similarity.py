@@ -9,8 +9,8 @@ import sys
 import pytest
 from eval_check_helpers import make_subject, run
 
-from tracereplay.evaluate import minilm
-from tracereplay.evaluate.checks.similarity import tfidf_cosine
+from tracereplay.checks import minilm
+from tracereplay.checks.similarity import tfidf_cosine
 from tracereplay.models import Status
 
 HAS_EMBEDDINGS = all(

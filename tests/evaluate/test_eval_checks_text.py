@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from eval_check_helpers import make_subject, run
 
-from tracereplay.evaluate.checks.text import normalize_text
+from tracereplay.checks.text import normalize_text
 from tracereplay.models import Status
 
 

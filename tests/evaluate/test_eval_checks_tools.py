@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from eval_check_helpers import call, expect, make_subject, run
 
-from tracereplay.evaluate.matching import arg_differences, max_matching, values_match
+from tracereplay.checks.matching import arg_differences, max_matching, values_match
 from tracereplay.models import Status
 
 

@@ -8,9 +8,9 @@ import textwrap
 import pytest
 from eval_check_helpers import make_subject, run
 
+from tracereplay.checks import registry
 from tracereplay.errors import TraceReplayError
 from tracereplay.evaluate import CheckModuleError, load_check_modules
-from tracereplay.evaluate.checks import registry
 from tracereplay.models import Status
 
 MODULE = """

@@ -21,8 +21,8 @@ from tracereplay.models import (
     Run,
     ToolCallRecord,
 )
-from tracereplay.promote.repository import insert_cases, insert_suite
 from tracereplay.store import Store
+from tracereplay.store.suites import insert_cases, insert_suite
 
 SUITE_CHECKS = [
     CheckSpec(kind="status"),

@@ -9,6 +9,7 @@ from eval_check_helpers import make_subject, run
 from pydantic import Field
 
 import tracereplay
+from tracereplay.checks import registry
 from tracereplay.evaluate import (
     CheckDefinitionError,
     CheckError,
@@ -19,7 +20,6 @@ from tracereplay.evaluate import (
     run_check,
     validate_check_specs,
 )
-from tracereplay.evaluate.checks import registry
 from tracereplay.models import CheckSpec, ScoreResult, Status
 
 BUILTIN_KINDS = {

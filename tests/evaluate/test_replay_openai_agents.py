@@ -8,6 +8,8 @@ weather functions, which write ``$WEATHER_TOOL_MARKS`` when they really run.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from framework_replay import (
     assert_replay_runs_marked,
     eval_doc,
     fake_openai,
+    framework_bin,
     record_suite,
     replay,
     replays_as_recorded,
@@ -125,3 +128,54 @@ def test_handoff_target_tools_are_answered(tmp_path: Path, model: Any) -> None:
     assert verdicts(doc) == expected == {weather.QUESTIONS["handoff"]: "PASSED"}, doc["_output"]
     assert_replay_runs_marked(db, doc)
     assert "Zurich tomorrow: snow, -2°C" in tool_outputs(model)
+
+
+#: run in the framework venv: what the adapter relies on in the SDK and both instrumentations
+LIBRARY_PROBE = """
+from agents import set_trace_processors
+from agents.tracing import function_span, get_trace_provider, trace as sdk_trace
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor as OpenLLMetry
+
+from tracereplay.evaluate.frameworks.openai_agents import _registered_processors
+
+for name, instrumentor in [
+    ("openinference", OpenAIAgentsInstrumentor()),
+    ("openllmetry", OpenLLMetry(replace_existing_processors=True)),
+]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    set_trace_processors([])
+    get_trace_provider().set_disabled(False)
+    instrumentor.instrument(tracer_provider=provider)
+    assert len(_registered_processors(get_trace_provider()) or []) == 1, (name, "processors")
+    with sdk_trace("probe"), function_span("get_weather"):
+        trace.get_current_span().set_attribute("probe.current", True)
+    instrumentor.uninstrument()
+    marked = [s.name for s in exporter.get_finished_spans() if s.attributes.get("probe.current")]
+    assert len(marked) == 1 and "get_weather" in marked[0], (name, marked)
+print("ok")
+"""
+
+
+def test_the_sdk_and_instrumentations_behave_as_the_adapter_relies_on(tmp_path: Path) -> None:
+    """Inside an SDK tool span, the current OpenTelemetry span is the one the instrumentation
+    started for it (where ``mark_replayed`` marks an answered tool), with OpenInference's and
+    OpenLLMetry's instrumentation alike; and the SDK's registered trace processors, which the
+    adapter saves and puts back around a replay, are where the adapter reads them."""
+    python = framework_bin(FRAMEWORK, "python")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_"))}
+    result = subprocess.run(
+        [str(python), "-c", LIBRARY_PROBE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**env, "OPENAI_API_KEY": "test"},
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stdout + result.stderr

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from tracereplay.models import AgentResult, Document, EvalCase, EvalSuite, Run, ToolCallRecord
-from tracereplay.promote import repository as repo
 from tracereplay.store import Store
+from tracereplay.store import suites as suite_store
 
 T0 = datetime(2026, 11, 1, 8, 0, tzinfo=UTC)
 
@@ -74,5 +74,5 @@ def add_runs(db: Path, runs: Sequence[Run]) -> None:
 def suite_and_cases(db: Path, name: str) -> tuple[EvalSuite, list[EvalCase]]:
     """The stored suite ``name`` and its cases, in ``seq`` order."""
     with Store.open(db) as store:
-        suite = repo.get_suite(store, name)
-        return suite, repo.list_cases(store, suite.id)
+        suite = suite_store.get_suite(store, name)
+        return suite, suite_store.list_cases(store, suite.id)

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tracereplay.models import EvalCase, EvalSuite
-from tracereplay.promote.parameters import (
+from tracereplay.models.parameters import (
     fill_parameters,
     missing_parameters,
     missing_parameters_reason,

@@ -10,8 +10,8 @@ import pytest
 from promote_helpers import CliResult, add_runs, make_run, suite_and_cases
 
 from tracereplay.models import Document
-from tracereplay.promote import repository as repo
 from tracereplay.store import Store
+from tracereplay.store import suites as suite_store
 
 Cli = Callable[..., CliResult]
 
@@ -110,7 +110,7 @@ def test_bad_input_is_one_line_and_exit_2(
     assert len(result.error_lines) == 1 and message in result.error_lines[0], result.stderr
     assert result.stderr.count("\n") == 1
     with Store.open(db) as store:
-        assert repo.list_suites(store) == []
+        assert suite_store.list_suites(store) == []
 
 
 def test_bulk_promotion_is_idempotent_and_counts_what_is_new(db: Path, cli: Cli) -> None:
@@ -161,7 +161,7 @@ def test_a_bad_predicate_is_duckdbs_message_and_writes_nothing(
     assert len(result.error_lines) == 1 and message in result.error_lines[0], result.stderr
     assert "LINE" not in result.stderr
     with Store.open(db) as store:
-        assert store.count("runs") == 2 and repo.list_suites(store) == []
+        assert store.count("runs") == 2 and suite_store.list_suites(store) == []
 
 
 def test_predicates_may_use_other_tables_and_semicolons_in_strings(db: Path, cli: Cli) -> None:

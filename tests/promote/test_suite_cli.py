@@ -96,7 +96,7 @@ def test_custom_check_kinds_validate_once_their_module_is_imported(
     db: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "my_promote_checks.py").write_text(
-        "from tracereplay.evaluate.checks.registry import check\n\n"
+        "from tracereplay import check\n\n"
         "@check('politeForPromoteTest')\n"
         "def polite(subject, word: str = 'please') -> bool:\n"
         "    return word in subject.output\n"

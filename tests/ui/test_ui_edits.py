@@ -10,8 +10,8 @@ from pathlib import Path
 from sql_pipeline import tracereplay
 from ui_helpers import client_for
 
-from tracereplay.promote import repository as repo
 from tracereplay.store import Store
+from tracereplay.store import suites as suite_store
 
 
 def _run(db: Path, where: str) -> str:
@@ -23,8 +23,8 @@ def _run(db: Path, where: str) -> str:
 
 def _cases(db: Path, suite: str):
     with Store.open(db) as store:
-        found = repo.find_suite(store, suite)
-        return [] if found is None else repo.list_cases(store, found.id)
+        found = suite_store.find_suite(store, suite)
+        return [] if found is None else suite_store.list_cases(store, found.id)
 
 
 def test_promote_form_defaults_are_what_promote_makes(fresh_db: Path, tmp_path: Path) -> None:

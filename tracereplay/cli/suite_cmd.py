@@ -64,10 +64,10 @@ def suite_list(
 ) -> None:
     """List the suites: name, agent, number of cases, checks."""
     from tracereplay.ingest import open_store
-    from tracereplay.promote import repository as repo
+    from tracereplay.store import suites as suite_store
 
     with open_store(db_path()) as store:
-        suites = repo.list_suites(store)
+        suites = suite_store.list_suites(store)
     if fmt is ListFormat.json:
         rows = [
             {
@@ -109,11 +109,11 @@ def suite_show(
 ) -> None:
     """Show a suite: its fields, its checks and a table of its cases."""
     from tracereplay.ingest import open_store
-    from tracereplay.promote import repository as repo
+    from tracereplay.store import suites as suite_store
 
     with open_store(db_path()) as store:
-        suite = repo.get_suite(store, name)
-        cases = repo.list_cases(store, suite.id)
+        suite = suite_store.get_suite(store, name)
+        cases = suite_store.list_cases(store, suite.id)
     head = Table(show_header=False, box=None, pad_edge=False)
     head.add_column(style="bold")
     head.add_column(overflow="fold")
@@ -167,12 +167,13 @@ def suite_create(
     checks_module: ChecksModules = None,
 ) -> None:
     """Create an empty suite; prints its id."""
+    from tracereplay.checks import load_check_modules
     from tracereplay.ingest import open_store
-    from tracereplay.promote.checks import load_check_modules
     from tracereplay.promote.suite_file import detect_format, load_checks
     from tracereplay.promote.suites import create_suite
 
-    load_check_modules(checks_module or [])
+    if checks_module:
+        load_check_modules(checks_module)
     specs: list[CheckSpec] | None = None
     if checks is not None:
         text = _read_text(checks)
@@ -208,12 +209,12 @@ def suite_export(
 ) -> None:
     """Write a suite and all its cases (ids and seq included) to a YAML or JSON file."""
     from tracereplay.ingest import open_store
-    from tracereplay.promote import repository as repo
     from tracereplay.promote.suite_file import dump_suite
+    from tracereplay.store import suites as suite_store
 
     with open_store(db_path()) as store:
-        suite = repo.get_suite(store, name)
-        cases = repo.list_cases(store, suite.id)
+        suite = suite_store.get_suite(store, name)
+        cases = suite_store.list_cases(store, suite.id)
     chosen = (
         fmt.value if fmt else ("json" if output and output.suffix.lower() == ".json" else "yaml")
     )
@@ -263,11 +264,12 @@ def suite_import(
     The file's suite is matched by id (else by name); cases the file no longer lists are removed.
     Every problem in the file is reported with its line before anything is changed.
     """
+    from tracereplay.checks import load_check_modules
     from tracereplay.ingest import open_store
-    from tracereplay.promote.checks import load_check_modules
     from tracereplay.promote.suite_import import import_runs, import_suite, read_import_file
 
-    load_check_modules(checks_module or [])
+    if checks_module:
+        load_check_modules(checks_module)
     text = _read_text(file)
     source = "<stdin>" if str(file) == "-" else str(file)
     metric_text = _read_text(metric) if metric is not None else None
@@ -385,12 +387,12 @@ def case_show(
 ) -> None:
     """Print one case in full, as it appears in a suite file."""
     from tracereplay.ingest import open_store
-    from tracereplay.promote import repository as repo
     from tracereplay.promote.suite_file import dump_case
+    from tracereplay.store import suites as suite_store
 
     with open_store(db_path()) as store:
-        case = repo.get_case(store, case_id)
-        suite = repo.find_suite_by_id(store, case.suite_id)
+        case = suite_store.get_case(store, case_id)
+        suite = suite_store.find_suite_by_id(store, case.suite_id)
     if fmt is FileFormat.yaml:
         sys.stdout.write(
             f"# case #{case.seq} of suite '{suite.name if suite else case.suite_id}'\n"

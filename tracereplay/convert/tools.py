@@ -9,15 +9,22 @@ messages when the run has no tool spans.
   result is the matching ``tool_call_response`` (by id, else by order in the next call's input),
   its duration the gap until the next LLM call, and its error the result when that reads as an
   error (``error: ...``, ``{"error": ...}``).
+- A tool span whose call id no request asked for and that recorded neither arguments nor a
+  result is a framework's summary of other calls (Google ADK's ``(merged tools)`` span after
+  parallel calls), no tool call (``is_summary_span``). A handoff's call (``transfer_to_...``) is
+  a tool call like any other: the model asked for it.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from typing import Any
 
+from tracereplay.convert import extract
+from tracereplay.convert.detect import LLM, TOOL, detect
 from tracereplay.convert.info import LlmInfo, ToolInfo
 from tracereplay.convert.values import arguments_dict, as_text, decoded
 from tracereplay.models.fast import construct
@@ -69,6 +76,43 @@ def result_error(result: str) -> str | None:
         if isinstance(value, dict) and value.get("error"):
             return as_text(value["error"])
     return None
+
+
+def is_summary_span(info: ToolInfo, requested_ids: Collection[str]) -> bool:
+    """Whether a tool span stands for no tool execution: the LLM's tool-call requests carry ids
+    (``requested_ids``), none of them is the span's call id, and the span recorded neither
+    arguments nor a result (see the module's rules)."""
+    return bool(
+        info.call_id
+        and info.arguments is None
+        and info.result is None
+        and requested_ids
+        and info.call_id not in requested_ids
+    )
+
+
+def tool_execution_spans(spans: Sequence[Span]) -> list[tuple[Span, ToolInfo]]:
+    """The tool spans of one trace that stand for a tool execution, nested ones included, each
+    with what it records, in start order: every tool span but the summary spans
+    (``is_summary_span``, against the requests of every LLM call of the trace)."""
+    tools: list[tuple[Span, ToolInfo]] = []
+    llm: list[tuple[Span, str]] = []
+    for span in spans:
+        role, convention = detect(span)
+        if role == TOOL:
+            tools.append((span, extract.tool_info(span, convention)))
+        elif role == LLM:
+            llm.append((span, convention))
+    if any(info.arguments is None and info.result is None for _, info in tools):
+        requested = {
+            part["id"]
+            for span, convention in llm
+            for message in extract.llm_info(span, convention).output_messages
+            for part in message["parts"]
+            if part.get("type") == "tool_call" and part["id"]
+        }
+        tools = [(span, info) for span, info in tools if not is_summary_span(info, requested)]
+    return sorted(tools, key=lambda pair: _call_order(pair[0]))
 
 
 def _requests(rounds: list[LlmRound]) -> list[_Request]:
@@ -159,14 +203,7 @@ def tool_calls(
     matched: list[tuple[SpanCall, int, _Request | None]] = []
     for call in span_calls:
         info = call.info
-        if (
-            info.call_id
-            and info.arguments is None
-            and info.result is None
-            and call.default_arguments is None
-            and by_id
-            and info.call_id not in by_id
-        ):
+        if call.default_arguments is None and is_summary_span(info, by_id):
             continue  # no request asked for it and it ran nothing: a framework's summary span
         time_round = _time_round(rounds, ends, sorted_ends, call.start_ns)
         request = None

@@ -10,7 +10,7 @@ Small, store-agnostic API for runners (see docs/evaluating.md):
 - ``check`` (decorator) and ``load_check_modules(names)`` for custom checks.
 """
 
-from tracereplay.evaluate.checks import (
+from tracereplay.checks import (
     CheckDefinitionError,
     CheckError,
     CheckKind,
@@ -23,6 +23,7 @@ from tracereplay.evaluate.checks import (
     run_check,
     validate_check_specs,
 )
+from tracereplay.checks.subject import CheckSubject
 from tracereplay.evaluate.recorded import evaluate_recorded, score_recorded, subject_for_run
 from tracereplay.evaluate.scoring import (
     EvalSummary,
@@ -34,7 +35,6 @@ from tracereplay.evaluate.scoring import (
     score_case,
     summarize,
 )
-from tracereplay.evaluate.subject import CheckSubject
 
 __all__ = [
     "CheckDefinitionError",

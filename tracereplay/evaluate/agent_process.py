@@ -32,9 +32,9 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
+from tracereplay.checks import load_check_modules
 from tracereplay.errors import TraceReplayError, one_line
 from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
-from tracereplay.evaluate.checks import load_check_modules
 from tracereplay.evaluate.llm_replay import LlmMatch, LlmMode, RecordedCall
 from tracereplay.evaluate.outcomes import CaseRun
 from tracereplay.evaluate.replay import ToolMatch

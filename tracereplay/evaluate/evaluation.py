@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tracereplay.checks import get_check_kind, load_check_modules
 from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.evaluate.agent_process import (
     AgentProcesses,
@@ -28,7 +29,6 @@ from tracereplay.evaluate.agent_process import (
     ReplayPlan,
     load_replayed_agent,
 )
-from tracereplay.evaluate.checks import get_check_kind, load_check_modules
 from tracereplay.evaluate.git_info import GitState, git_state
 from tracereplay.evaluate.llm_replay import (
     LlmMatch,
@@ -66,15 +66,15 @@ from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.drain import open_store
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
 from tracereplay.models.fast import build
-from tracereplay.promote.parameters import (
+from tracereplay.models.parameters import (
     missing_parameters,
     missing_parameters_reason,
     suite_required_parameters,
 )
-from tracereplay.promote.repository import get_cases, get_suite, list_cases
 from tracereplay.store.abandoned import process_marker
 from tracereplay.store.db import Store
 from tracereplay.store.paths import DB_ENV
+from tracereplay.store.suites import get_cases, get_suite, list_cases
 
 #: results are written at least this often (seconds) while cases run
 FLUSH_SECONDS = 5.0

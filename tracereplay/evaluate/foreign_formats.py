@@ -78,7 +78,7 @@ def suite_eval_defaults(suite: EvalSuite) -> EvalDefaults:
 def load_eval_defaults(db: Path, suite_ref: str) -> EvalDefaults:
     """The eval defaults of the suite ``suite_ref`` names (a moment's hold on the store)."""
     from tracereplay.ingest.drain import open_store
-    from tracereplay.promote.repository import get_suite
+    from tracereplay.store.suites import get_suite
 
     with open_store(db) as store:
         return suite_eval_defaults(get_suite(store, suite_ref))

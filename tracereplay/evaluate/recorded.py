@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from tracereplay.evaluate.checks.registry import run_check
+from tracereplay.checks.registry import run_check
+from tracereplay.checks.subject import CheckSubject
 from tracereplay.evaluate.scoring import error_result, resolve_checks, result_from_scores
-from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models.evals import CheckSpec, EvalCase, EvaluationResult
 from tracereplay.models.run import Run
 

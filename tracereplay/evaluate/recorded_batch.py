@@ -23,17 +23,17 @@ from typing import Any, overload
 import orjson
 import pyarrow as pa
 
-from tracereplay.evaluate.checks.batch import CheckColumn, SubjectBatch, run_check_batch
-from tracereplay.evaluate.checks.common import clip
+from tracereplay.checks.batch import CheckColumn, SubjectBatch, run_check_batch
+from tracereplay.checks.common import clip
+from tracereplay.checks.subject import CheckSubject
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun
 from tracereplay.evaluate.recorded import source_not_found_reason, subject_for_run
 from tracereplay.evaluate.scoring import error_result, result_from_scores
 from tracereplay.evaluate.sources import load_runs
-from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models import CheckSpec, EvalCase, EvaluationResult, Status, ToolCallRecord
 from tracereplay.models.fast import build
-from tracereplay.promote.repository import get_cases
 from tracereplay.store.db import Store
+from tracereplay.store.suites import get_cases
 
 _TS = pa.timestamp("us", tz="UTC")
 _PASSED, _ERROR = Status.PASSED, Status.ERROR

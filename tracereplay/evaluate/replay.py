@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 import orjson
 
-from tracereplay.evaluate.checks.common import clip
-from tracereplay.evaluate.matching import arg_differences, values_match
+from tracereplay.checks.common import clip
+from tracereplay.checks.matching import arg_differences, values_match
 from tracereplay.evaluate.outcomes import (
     ArgumentDrift,
     RecordedCallRef,

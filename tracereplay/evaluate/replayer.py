@@ -14,10 +14,10 @@ spans go to the same provider. Every span of the replay's trace is stamped with 
 marks as it starts (``TraceCapture``), so the framework's agent run, the one matching the case's
 source run, is stored as the replay run and is the run scored.
 
-Airtight: no tool runs for real unless ``--live-tools``. A tool span of the replay's trace not
-marked ``tracereplay.tool.replayed`` (and with no answered tool span inside it), or, in a trace
-with no tool spans at all, more calls of a tool in the replay run than the interceptor saw,
-makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)".
+Airtight: no tool runs for real unless ``--live-tools``; one that did makes the case an ERROR
+(``tracereplay.evaluate.airtight``). Framework attempts run on one shared event loop
+(``tracereplay.evaluate.framework_loop``), with the replay's tracer provider as OpenTelemetry's
+global one (``tracereplay.evaluate.global_provider``).
 
 Offline (``--llm recorded``): the agent's LLM requests are answered from the source run's
 recorded LLM calls too (``tracereplay.evaluate.llm_replay``), in the attempt's context; the
@@ -29,21 +29,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 import time
-from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from opentelemetry.sdk.trace import TracerProvider
 
+from tracereplay.checks.subject import CheckSubject
 from tracereplay.convert import convert_trace
-from tracereplay.convert.detect import AGENT, TOOL, detect
+from tracereplay.convert.detect import AGENT, detect
 from tracereplay.evaluate.agent_loader import AgentCallable, AgentResultError, to_agent_result
+from tracereplay.evaluate.airtight import ran_live
 from tracereplay.evaluate.capture import TraceCapture, capture_for, to_spans
-from tracereplay.evaluate.frameworks.base import REPLAYED_ATTRIBUTE, count_answers
+from tracereplay.evaluate.framework_loop import AttemptTimedOut, framework_loop, with_timeout
+from tracereplay.evaluate.frameworks.base import count_answers
+from tracereplay.evaluate.global_provider import global_provider
 from tracereplay.evaluate.llm_replay import (
     LlmMatch,
     LlmMode,
@@ -63,7 +65,6 @@ from tracereplay.evaluate.replay import (
 )
 from tracereplay.evaluate.runner import Job
 from tracereplay.evaluate.scoring import error_result, score_case
-from tracereplay.evaluate.subject import CheckSubject
 from tracereplay.models import AgentResult, EvalCase, EvalSuite, Run
 from tracereplay.sdk import agent_run, current_setup, run_attributes, tool_interceptor
 from tracereplay.sdk import attributes as A
@@ -255,7 +256,7 @@ class Replayer:
         if self.agent.framework is not None:
             # a framework's clients (HTTP pools, locks) bind to the event loop they first ran
             # on: every attempt runs on one loop, in this attempt's context
-            return _framework_loop().run(
+            return framework_loop().run(
                 self.agent.call_async(query, documents, params), self.timeout_s
             )
         if not self.agent.is_async:
@@ -263,7 +264,7 @@ class Replayer:
         coro = self.agent.call_async(query, documents, params)
         if self.timeout_s is None:
             return asyncio.run(coro)
-        return asyncio.run(_with_timeout(coro, self.timeout_s))
+        return asyncio.run(with_timeout(coro, self.timeout_s))
 
     # ------------------------------------------------------------------ the run it made
     def _converted_run(self, call: _AgentCall, source: Run | None = None) -> Run | None:
@@ -351,162 +352,6 @@ def pick_replay_run(runs: Sequence[Run], source: Run | None) -> Run | None:
         if same:
             return same[0]
     return ordered[0]
-
-
-#: tool spans that stand for no tool execution (Google ADK's span over parallel calls)
-_NOT_TOOL_EXECUTIONS = frozenset({"(merged tools)"})
-
-
-def _tool_name(span: TrSpan) -> str:
-    a = span.attributes
-    for key in ("gen_ai.tool.name", "tool.name", "traceloop.entity.name"):
-        value = a.get(key)
-        if isinstance(value, str) and value:
-            return value
-    name = span.name
-    for prefix in ("execute_tool ", "running tool: ", "tool "):
-        if name.startswith(prefix):
-            return name[len(prefix) :]
-    return name
-
-
-def ran_live(spans: Sequence[TrSpan], run: Run | None, seen: Counter[str]) -> str | None:
-    """The name of a tool that ran for real in a replay, or None.
-
-    A tool span not marked ``tracereplay.tool.replayed`` ran live, unless a tool span inside it
-    was answered (a framework tool wrapping an ``@tracereplay.tool`` the recording answered).
-    In a trace with no tool spans at all (a framework that records none), the replay run's tool
-    calls are counted against the calls the interceptor saw.
-    """
-    tool_spans = [
-        s for s in spans if detect(s)[0] == TOOL and _tool_name(s) not in _NOT_TOOL_EXECUTIONS
-    ]
-    if tool_spans:
-        replayed = {s.span_id for s in tool_spans if s.attributes.get(REPLAYED_ATTRIBUTE) is True}
-        parents = {s.span_id: s.parent_span_id for s in spans}
-        covered: set[str] = set()
-        for span_id in replayed:
-            parent = parents.get(span_id)
-            hops = 0
-            while parent and hops < 1000:
-                covered.add(parent)
-                parent = parents.get(parent)
-                hops += 1
-        for s in sorted(tool_spans, key=lambda s: s.start_ns):
-            if s.span_id not in replayed and s.span_id not in covered:
-                return _tool_name(s)
-        return None
-    if run is None:
-        return None
-    made = Counter(c.tool_name for c in run.result.tool_calls)
-    for name, count in made.items():
-        if name.startswith("transfer_to_"):  # a handoff: the framework's control flow
-            continue
-        if count > seen.get(name, 0):
-            return name
-    return None
-
-
-_global_lock = threading.Lock()
-_global_users = 0
-_global_saved: Any = None
-
-
-@contextlib.contextmanager
-def global_provider(provider: TracerProvider) -> Iterator[None]:
-    """Make ``provider`` OpenTelemetry's global tracer provider while replays run (frameworks
-    with native OpenTelemetry trace through the global one), restoring the previous one after.
-    Usually it already is (``configure()`` installs or adopts the global SDK provider)."""
-    from opentelemetry import trace as otel_trace
-
-    global _global_users, _global_saved
-    with _global_lock:
-        current = getattr(otel_trace, "_TRACER_PROVIDER", None)
-        swap = _global_users == 0 and current is not provider
-        if _global_users == 0:
-            _global_saved = (current, swap)
-            if swap:
-                otel_trace._TRACER_PROVIDER = provider  # type: ignore[attr-defined]
-        _global_users += 1
-    try:
-        yield
-    finally:
-        with _global_lock:
-            _global_users -= 1
-            if _global_users == 0:
-                saved, swapped = _global_saved
-                if swapped:
-                    otel_trace._TRACER_PROVIDER = saved  # type: ignore[attr-defined]
-                _global_saved = None
-
-
-class _LoopThread:
-    """One event loop in a daemon thread, shared by every framework replay attempt."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        thread = threading.Thread(
-            target=self.loop.run_forever, name="tracereplay-replay-loop", daemon=True
-        )
-        thread.start()
-
-    def run(self, coro: Any, timeout_s: float | None) -> Any:
-        """Run ``coro`` on the loop in the caller's context (its contextvars: the interceptor,
-        the replay marks, the current span); cancelled after ``timeout_s``."""
-        import concurrent.futures
-        import contextvars
-
-        ctx = contextvars.copy_context()
-        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        holder: list[asyncio.Task[Any]] = []
-
-        def start() -> None:
-            task = self.loop.create_task(coro, context=ctx)
-            holder.append(task)
-
-            def finished(t: asyncio.Task[Any]) -> None:
-                if t.cancelled():
-                    done.set_exception(AttemptTimedOut(f"timed out after {timeout_s:g}s"))
-                elif t.exception() is not None:
-                    done.set_exception(t.exception())  # type: ignore[arg-type]
-                else:
-                    done.set_result(t.result())
-
-            task.add_done_callback(finished)
-
-        self.loop.call_soon_threadsafe(start)
-        try:
-            return done.result(timeout_s)
-        except concurrent.futures.TimeoutError:
-            if holder:
-                self.loop.call_soon_threadsafe(holder[0].cancel)
-            raise AttemptTimedOut(f"timed out after {timeout_s:g}s") from None
-
-
-_loop_thread: _LoopThread | None = None
-
-
-def _framework_loop() -> _LoopThread:
-    global _loop_thread
-    with _global_lock:
-        if _loop_thread is None:
-            _loop_thread = _LoopThread()
-        return _loop_thread
-
-
-class AttemptTimedOut(Exception):
-    """An async agent did not finish within the timeout (it was cancelled)."""
-
-
-async def _with_timeout(coro: Any, timeout_s: float) -> Any:
-    loop = asyncio.get_running_loop()
-    start = loop.time()
-    try:
-        return await asyncio.wait_for(coro, timeout_s)
-    except TimeoutError:
-        if loop.time() - start < timeout_s:
-            raise  # the agent's own TimeoutError, not ours
-        raise AttemptTimedOut(f"timed out after {timeout_s:g}s") from None
 
 
 def _replays_a_recorded_failure(exc: BaseException) -> bool:

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel
 
-from tracereplay.evaluate.checks.common import clip
-from tracereplay.evaluate.checks.registry import run_check
-from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.checks.common import clip
+from tracereplay.checks.registry import run_check
+from tracereplay.checks.subject import CheckSubject
 from tracereplay.models.evals import CheckSpec, EvalCase, EvaluationResult, ScoreResult, Status
 from tracereplay.models.fast import build
 

@@ -1,11 +1,19 @@
 """Promotion: recorded runs become ``EvalCase``s of ``EvalSuite``s, and suites travel as files.
 
-Modules: ``promote`` (runs -> cases), ``repository`` (the ``eval_suites``/``eval_cases``
-tables), ``suites`` (create/remove/add by hand), ``suite_file`` + ``suite_import`` (YAML/JSON
-files), ``documents`` (context document blocks), ``parameters`` (``{{name}}`` placeholders),
-``checks`` (default checks, validation), ``where`` (``--where`` run selection).
+Modules: ``promote`` (runs -> cases), ``suites`` (create/remove/add by hand), ``suite_file`` +
+``suite_import`` (YAML/JSON files), ``documents`` (context document blocks), ``checks`` (default
+checks, validation against ``tracereplay.checks``), ``where`` (``--where`` run selection).
+The ``eval_suites``/``eval_cases`` tables are read and written by ``tracereplay.store.suites``
+and ``{{name}}`` placeholders are ``tracereplay.models.parameters``: evaluation uses both too.
 """
 
+from tracereplay.models.parameters import (
+    fill_parameters,
+    missing_parameters,
+    missing_parameters_reason,
+    required_parameters,
+    suite_required_parameters,
+)
 from tracereplay.promote.checks import (
     DEFAULT_CHECK_KINDS,
     InvalidChecksError,
@@ -20,13 +28,6 @@ from tracereplay.promote.documents import (
     parse_documents,
     text_to_documents,
 )
-from tracereplay.promote.parameters import (
-    fill_parameters,
-    missing_parameters,
-    missing_parameters_reason,
-    required_parameters,
-    suite_required_parameters,
-)
 from tracereplay.promote.promote import (
     BulkPromoteResult,
     PromoteError,
@@ -38,10 +39,10 @@ from tracereplay.promote.promote import (
     promote_run,
     promote_where,
 )
-from tracereplay.promote.repository import get_case, get_suite, list_cases, list_suites
 from tracereplay.promote.suite_file import SuiteFileError, dump_suite, load_suite
 from tracereplay.promote.suite_import import ImportPlan, import_suite
 from tracereplay.promote.suites import add_case, create_suite, remove_cases, remove_suite
+from tracereplay.store.suites import get_case, get_suite, list_cases, list_suites
 
 __all__ = [
     "DEFAULT_CHECK_KINDS",

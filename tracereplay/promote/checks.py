@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tracereplay.checks.registry import prepare_check
 from tracereplay.errors import TraceReplayError
 from tracereplay.models import CheckSpec
 
@@ -57,20 +58,7 @@ def _suffix(path: tuple[int | str, ...]) -> str:
 
 def _kind_problems(spec: CheckSpec) -> list[tuple[tuple[int | str, ...], str]]:
     """What the check registry says about one spec: an unknown kind, or bad options."""
-    try:
-        from tracereplay.evaluate.checks.registry import prepare_check
-    except ImportError:  # an install without the evaluator: the structure is all we can check
-        return []
     prepared = prepare_check(spec)
     if prepared.problem is None:
         return []
     return [((("kind",) if prepared.entry is None else ()), prepared.problem)]
-
-
-def load_check_modules(modules: Sequence[str]) -> None:
-    """Import modules that register custom checks (``@tracereplay.check``) so definitions using
-    their kinds validate: the same module names / ``.py`` paths as ``tracereplay eval --checks``."""
-    if modules:
-        from tracereplay.evaluate.checks.custom import load_check_modules as load
-
-        load(modules)

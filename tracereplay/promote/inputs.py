@@ -8,7 +8,7 @@ import orjson
 
 from tracereplay.errors import BadParameterError
 from tracereplay.models import EvalExpectedToolCall
-from tracereplay.promote.parameters import NAME
+from tracereplay.models.parameters import NAME
 
 
 def parse_params(values: Iterable[str]) -> dict[str, str] | None:

@@ -12,10 +12,10 @@ import orjson
 from tracereplay.errors import TraceReplayError
 from tracereplay.models import SOURCE_KINDS, AgentResult, Document, EvalCase, EvalSuite, Run
 from tracereplay.models.evals import SourceKind
-from tracereplay.promote import repository as repo
 from tracereplay.promote.checks import default_checks
 from tracereplay.promote.suites import build
 from tracereplay.promote.where import matching_run_ids
+from tracereplay.store import suites as suite_store
 from tracereplay.store.db import Store
 
 
@@ -125,13 +125,13 @@ def promote_run(
         )
     with store.transaction():
         suite, suite_created = _suite_for(store, name, run.agent_name)
-        existing = repo.cases_by_source(store, suite.id, [run.run_id]).get(run.run_id)
+        existing = suite_store.cases_by_source(store, suite.id, [run.run_id]).get(run.run_id)
         if existing is not None:
             return PromoteResult(existing, False, suite, suite_created)
-        when = repo.now()
-        case = case_from_run(run, suite.id, repo.next_seq(store, suite.id), options, when)
-        repo.insert_cases(store, [case])
-        repo.touch_suite(store, suite.id, when)
+        when = suite_store.now()
+        case = case_from_run(run, suite.id, suite_store.next_seq(store, suite.id), options, when)
+        suite_store.insert_cases(store, [case])
+        suite_store.touch_suite(store, suite.id, when)
     return PromoteResult(case, True, suite, suite_created)
 
 
@@ -149,7 +149,7 @@ def promote_where(
     run_ids = matching_run_ids(store, predicate, limit)
     if not run_ids:
         return BulkPromoteResult(
-            suite=repo.find_suite(store, suite_name), suite_created=False, matched=0
+            suite=suite_store.find_suite(store, suite_name), suite_created=False, matched=0
         )
     runs = load_runs(store, run_ids)
     agents = {r.agent_name for r in runs}
@@ -158,9 +158,9 @@ def promote_where(
             store, suite_name, agents.pop() if len(agents) == 1 else ""
         )
         result = BulkPromoteResult(suite=suite, suite_created=suite_created, matched=len(runs))
-        existing = repo.cases_by_source(store, suite.id, run_ids)
-        seq = repo.next_seq(store, suite.id)
-        when = repo.now()
+        existing = suite_store.cases_by_source(store, suite.id, run_ids)
+        seq = suite_store.next_seq(store, suite.id)
+        when = suite_store.now()
         for run in runs:
             if run.run_id in existing:
                 result.existing.append(existing[run.run_id])
@@ -170,8 +170,8 @@ def promote_where(
                 result.created.append(case_from_run(run, suite.id, seq, options, when))
                 seq += 1
         if result.created:
-            repo.insert_cases(store, result.created)
-            repo.touch_suite(store, suite.id, when)
+            suite_store.insert_cases(store, result.created)
+            suite_store.touch_suite(store, suite.id, when)
     return result
 
 
@@ -204,7 +204,7 @@ def load_runs(store: Store, run_ids: Sequence[str]) -> list[Run]:
 
 def new_suite(name: str, agent_name: str = "") -> EvalSuite:
     """A suite as promotion creates it: the default checks, created and updated now."""
-    when = repo.now()
+    when = suite_store.now()
     return build(
         EvalSuite,
         "suite",
@@ -217,11 +217,11 @@ def new_suite(name: str, agent_name: str = "") -> EvalSuite:
 
 
 def _suite_for(store: Store, name: str, agent_name: str) -> tuple[EvalSuite, bool]:
-    suite = repo.find_suite(store, name)
+    suite = suite_store.find_suite(store, name)
     if suite is not None:
         return suite, False
     suite = new_suite(name, agent_name)
-    repo.insert_suite(store, suite)
+    suite_store.insert_suite(store, suite)
     return suite, True
 
 

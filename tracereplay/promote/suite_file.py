@@ -27,8 +27,8 @@ from tracereplay.models import CheckSpec, EvalCase, EvalSuite
 from tracereplay.promote import fast_yaml
 from tracereplay.promote.checks import check_problems
 from tracereplay.promote.documents import DocumentFormatError, parse_documents
-from tracereplay.promote.repository import check_to_dict
 from tracereplay.promote.suite_guard import GuardProblem, check_depth, check_nodes, deep_line
+from tracereplay.store.suites import check_to_dict
 
 FORMAT = "tracereplay-suite/1"
 FileFormat = Literal["yaml", "json"]

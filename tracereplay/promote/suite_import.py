@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tracereplay.models import EvalCase, EvalSuite, Run
-from tracereplay.promote import repository as repo
 from tracereplay.promote.suite_file import ParsedCase, ParsedSuite, Problem, SuiteFileError
+from tracereplay.store import suites as suite_store
 from tracereplay.store.db import Store
 
 
@@ -58,8 +58,8 @@ def plan_import(store: Store, parsed: ParsedSuite, source: str) -> ImportPlan:
     """Match the file against the store; ``SuiteFileError`` for conflicts (nothing is written)."""
     problems: list[Problem] = []
     file_suite = parsed.suite
-    stored = repo.find_suite_by_id(store, file_suite.id) if parsed.id_given else None
-    by_name = repo.find_suite(store, file_suite.name)
+    stored = suite_store.find_suite_by_id(store, file_suite.id) if parsed.id_given else None
+    by_name = suite_store.find_suite(store, file_suite.name)
     if stored is None and not parsed.id_given:
         stored = by_name
     if by_name is not None and stored is not None and by_name.id != stored.id:
@@ -79,13 +79,13 @@ def plan_import(store: Store, parsed: ParsedSuite, source: str) -> ImportPlan:
             )
         )
     suite_id = stored.id if stored is not None else file_suite.id
-    stored_cases = repo.list_cases(store, suite_id) if stored is not None else []
+    stored_cases = suite_store.list_cases(store, suite_id) if stored is not None else []
     _check_case_ids(store, parsed, suite_id, problems)
     if problems:
         raise SuiteFileError(source, problems)
 
     cases = _match_cases(parsed.cases, stored_cases, suite_id)
-    when = repo.now()
+    when = suite_store.now()
     suite = file_suite.model_copy(update={"id": suite_id})
     if stored is None:
         suite.created_at = suite.created_at if parsed.created_at_given else when
@@ -117,11 +117,11 @@ def apply_import(store: Store, plan: ImportPlan) -> None:
         return
     with store.transaction():
         if plan.suite_created:
-            repo.insert_suite(store, plan.suite)
+            suite_store.insert_suite(store, plan.suite)
         else:
-            repo.update_suite(store, plan.suite)
-        repo.delete_cases(store, [c.id for c in plan.removed + plan.updated])
-        repo.insert_cases(store, plan.added + plan.updated)
+            suite_store.update_suite(store, plan.suite)
+        suite_store.delete_cases(store, [c.id for c in plan.removed + plan.updated])
+        suite_store.insert_cases(store, plan.added + plan.updated)
 
 
 def import_suite(

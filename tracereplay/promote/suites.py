@@ -9,9 +9,9 @@ from pydantic import BaseModel, ValidationError
 
 from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.models import CheckSpec, Document, EvalCase, EvalExpectedToolCall, EvalSuite
-from tracereplay.promote import repository as repo
 from tracereplay.promote.checks import default_checks, validate_checks
 from tracereplay.promote.suite_file import format_path, validation_message
+from tracereplay.store import suites as suite_store
 from tracereplay.store.db import Store
 
 M = TypeVar("M", bound=BaseModel)
@@ -42,7 +42,7 @@ def create_suite(
     required_parameters: Sequence[str] = (),
 ) -> EvalSuite:
     """Create an empty suite (default checks unless ``checks`` are given)."""
-    when = repo.now()
+    when = suite_store.now()
     suite = build(
         EvalSuite,
         "suite",
@@ -55,17 +55,17 @@ def create_suite(
         updated_at=when,
     )
     with store.transaction():
-        if repo.find_suite(store, name) is not None:
+        if suite_store.find_suite(store, name) is not None:
             raise SuiteExistsError(f"a suite named '{name}' already exists")
-        repo.insert_suite(store, suite)
+        suite_store.insert_suite(store, suite)
     return suite
 
 
 def remove_suite(store: Store, ident: str) -> tuple[EvalSuite, int]:
     """Remove a suite and its cases; returns the suite and how many cases went."""
-    suite = repo.get_suite(store, ident)
+    suite = suite_store.get_suite(store, ident)
     with store.transaction():
-        removed = repo.delete_suite(store, suite.id)
+        removed = suite_store.delete_suite(store, suite.id)
     return suite, removed
 
 
@@ -82,13 +82,13 @@ def add_case(
     metadata: dict[str, Any] | None = None,
 ) -> EvalCase:
     """Add a hand-written case (no source run, no promotion time) at the end of a suite."""
-    suite = repo.get_suite(store, suite_ident)
+    suite = suite_store.get_suite(store, suite_ident)
     with store.transaction():
         case = build(
             EvalCase,
             "case",
             suite_id=suite.id,
-            seq=repo.next_seq(store, suite.id),
+            seq=suite_store.next_seq(store, suite.id),
             query=query,
             context=[d.to_dict() for d in context],
             expected_output=expected_output,
@@ -97,18 +97,18 @@ def add_case(
             tags=list(dict.fromkeys(tags)),
             metadata=metadata or {},
         )
-        repo.insert_cases(store, [case])
-        repo.touch_suite(store, suite.id)
+        suite_store.insert_cases(store, [case])
+        suite_store.touch_suite(store, suite.id)
     return case
 
 
 def remove_cases(store: Store, idents: Sequence[str]) -> list[tuple[EvalCase, str]]:
     """Remove cases by id (or unique prefix); every id is resolved before anything is removed.
     Returns each removed case with its suite's name. The other cases keep their ``seq``."""
-    cases = {c.id: c for c in (repo.get_case(store, ident) for ident in idents)}
-    names = {s.id: s.name for s, _ in repo.list_suites(store)}
+    cases = {c.id: c for c in (suite_store.get_case(store, ident) for ident in idents)}
+    names = {s.id: s.name for s, _ in suite_store.list_suites(store)}
     with store.transaction():
-        repo.delete_cases(store, list(cases))
+        suite_store.delete_cases(store, list(cases))
         for suite_id in {c.suite_id for c in cases.values()}:
-            repo.touch_suite(store, suite_id)
+            suite_store.touch_suite(store, suite_id)
     return [(c, names.get(c.suite_id, "")) for c in cases.values()]

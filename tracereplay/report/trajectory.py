@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tracereplay.evaluate.matching import arg_differences, values_match
+from tracereplay.checks.matching import arg_differences, values_match
 from tracereplay.evaluate.outcomes import ArgumentDrift, ReplayReport
 from tracereplay.evaluate.replay import arguments_equal, normalize_arguments
 from tracereplay.models import ToolCallRecord

@@ -27,9 +27,9 @@ from tracereplay.promote import (
     remove_cases,
     validate_checks,
 )
-from tracereplay.promote import repository as repo
 from tracereplay.promote.promote import BulkPromoteResult, PromoteResult
 from tracereplay.promote.suites import build
+from tracereplay.store import suites as suite_store
 from tracereplay.store.db import Store
 
 #: the form's "no change" marker for a field left as the run gave it
@@ -59,7 +59,7 @@ def checks_text(checks: list[CheckSpec] | list[dict[str, Any]] | None) -> str:
     if checks is None:
         return ""
     data = [
-        repo.check_to_dict(c) if isinstance(c, CheckSpec) else c  # type: ignore[arg-type]
+        suite_store.check_to_dict(c) if isinstance(c, CheckSpec) else c  # type: ignore[arg-type]
         for c in checks
     ]
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
@@ -130,7 +130,7 @@ class CaseEdits:
             elif name == "expected_tool_calls":
                 value = [t.to_dict() for t in value]
             elif name == "checks" and value is not None:
-                value = [repo.check_to_dict(c) for c in value]
+                value = [suite_store.check_to_dict(c) for c in value]
             out[name] = value
         return out
 
@@ -147,7 +147,7 @@ def edited(case: EvalCase, edits: CaseEdits) -> EvalCase:
 def update_case(store: Store, case_id: str, edits: CaseEdits) -> EvalCase:
     """Write the edits over a stored case (same id and seq), in one transaction, and mark its
     suite as changed (``updated_at``), as a suite import updating that case would."""
-    found = repo.get_cases(store, [case_id])
+    found = suite_store.get_cases(store, [case_id])
     if not found:
         from tracereplay.errors import NotFoundError
 
@@ -156,9 +156,9 @@ def update_case(store: Store, case_id: str, edits: CaseEdits) -> EvalCase:
     if new == found[0]:
         return new
     with store.transaction():
-        repo.delete_cases(store, [new.id])
-        repo.insert_cases(store, [new])
-        repo.touch_suite(store, new.suite_id)
+        suite_store.delete_cases(store, [new.id])
+        suite_store.insert_cases(store, [new])
+        suite_store.touch_suite(store, new.suite_id)
     return new
 
 

@@ -25,7 +25,9 @@
   *only* SDK trace processor, and puts the SDK's processors (and its disabled flag) back after.
   With neither installed, SDK tracing is disabled for the replay (nothing is ever sent to
   OpenAI); the replay run is then only the tracereplay wrapper run, without the agent's LLM and
-  tool spans (install one of the two instrumentations to score on them).
+  tool spans (install one of the two instrumentations to score on them). An answered tool's
+  span is marked replayed as OpenTelemetry's current span: both instrumentations make the span
+  they start for the SDK's running (tool) span the current one.
 """
 
 from __future__ import annotations
@@ -112,8 +114,10 @@ def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
         else:
             sdk_provider.set_disabled(False)
             instrumentor.instrument(tracer_provider=tracer_provider)
+            _instrumented.set()
         yield
     finally:
+        _instrumented.clear()
         if instrumentor is not None:
             with contextlib.suppress(Exception):
                 instrumentor.uninstrument()
@@ -177,6 +181,8 @@ class ActiveAnswers:
 
 
 _tracing = SharedContext()
+#: set while an instrumentation traces the SDK's spans for the replays (``_replay_tracing``)
+_instrumented = threading.Event()
 
 # ---------------------------------------------------------------------------------- tools
 #: the answer of the replay this context belongs to
@@ -314,43 +320,17 @@ def _arguments(input: str) -> dict[str, Any] | None:  # noqa: A002
 
 
 def _mark() -> None:
-    """``mark_replayed()`` with the OTel span of the SDK's current (tool) span as the current
-    span: both instrumentations keep a map from SDK spans to the OTel spans they started."""
+    """``mark_replayed()`` on the OTel span of the SDK's current (tool or handoff) span: both
+    instrumentations make the OTel span they start for an SDK span the current OTel span while
+    the SDK span runs. Without an instrumentation the answer is only counted (the current span
+    is then the replay's wrapper, no tool span)."""
+    if _instrumented.is_set():
+        mark_replayed()
+        return
     from opentelemetry import trace
 
-    otel_span = _otel_span_of_current_sdk_span()
-    if otel_span is None:  # no instrumentation: count it, mark no span (not the wrapper's)
-        otel_span = trace.INVALID_SPAN
-    with trace.use_span(otel_span, end_on_exit=False):
+    with trace.use_span(trace.INVALID_SPAN, end_on_exit=False):
         mark_replayed()
-
-
-def _otel_span_of_current_sdk_span() -> Any:
-    try:
-        from agents.tracing import get_current_span, get_trace_provider
-
-        sdk_span = get_current_span()
-        if sdk_span is None:
-            return None
-        processors = _registered_processors(get_trace_provider()) or []
-    except Exception:
-        return None
-    for processor in processors:
-        spans = getattr(processor, "_otel_spans", None)
-        if not isinstance(spans, dict):
-            continue
-        # OpenInference keys by SDK span id, OpenLLMetry by the SDK span object
-        found = spans.get(getattr(sdk_span, "span_id", None)) or _get(spans, sdk_span)
-        if found is not None:
-            return found
-    return None
-
-
-def _get(mapping: dict[Any, Any], key: Any) -> Any:
-    try:
-        return mapping.get(key)
-    except TypeError:  # unhashable
-        return None
 
 
 def _function_tools(root: Any) -> list[Any]:

@@ -21,7 +21,7 @@ One case per scenario: ``input`` is the query; ``expected_tools`` and ``expected
 become ``expected_tool_calls``; the scenario's scorers (``passfail`` when it names none: AgenticAssure
 0.4.0 does not apply ``default_scorers`` to scenarios) become the case's checks:
 
-- ``passfail`` -> ``passfail`` (the same rule, see ``tracereplay.evaluate.checks.passfail``)
+- ``passfail`` -> ``passfail`` (the same rule, see ``tracereplay.checks.passfail``)
 - ``exact`` -> ``exact`` with ``normalize: [strip, lower]``, or ``[]`` when ``metadata.exact_normalize`` is false
 - ``regex`` -> ``regex`` with ``pattern: metadata.regex_pattern`` (no flags, ``re.search``)
 - ``similarity`` -> ``similarity`` with ``backend: embedding`` (all-MiniLM-L6-v2, the model

@@ -11,7 +11,7 @@ from starlette.routing import Route
 
 from tracereplay.errors import TraceReplayError
 from tracereplay.promote import format_documents
-from tracereplay.promote import repository as repo
+from tracereplay.store import suites as suite_store
 from tracereplay.ui import access, edits
 from tracereplay.ui.pages import render
 from tracereplay.ui.queries import run as queries
@@ -29,7 +29,7 @@ def _promote_form_values(store, run_id: str) -> dict[str, Any]:
     """The form as it first shows: what ``tracereplay promote`` would make of the run."""
     run = store.get_run(run_id)
     reference = run.result.status == "success"
-    suites = repo.list_suites(store)
+    suites = suite_store.list_suites(store)
     return {
         "run": run,
         "suites": [(s.name, n, edits.checks_text(s.checks)) for s, n in suites],

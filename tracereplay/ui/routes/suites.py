@@ -13,7 +13,7 @@ from starlette.routing import Route
 
 from tracereplay.errors import TraceReplayError
 from tracereplay.promote import format_documents
-from tracereplay.promote import repository as repo
+from tracereplay.store import suites as suite_store
 from tracereplay.ui import access, edits
 from tracereplay.ui.charts import Series, line_chart
 from tracereplay.ui.pages import ms, num, pct, render
@@ -28,9 +28,9 @@ def suites_page(request: Request) -> Response:
 
 
 def _suite_by_id(store, suite_id: str) -> dict[str, Any]:
-    suite = repo.find_suite_by_id(store, suite_id)
+    suite = suite_store.find_suite_by_id(store, suite_id)
     if suite is None:
-        suite = repo.get_suite(store, suite_id)  # a name or id prefix
+        suite = suite_store.get_suite(store, suite_id)  # a name or id prefix
     return queries.suite_row(store, suite.name)
 
 
@@ -101,7 +101,7 @@ def grid_page(request: Request) -> Response:
 
 def _case_context(store, case_id: str) -> dict[str, Any]:
     row = queries.case_row(store, case_id)
-    case = repo.get_cases(store, [row["case_id"]])[0]
+    case = suite_store.get_cases(store, [row["case_id"]])[0]
     return {
         "case": case,
         "row": row,

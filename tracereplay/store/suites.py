@@ -1,4 +1,5 @@
-"""Reads and writes of ``eval_suites`` and ``eval_cases`` (the caller owns the transaction)."""
+"""Reads and writes of ``eval_suites`` and ``eval_cases`` (the caller owns the transaction):
+promotion writes suites and cases, evaluation reads them."""
 
 from __future__ import annotations
 

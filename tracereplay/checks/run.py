@@ -9,10 +9,10 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import Field
 
-from tracereplay.evaluate.checks.batch import BatchVerdicts, SubjectBatch
-from tracereplay.evaluate.checks.common import clip
-from tracereplay.evaluate.checks.registry import CheckError, Verdict, batch_form, builtin_check
-from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.checks.batch import BatchVerdicts, SubjectBatch
+from tracereplay.checks.common import clip
+from tracereplay.checks.registry import CheckError, Verdict, batch_form, builtin_check
+from tracereplay.checks.subject import CheckSubject
 
 NonNegInt = Annotated[int, Field(ge=0)]
 

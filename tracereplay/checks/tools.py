@@ -8,11 +8,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from tracereplay.evaluate.checks.batch import BatchVerdicts, SubjectBatch
-from tracereplay.evaluate.checks.common import clip
-from tracereplay.evaluate.checks.registry import Verdict, batch_form, builtin_check
-from tracereplay.evaluate.matching import arg_differences, max_matching, values_match
-from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.checks.batch import BatchVerdicts, SubjectBatch
+from tracereplay.checks.common import clip
+from tracereplay.checks.matching import arg_differences, max_matching, values_match
+from tracereplay.checks.registry import Verdict, batch_form, builtin_check
+from tracereplay.checks.subject import CheckSubject
 from tracereplay.models.evals import EvalExpectedToolCall
 
 

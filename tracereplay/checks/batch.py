@@ -20,8 +20,8 @@ from typing import Any
 
 import orjson
 
-from tracereplay.evaluate.checks.registry import prepared
-from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.checks.registry import prepared
+from tracereplay.checks.subject import CheckSubject
 from tracereplay.models.evals import CheckSpec, ScoreResult, Status
 from tracereplay.models.fast import build
 

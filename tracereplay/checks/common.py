@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.checks.subject import CheckSubject
 
 
 def clip(text: str, limit: int = 80) -> str:

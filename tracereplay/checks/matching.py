@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tracereplay.evaluate.checks.common import clip
+from tracereplay.checks.common import clip
 
 
 def _is_number(v: Any) -> bool:

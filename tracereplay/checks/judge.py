@@ -17,9 +17,9 @@ from typing import Annotated, Any
 
 from pydantic import AliasChoices, Field
 
-from tracereplay.evaluate.checks.common import clip
-from tracereplay.evaluate.checks.registry import CheckError, Verdict, builtin_check
-from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.checks.common import clip
+from tracereplay.checks.registry import CheckError, Verdict, builtin_check
+from tracereplay.checks.subject import CheckSubject
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 

@@ -9,8 +9,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from tracereplay.checks.registry import list_check_kinds
 from tracereplay.errors import TraceReplayError
-from tracereplay.evaluate.checks.registry import list_check_kinds
 
 
 class CheckModuleError(TraceReplayError):

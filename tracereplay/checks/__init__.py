@@ -1,11 +1,13 @@
 """Checks: the registry (``check``, ``run_check``, ``validate_check_specs``) and the built-ins.
 
-Built-in check modules (text, similarity, tools, run, passfail, judge) register themselves on
-the first registry lookup, so importing this package stays cheap.
+The check kinds a suite may name are defined here, below both ``tracereplay.promote`` (which
+validates a suite's check definitions against them) and ``tracereplay.evaluate`` (which runs
+them). Built-in check modules (text, similarity, tools, run, passfail, judge) register themselves
+on the first registry lookup, so importing this package stays cheap.
 """
 
-from tracereplay.evaluate.checks.custom import CheckModuleError, load_check_modules
-from tracereplay.evaluate.checks.registry import (
+from tracereplay.checks.custom import CheckModuleError, load_check_modules
+from tracereplay.checks.registry import (
     CheckDefinitionError,
     CheckError,
     CheckKind,

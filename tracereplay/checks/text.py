@@ -9,10 +9,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 from rapidfuzz import fuzz
 
-from tracereplay.evaluate.checks.batch import BatchVerdicts, SubjectBatch
-from tracereplay.evaluate.checks.common import NOTHING_EXPECTED, clip, expected_text
-from tracereplay.evaluate.checks.registry import CheckError, Verdict, batch_form, builtin_check
-from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.checks.batch import BatchVerdicts, SubjectBatch
+from tracereplay.checks.common import NOTHING_EXPECTED, clip, expected_text
+from tracereplay.checks.registry import CheckError, Verdict, batch_form, builtin_check
+from tracereplay.checks.subject import CheckSubject
 
 #: containsExpected on a case with no expected text: skipped (it passes, saying so)
 SKIPPED_NOTHING_EXPECTED = f"skipped: {NOTHING_EXPECTED}"

@@ -11,9 +11,9 @@ It passes when all of these hold (each part only when the case sets it):
 
 from __future__ import annotations
 
-from tracereplay.evaluate.checks.common import clip
-from tracereplay.evaluate.checks.registry import Verdict, builtin_check
-from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.checks.common import clip
+from tracereplay.checks.registry import Verdict, builtin_check
+from tracereplay.checks.subject import CheckSubject
 
 
 @builtin_check("passfail")

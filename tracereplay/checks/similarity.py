@@ -2,7 +2,7 @@
 
 Backends: ``tfidf`` (built in: word TF-IDF vectors of the two texts, smoothed IDF as in
 scikit-learn) and ``embedding`` (all-MiniLM-L6-v2 sentence embeddings, offline, from the
-``embeddings`` extra; see ``tracereplay.evaluate.minilm``).
+``embeddings`` extra; see ``tracereplay.checks.minilm``).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from tracereplay.evaluate.checks.common import NOTHING_EXPECTED, expected_text
-from tracereplay.evaluate.checks.registry import CheckError, Verdict, builtin_check
-from tracereplay.evaluate.subject import CheckSubject
+from tracereplay.checks.common import NOTHING_EXPECTED, expected_text
+from tracereplay.checks.registry import CheckError, Verdict, builtin_check
+from tracereplay.checks.subject import CheckSubject
 
 _WORD = re.compile(r"\w+")
 
@@ -47,7 +47,7 @@ def tfidf_cosine(a: str, b: str) -> float:
 
 def embedding_cosine(a: str, b: str) -> float:
     """Cosine similarity of all-MiniLM-L6-v2 embeddings, clamped to 0..1."""
-    from tracereplay.evaluate import minilm
+    from tracereplay.checks import minilm
 
     try:
         value = minilm.cosine(a, b)

@@ -26,16 +26,16 @@ from tracereplay.models.evals import CheckSpec, ScoreResult, Status
 from tracereplay.models.fast import build
 
 if typing.TYPE_CHECKING:
-    from tracereplay.evaluate.subject import CheckSubject
+    from tracereplay.checks.subject import CheckSubject
 
 #: Modules that register the built-in checks (imported on first registry lookup).
 BUILTIN_MODULES: tuple[str, ...] = (
-    "tracereplay.evaluate.checks.text",
-    "tracereplay.evaluate.checks.similarity",
-    "tracereplay.evaluate.checks.tools",
-    "tracereplay.evaluate.checks.run",
-    "tracereplay.evaluate.checks.passfail",
-    "tracereplay.evaluate.checks.judge",
+    "tracereplay.checks.text",
+    "tracereplay.checks.similarity",
+    "tracereplay.checks.tools",
+    "tracereplay.checks.run",
+    "tracereplay.checks.passfail",
+    "tracereplay.checks.judge",
 )
 
 
@@ -243,7 +243,7 @@ def builtin_check(
 def batch_form(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering the batch form of built-in check ``kind`` (registered just before
     it): ``fn(batch, **options) -> BatchVerdicts``, giving row by row what the scalar check
-    gives (see ``tracereplay.evaluate.checks.batch``)."""
+    gives (see ``tracereplay.checks.batch``)."""
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         with _LOCK:

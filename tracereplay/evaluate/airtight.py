@@ -1,0 +1,56 @@
+"""Airtight replay: did a tool run for real during a replay that should have answered it?
+
+No tool runs for real in a replay unless ``--live-tools``. A tool span of the replay's trace not
+marked ``tracereplay.tool.replayed`` (and with no answered tool span inside it), or, in a trace
+with no tool spans at all, more calls of a tool in the replay run than the interceptor saw,
+makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)".
+
+What is a tool execution is the converter's rule (``convert.tools``): a framework's summary span
+over other calls is none, and a handoff's call is one (every framework adapter asks the
+recording for it, as for any tool).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from tracereplay.convert.tools import tool_execution_spans
+from tracereplay.evaluate.frameworks.base import REPLAYED_ATTRIBUTE
+from tracereplay.models import Run
+from tracereplay.spans import Span
+
+
+def ran_live(spans: Sequence[Span], run: Run | None, seen: Counter[str]) -> str | None:
+    """The name of a tool that ran for real in a replay, or None.
+
+    A tool span not marked ``tracereplay.tool.replayed`` ran live, unless a tool span inside it
+    was answered (a framework tool wrapping an ``@tracereplay.tool`` the recording answered).
+    In a trace with no tool spans at all (a framework that records none), the replay run's tool
+    calls are counted against the calls the interceptor saw.
+    """
+    tool_spans = tool_execution_spans(spans)
+    if tool_spans:
+        replayed = {
+            s.span_id for s, _ in tool_spans if s.attributes.get(REPLAYED_ATTRIBUTE) is True
+        }
+        parents = {s.span_id: s.parent_span_id for s in spans}
+        covered: set[str] = set()
+        for span_id in replayed:
+            parent = parents.get(span_id)
+            hops = 0
+            while parent and hops < 1000:
+                covered.add(parent)
+                parent = parents.get(parent)
+                hops += 1
+        for s, info in tool_spans:
+            if s.span_id not in replayed and s.span_id not in covered:
+                return info.name or s.name
+        return None
+    if run is None:
+        return None
+    made = Counter(c.tool_name for c in run.result.tool_calls)
+    for name, count in made.items():
+        if count > seen.get(name, 0):
+            return name
+    return None
