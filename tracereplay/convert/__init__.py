@@ -7,6 +7,9 @@ frameworks write: LangChain messages, content blocks, wrapped tool outputs), ``g
 ``openinference`` / ``openllmetry`` (per-convention readers), ``tree`` (runs, nesting, framework
 wrappers folded), ``tools`` (tool calls, rounds), ``build`` (``Run`` assembly). See
 ``docs/conventions.md``.
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public).
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ Small, store-agnostic API for runners (see docs/evaluating.md):
 - ``score_case(case, suite_checks, subject) -> EvaluationResult``; ``error_result(...)``;
 - ``score_recorded`` / ``evaluate_recorded``: recorded mode against source runs;
 - ``summarize(results)``, ``merge_repeats(results)``;
-- ``check`` (decorator) and ``load_check_modules(names)`` for custom checks.
+- ``check`` (decorator) and ``load_check_modules(names)`` for custom checks;
+- ``run_evaluation(EvalSettings(...)) -> EvalOutcome`` (with ``RunnerOptions``): a whole eval
+  run, as ``tracereplay eval`` does it (imported on first use: it brings the store).
 """
 
 from tracereplay.checks import (
@@ -24,7 +26,7 @@ from tracereplay.checks import (
     validate_check_specs,
 )
 from tracereplay.checks.subject import CheckSubject
-from tracereplay.evaluate.recorded import evaluate_recorded, score_recorded, subject_for_run
+from tracereplay.evaluate.recorded_scoring import evaluate_recorded, score_recorded, subject_for_run
 from tracereplay.evaluate.scoring import (
     EvalSummary,
     case_status,
@@ -35,6 +37,15 @@ from tracereplay.evaluate.scoring import (
     score_case,
     summarize,
 )
+from tracereplay.lazy import lazy_getattr
+
+_LAZY = {
+    "EvalOutcome": "tracereplay.evaluate.evaluation",
+    "EvalSettings": "tracereplay.evaluate.evaluation",
+    "run_evaluation": "tracereplay.evaluate.evaluation",
+    "RunnerOptions": "tracereplay.evaluate.runner",
+}
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 __all__ = [
     "CheckDefinitionError",
@@ -42,7 +53,10 @@ __all__ = [
     "CheckKind",
     "CheckModuleError",
     "CheckSubject",
+    "EvalOutcome",
+    "EvalSettings",
     "EvalSummary",
+    "RunnerOptions",
     "Verdict",
     "case_status",
     "check",
@@ -55,6 +69,7 @@ __all__ = [
     "resolve_checks",
     "result_from_scores",
     "run_check",
+    "run_evaluation",
     "score_case",
     "score_recorded",
     "subject_for_run",

@@ -37,8 +37,8 @@ from tracereplay.errors import TraceReplayError, one_line
 from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.llm_replay import LlmMatch, LlmMode, RecordedCall
 from tracereplay.evaluate.outcomes import CaseRun
-from tracereplay.evaluate.replay import ToolMatch
-from tracereplay.evaluate.replayer import Replayer
+from tracereplay.evaluate.recorded_tools import ToolMatch
+from tracereplay.evaluate.replay_attempt import Replayer
 from tracereplay.evaluate.runner import Job, error_run, exits_contained, guarded_attempt
 from tracereplay.models import EvalSuite, Run
 from tracereplay.sdk import configure, current_setup, flush

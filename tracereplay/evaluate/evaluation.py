@@ -37,15 +37,15 @@ from tracereplay.evaluate.llm_replay import (
     load_llm_recordings,
 )
 from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
-from tracereplay.evaluate.recorded import score_recorded
-from tracereplay.evaluate.recorded_batch import (
+from tracereplay.evaluate.recorded_columnar import (
     CaseReports,
     ScoredCases,
     case_check_overrides,
     load_recorded_cases,
 )
-from tracereplay.evaluate.replay import ToolMatch
-from tracereplay.evaluate.replayer import Replayer
+from tracereplay.evaluate.recorded_scoring import score_recorded
+from tracereplay.evaluate.recorded_tools import ToolMatch
+from tracereplay.evaluate.replay_attempt import Replayer
 from tracereplay.evaluate.results_store import (
     insert_case_runs,
     insert_eval_run,

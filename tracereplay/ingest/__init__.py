@@ -1,4 +1,8 @@
-"""Getting spans into the store: files, the spool, and the conversion of touched traces."""
+"""Getting spans into the store: files, the spool, and the conversion of touched traces.
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public).
+"""
 
 from tracereplay.ingest.drain import drain_spool, open_store
 from tracereplay.ingest.pipeline import IngestStats, ingest_batch

@@ -2,6 +2,9 @@
 
 Undecodable payloads raise ``tracereplay.errors.DecodeError`` (one-line reason); individual
 invalid spans/log records are counted in ``Decoded.rejected_spans``/``rejected_logs``.
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public).
 """
 
 from tracereplay.otlp.files import decode_file_content, iter_input_files, read_file

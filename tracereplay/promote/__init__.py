@@ -5,6 +5,9 @@ Modules: ``promote`` (runs -> cases), ``suites`` (create/remove/add by hand), ``
 checks, validation against ``tracereplay.checks``), ``where`` (``--where`` run selection).
 The ``eval_suites``/``eval_cases`` tables are read and written by ``tracereplay.store.suites``
 and ``{{name}}`` placeholders are ``tracereplay.models.parameters``: evaluation uses both too.
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public).
 """
 
 from tracereplay.models.parameters import (

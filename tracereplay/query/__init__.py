@@ -2,7 +2,11 @@
 the Parquet export.
 
 The names below load on first use, so importing a light submodule (``format_names``) does not
-pull in duckdb and pyarrow."""
+pull in duckdb and pyarrow.
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public).
+"""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from tracereplay.sdk.content import REDACTED, ContentPolicy, truncation_marker
 from tracereplay.sdk.exporter import GuardedSpanExporter, SpoolSpanExporter
 from tracereplay.sdk.health import SdkStats, reset_stats, stats
 from tracereplay.sdk.llm_call import LlmCall, LlmCallHandle
-from tracereplay.sdk.replay import (
+from tracereplay.sdk.replay_hook import (
     RUN_LIVE,
     ToolInterceptor,
     current_interceptor,

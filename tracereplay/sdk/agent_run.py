@@ -28,7 +28,7 @@ from tracereplay.sdk.content import ContentPolicy, current_policy
 from tracereplay.sdk.health import guard
 from tracereplay.sdk.llm_call import LlmCall
 from tracereplay.sdk.messages import text_part
-from tracereplay.sdk.replay import current_run_attributes
+from tracereplay.sdk.replay_hook import current_run_attributes
 from tracereplay.sdk.span_scope import SpanScope, SyncAsyncContext, mark_error
 
 F = TypeVar("F", bound=Callable[..., Any])

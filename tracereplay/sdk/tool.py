@@ -2,7 +2,7 @@
 
 Each call records the tool name, its call id, its arguments (bound by the signature), its result
 or error, and its duration. Before running the tool it asks the active ``tool_interceptor``
-(``tracereplay.sdk.replay``), so replay can answer the call from a recording: this is the one
+(``tracereplay.sdk.replay_hook``), so replay can answer the call from a recording: this is the one
 place every tool call goes through.
 """
 
@@ -20,7 +20,7 @@ from tracereplay.sdk import attributes as A
 from tracereplay.sdk.agent_run import current_run
 from tracereplay.sdk.content import ContentPolicy, current_policy
 from tracereplay.sdk.health import health
-from tracereplay.sdk.replay import RUN_LIVE, _interceptor
+from tracereplay.sdk.replay_hook import RUN_LIVE, _interceptor
 from tracereplay.sdk.span_scope import SpanScope
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -7,6 +7,9 @@ DuckDB), ``lifecycle`` (start, signals, graceful stop).
 
 The receivers (grpc, the store) load on first use of ``Running``/``serve``/``start``/``stop``, so
 reading the options and limits (``tracereplay --help``) stays cheap.
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public).
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 ``Store`` is imported lazily: agent processes that only append to the spool (the SDK) never
 load DuckDB or pyarrow.
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public).
 """
 
 from __future__ import annotations

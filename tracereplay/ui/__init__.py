@@ -6,4 +6,7 @@ Modules: ``config`` (what the server was started with, the loopback/token rule),
 request, never held between requests), ``security`` (token, Host and Origin checks), ``charts``
 (inline SVG), ``edits`` (promotion and case edits through ``tracereplay.promote``),
 ``queries/`` (the SQL each page runs) and ``routes/`` (one module per page).
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public).
 """

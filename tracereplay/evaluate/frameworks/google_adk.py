@@ -61,7 +61,7 @@ def _install() -> None:
         answer = _answer.get()
         if answer is None:
             return await original(tool, args=args, tool_context=tool_context)
-        from tracereplay.sdk.replay import RUN_LIVE
+        from tracereplay.sdk.replay_hook import RUN_LIVE
 
         try:
             value = answer(tool.name, dict(args))

@@ -184,7 +184,7 @@ class _Outcome:
     @property
     def answered(self) -> bool:
         """The recording answered (a value, or a recorded failure), not a miss."""
-        from tracereplay.evaluate.replay import RecordedToolError
+        from tracereplay.evaluate.recorded_tools import RecordedToolError
 
         return self.error is None or isinstance(self.error, RecordedToolError)
 
@@ -195,7 +195,7 @@ def _ask(tool: Any, tool_input: Any) -> _Outcome | None:
     answer = _answers.current(_answer)
     if answer is None:
         return None
-    from tracereplay.sdk.replay import RUN_LIVE
+    from tracereplay.sdk.replay_hook import RUN_LIVE
 
     try:
         value = answer(tool.name, _arguments(tool, tool_input))
@@ -239,7 +239,7 @@ def _no_sdk_interceptor() -> contextlib.AbstractContextManager[None]:
     (nothing is asked twice); nothing changes outside a replay."""
     if _answers.current(_answer) is None:
         return contextlib.nullcontext()
-    from tracereplay.sdk.replay import tool_interceptor
+    from tracereplay.sdk.replay_hook import tool_interceptor
 
     return tool_interceptor(None)
 

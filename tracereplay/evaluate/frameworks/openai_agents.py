@@ -256,7 +256,7 @@ def _answering(original: Callable[[Any, str], Any], tool: Any) -> Callable[[Any,
                 _mark()
             raise
         if _is_run_live(value):
-            from tracereplay.sdk.replay import tool_interceptor
+            from tracereplay.sdk.replay_hook import tool_interceptor
 
             with tool_interceptor(None):  # asked already: an @tracereplay.tool inside runs
                 return await original(ctx, input)
@@ -364,13 +364,13 @@ def _function_tools(root: Any) -> list[Any]:
 
 def _is_recorded_failure(exc: BaseException) -> bool:
     """An exception that *is* the recorded answer (a recorded tool failure), not a miss."""
-    from tracereplay.evaluate.replay import RecordedToolError
+    from tracereplay.evaluate.recorded_tools import RecordedToolError
 
     return isinstance(exc, RecordedToolError)
 
 
 def _is_run_live(value: Any) -> bool:
-    from tracereplay.sdk.replay import RUN_LIVE
+    from tracereplay.sdk.replay_hook import RUN_LIVE
 
     return value is RUN_LIVE
 

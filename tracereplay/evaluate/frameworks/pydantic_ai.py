@@ -57,7 +57,7 @@ class _AnsweringToolset:
         return getattr(self._inner, name)
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
-        from tracereplay.sdk.replay import RUN_LIVE, tool_interceptor
+        from tracereplay.sdk.replay_hook import RUN_LIVE, tool_interceptor
 
         try:
             value = self._answer(name, dict(tool_args))

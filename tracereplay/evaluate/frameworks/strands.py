@@ -41,7 +41,7 @@ def _replay_tool(inner: Any, answer: ToolAnswer) -> Any:
     """An ``AgentTool`` standing in for ``inner``: answers from the recording."""
     from strands.types.tools import AgentTool
 
-    from tracereplay.sdk.replay import RUN_LIVE
+    from tracereplay.sdk.replay_hook import RUN_LIVE
 
     class ReplayedTool(AgentTool):
         @property

@@ -1,6 +1,6 @@
 """Answering a replay's tool calls from the source run's recorded tool calls.
 
-``RecordedTools`` is the tool interceptor evaluation installs (``tracereplay.sdk.replay``):
+``RecordedTools`` is the tool interceptor evaluation installs (``tracereplay.sdk.replay_hook``):
 
 - ``strict`` (default): a call is answered by an unused recording with the same tool name and
   equal arguments (numbers by value, ``1 == 1.0``; a bool is not a number);
@@ -35,7 +35,7 @@ from tracereplay.evaluate.outcomes import (
 )
 from tracereplay.models import ToolCallRecord
 from tracereplay.sdk.content import json_default
-from tracereplay.sdk.replay import RUN_LIVE
+from tracereplay.sdk.replay_hook import RUN_LIVE
 
 ToolMatch = Literal["strict", "fifo"]
 TOOL_MATCHES: tuple[str, ...] = ("strict", "fifo")

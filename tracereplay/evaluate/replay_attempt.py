@@ -56,7 +56,7 @@ from tracereplay.evaluate.llm_replay import (
     llm_error_reason,
 )
 from tracereplay.evaluate.outcomes import CaseRun, ReplayReport
-from tracereplay.evaluate.replay import (
+from tracereplay.evaluate.recorded_tools import (
     NoRecordingError,
     RecordedToolError,
     RecordedTools,
