@@ -141,7 +141,23 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor as OpenLLMetry
 
-from tracereplay.evaluate.frameworks.openai_agents import _registered_processors
+from tracereplay.evaluate.frameworks.openai_agents import (
+    _registered_processors,
+    _restore_tracing,
+    _saved_tracing,
+)
+
+# the SDK's own state, saved and put back exactly (processors, the manual disabled flag)
+sdk_provider = get_trace_provider()
+assert _registered_processors(sdk_provider) is not None, "processors no longer readable"
+assert hasattr(sdk_provider, "_manual_disabled"), "the disabled flag moved"
+assert hasattr(sdk_provider, "_refresh_disabled_flag"), "the disabled refresh moved"
+before = _saved_tracing(sdk_provider)
+set_trace_processors([])
+sdk_provider.set_disabled(True)
+_restore_tracing(sdk_provider, before)
+assert _saved_tracing(sdk_provider) == before, (before, _saved_tracing(sdk_provider))
+assert sdk_provider._disabled is False
 
 for name, instrumentor in [
     ("openinference", OpenAIAgentsInstrumentor()),

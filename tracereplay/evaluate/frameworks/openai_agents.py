@@ -104,8 +104,7 @@ def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
     from agents.tracing import get_trace_provider
 
     sdk_provider = get_trace_provider()
-    saved = _registered_processors(sdk_provider)
-    manual_disabled = getattr(sdk_provider, "_manual_disabled", None)
+    saved = _saved_tracing(sdk_provider)
     instrumentor = _instrumentor()
     try:
         set_trace_processors([])  # nothing ever reaches the SDK's exporter to OpenAI
@@ -121,11 +120,7 @@ def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
         if instrumentor is not None:
             with contextlib.suppress(Exception):
                 instrumentor.uninstrument()
-        if saved is not None:
-            set_trace_processors(saved)
-        if hasattr(sdk_provider, "_refresh_disabled_flag"):
-            sdk_provider._manual_disabled = manual_disabled
-            sdk_provider._refresh_disabled_flag()
+        _restore_tracing(sdk_provider, saved)
 
 
 # ---------------------------------------------------------------------------------- sharing
@@ -398,10 +393,34 @@ def _instrumentor() -> Any:
     return instrumentor
 
 
+# The SDK can set its trace processors and its disabled flag but not read them back, so what a
+# replay changes is saved from its provider's private attributes: here only, and probed by
+# tests/evaluate/test_replay_openai_agents.py in the pinned SDK (it fails when they move).
 def _registered_processors(sdk_provider: Any) -> list[Any] | None:
+    """The SDK's registered trace processors (None when they cannot be read)."""
     multi = getattr(sdk_provider, "_multi_processor", None)
     processors = getattr(multi, "_processors", None)
     return list(processors) if isinstance(processors, (list, tuple)) else None
+
+
+def _saved_tracing(sdk_provider: Any) -> tuple[list[Any] | None, bool | None]:
+    """What a replay changes in the SDK's tracing: its processors and its manual disabled flag
+    (``None``: never set, the environment decides)."""
+    return _registered_processors(sdk_provider), getattr(sdk_provider, "_manual_disabled", None)
+
+
+def _restore_tracing(sdk_provider: Any, saved: tuple[list[Any] | None, bool | None]) -> None:
+    """Put back what ``_saved_tracing`` saved."""
+    from agents import set_trace_processors
+
+    processors, manual_disabled = saved
+    if processors is not None:
+        set_trace_processors(processors)
+    if hasattr(sdk_provider, "_refresh_disabled_flag"):
+        sdk_provider._manual_disabled = manual_disabled
+        sdk_provider._refresh_disabled_flag()
+    elif manual_disabled is not None:
+        sdk_provider.set_disabled(manual_disabled)
 
 
 # ---------------------------------------------------------------------------------- helpers
