@@ -24,7 +24,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from multiprocessing.connection import Connection
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tracereplay.checks import load_check_modules
+from tracereplay.checks.registry import BUILTIN_MODULES
 from tracereplay.errors import TraceReplayError, one_line
 from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.llm_replay import LlmMatch, LlmMode, RecordedCall
@@ -190,8 +191,12 @@ def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
-        # takes effect when the forkserver starts (the ingest workers may have started it)
-        ctx.set_forkserver_preload(["tracereplay.evaluate.agent_process"])
+        # takes effect when the forkserver starts (the ingest workers may have started it):
+        # every child then starts with the replay code and the built-in checks imported, and
+        # does not run the eval's main script ("__main__") again
+        ctx.set_forkserver_preload(
+            ["__main__", "tracereplay.evaluate.agent_process", *BUILTIN_MODULES]
+        )
         return ctx
     return multiprocessing.get_context("spawn")
 
@@ -284,7 +289,7 @@ class AgentProcesses:
         self._busy: set[_AgentProcess] = set()
         self._lock = threading.Lock()
         self._plan: ReplayPlan | None = None
-        self._inputs: Any = None
+        self._inputs: Callable[[Job], CaseInputs] | None = None
         self._closed = False
         self._first: _AgentProcess | None = None
         self._starting: threading.Thread | None = None
@@ -311,22 +316,29 @@ class AgentProcesses:
             raise AgentProcessError(f"--agent '{self.setup.agent}': no agent process could start")
         self._first.wait_ready(self.setup)
 
-    def start(
-        self,
-        plan: ReplayPlan,
-        inputs_for: Any,
-        jobs: int,
-    ) -> None:
+    def start(self, plan: ReplayPlan, inputs_for: Callable[[Job], CaseInputs], jobs: int) -> None:
         """Run cases from now on as ``plan`` says; ``inputs_for(job)`` gives each job's
-        ``CaseInputs``. Starts the rest of the processes ``jobs`` can use."""
+        ``CaseInputs``. The rest of the processes ``jobs`` can use start in the background
+        (cases start on the first one meanwhile)."""
         self._plan = plan
         self._inputs = inputs_for
-        for _ in range(min(self.count, jobs) - len(self._all)):
-            self._idle.put(self._start())
+        more = min(self.count, jobs) - len(self._all)
+
+        def rest() -> None:
+            for _ in range(more):
+                if self._closed:
+                    return
+                self._idle.put(self._start())
+
+        if self._starting is not None:
+            self._starting.join()
+        if more > 0:
+            self._starting = threading.Thread(target=rest, name="tracereplay-agent-start")
+            self._starting.start()
 
     def attempt(self, job: Job) -> CaseRun:
         """One attempt of ``job`` in an agent process (never raises for what the agent does)."""
-        assert self._plan is not None
+        assert self._plan is not None and self._inputs is not None
         started = datetime.now(UTC)
         t0 = time.perf_counter()
         process = self._idle.get()
