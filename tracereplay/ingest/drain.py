@@ -236,19 +236,19 @@ def _drain_segment(
     """Carry out ``steps`` in order, chunks grouped in transactions of about ``tx_bytes``."""
     ahead: deque[_Step] = deque()
     window = 3 if pool is not None else 1
-    in_tx = False
-    written = 0
-    committed = IngestStats()  # stored by the open transaction
+    chunks = 0  # written by the open transaction
+    written = 0  # their payload bytes
+    committed = IngestStats()  # what they stored
 
     def commit() -> None:
-        nonlocal in_tx, committed
-        store.con.execute("COMMIT")
-        in_tx = False
-        if on_commit is not None:
-            on_commit(committed)
-        committed = IngestStats()
+        nonlocal chunks, written, committed
+        if chunks:
+            tx.commit()
+            if on_commit is not None:
+                on_commit(committed)
+            chunks, written, committed = 0, 0, IngestStats()
 
-    try:
+    with store.transaction() as tx:
         while True:
             while len(ahead) < window:
                 step = next(steps, None)
@@ -266,27 +266,20 @@ def _drain_segment(
                 break
             step = ahead.popleft()
             if step.chunk is None:  # retiring the segment: only once what precedes is committed
-                if in_tx:
-                    commit()
+                commit()
                 _retire(store, step)
+                tx.commit()
                 continue
             batch = _prepared(step)
-            if not in_tx:
-                store.con.execute("BEGIN TRANSACTION")
-                in_tx, written = True, 0
             stored = store_prepared(store, batch)
             total.add(stored)
             committed.add(stored)
             store.set_spool_offset(step.segment.key, step.chunk.end_offset)
+            chunks += 1
             written += sum(len(payload) for _, payload in step.chunk.records)
             if written >= tx_bytes:
                 commit()
-        if in_tx:
-            commit()
-    except BaseException:
-        if in_tx:
-            store.rollback()
-        raise
+        commit()
 
 
 def _prepared(step: _Step) -> PreparedBatch:

@@ -298,35 +298,27 @@ def _ingest_files(
 ) -> IngestStats:
     total = IngestStats()
     parts = _parts(files, part_bytes)
-    in_tx = False
-    tx_spans = 0
+    written = False  # the open transaction holds writes
+    tx_spans = 0  # spans written by it
     report: FileReport | None = None
-
-    def begin() -> None:
-        nonlocal in_tx, tx_spans
-        if not in_tx:
-            store.con.execute("BEGIN TRANSACTION")
-            in_tx, tx_spans = True, 0
-
-    def commit() -> None:
-        nonlocal in_tx
-        if in_tx:
-            store.con.execute("COMMIT")
-            in_tx = False
-
     pending: list[PreparedBatch] = []  # prepared parts of the current file, not yet written
     file_stats = IngestStats()
 
     def write() -> None:
-        nonlocal tx_spans
+        nonlocal written, tx_spans
         if pending:
-            begin()
             batch = merge_prepared(pending)
             pending.clear()
             file_stats.add(store_prepared(store, batch))
-            tx_spans += batch.span_count
+            written, tx_spans = True, tx_spans + batch.span_count
 
-    try:
+    def commit() -> None:
+        nonlocal written, tx_spans
+        if written:
+            tx.commit()
+            written, tx_spans = False, 0
+
+    with store.transaction() as tx:
         for part, prepared in zip(parts, _results(parts, pool, window)):
             split = part.range is not None
             if report is None or report.path != part.path:
@@ -339,9 +331,9 @@ def _ingest_files(
                     report.error = prepared.error
                     pending.clear()
                     if split:  # drop the parts written so far; say what read_file says
-                        if in_tx:
-                            store.rollback()
-                            in_tx = False
+                        if written:
+                            tx.rollback()
+                            written, tx_spans = False, 0
                         report.error = _whole_file_error(part.path, prepared.error)
                     file_stats = IngestStats()
                 else:
@@ -365,11 +357,6 @@ def _ingest_files(
                 total.add(file_stats)
                 if on_file is not None:
                     on_file(report)
-        commit()
-    except BaseException:
-        if in_tx:
-            store.rollback()
-        raise
     return total
 
 
