@@ -32,12 +32,14 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: 
 from tracereplay.convert import convert_trace  # noqa: E402
 from tracereplay.gcpause import gc_paused  # noqa: E402
 from tracereplay.ingest import (
+    files,  # noqa: E402
     ingest_batch,  # noqa: E402
     pipeline,  # noqa: E402
 )
-from tracereplay.ingest.files import default_workers, ingest_files, worker_pool  # noqa: E402
+from tracereplay.ingest.files import default_workers, ingest_files  # noqa: E402
 from tracereplay.ingest.handoff import handoff_directory, receive, ship  # noqa: E402
 from tracereplay.ingest.pipeline import prepare_batch, store_prepared  # noqa: E402
+from tracereplay.ingest.workers import WorkerPool, worker_pool  # noqa: E402
 from tracereplay.otlp import read_file  # noqa: E402
 from tracereplay.store import Store  # noqa: E402
 from tracereplay.store.db import run_tables, spans_table  # noqa: E402
@@ -78,11 +80,26 @@ def serial(path: Path, db: Path, n_traces: int) -> tuple[float, float]:
     return t_end - t, t_decoded - t
 
 
-def _cpu() -> tuple[float, float]:
-    """CPU seconds (user + system) of this process, and of its finished children."""
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process."""
     me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime
+
+
+def _workers_cpu(pool: WorkerPool | None) -> float:
+    """CPU seconds of the pool's worker processes so far (children of the fork server, not of
+    this process: read from /proc while they live). The fork server's own start (about half a
+    second of imports, once per process) is not counted."""
+    if pool is None:
+        return 0.0
+    total = 0
+    for pid in list(pool._executor._processes):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def in_process(path: Path, db: Path, n_traces: int) -> tuple[float, float, float]:
@@ -94,17 +111,28 @@ def in_process(path: Path, db: Path, n_traces: int) -> tuple[float, float, float
     with worker_pool(default_workers([path])) as pool, Store.open(db) as store:
         ingest_files(store, [path], pool)
         runs = store.count("runs")
-    elapsed = time.perf_counter() - t
-    cpu1 = _cpu()
+        elapsed = time.perf_counter() - t
+        worker_cpu = _workers_cpu(pool)
+    main_cpu = _cpu() - cpu0
     assert runs == n_traces, f"expected {n_traces} runs, found {runs}"
-    return elapsed, cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+    return elapsed, main_cpu, worker_cpu
+
+
+_prepare_in_worker = files._prepare_in_worker
+
+
+def _prepare_without_runs(part: files._Part) -> tuple:
+    """The workers' job with run conversion switched off (given to them by name)."""
+    pipeline.convert_trace = lambda spans, logs=(): []
+    return _prepare_in_worker(part)
 
 
 def spans_only(path: Path, db: Path) -> float:
     """The same parallel ingest with run conversion switched off (no runs, tool calls or LLM
     calls built or stored): what the spans alone cost, to show what the runs cost."""
     convert = pipeline.convert_trace
-    pipeline.convert_trace = lambda spans, logs=(): []  # the forked workers inherit it
+    pipeline.convert_trace = lambda spans, logs=(): []
+    files._prepare_in_worker = _prepare_without_runs  # what the workers are given to run
     try:
         t = time.perf_counter()
         with worker_pool(default_workers([path])) as pool, Store.open(db) as store:
@@ -112,6 +140,7 @@ def spans_only(path: Path, db: Path) -> float:
         return time.perf_counter() - t
     finally:
         pipeline.convert_trace = convert
+        files._prepare_in_worker = _prepare_in_worker
 
 
 def stages(path: Path, db: Path, n_traces: int) -> dict[str, float]:

@@ -4,6 +4,7 @@ stores exactly what the one-process path stores."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 from pathlib import Path
 from typing import Any
@@ -17,16 +18,17 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from tracereplay.convert import convert_trace
 from tracereplay.convert.messages import parse_history, parse_messages
 from tracereplay.errors import IngestError
-from tracereplay.ingest import drain, open_store
+from tracereplay.ingest import drain, open_store, workers
 from tracereplay.ingest import files as files_module
-from tracereplay.ingest.files import FileReport, ingest_files, worker_pool
+from tracereplay.ingest.files import FileReport, ingest_files
 from tracereplay.ingest.pipeline import ingest_batch
+from tracereplay.ingest.workers import worker_pool
 from tracereplay.otlp import read_file
 from tracereplay.otlp.files import frame_ranges
 from tracereplay.spans import LogRecord
 from tracereplay.store import SpoolWriter, Store, spool_dir
 from tracereplay.store.db import _result_json
-from tracereplay.store.spool import KIND_TRACES_PB
+from tracereplay.store.spool import KIND_TRACES_PB, list_segments
 
 TABLES = {
     "spans": "trace_id, span_id",
@@ -132,32 +134,40 @@ def test_a_file_that_fails_in_a_late_part_leaves_nothing(tmp_path: Path) -> None
     assert stats.runs == 2
 
 
+def _dies_after_the_first_part(part: Any) -> Any:
+    """A worker job (given by name) whose worker dies on any part but a file's first."""
+    if part.range is not None and part.range[0] > 0:
+        os._exit(1)
+    return files_module._prepare_in_worker(part)
+
+
+def _broken(part: Any) -> Any:
+    raise ValueError("boom")
+
+
 def test_a_dead_worker_stops_ingest_with_one_clear_error_and_nothing_half_written(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(files_module, "_prepare_in_worker", _dies_after_the_first_part)
     big = tmp_path / "big.pb"
     big.write_bytes(_frames(list(synth.requests(40, traces_per_request=2))))
     with worker_pool(2) as pool, Store.open(tmp_path / "t.duckdb") as store:
-        assert pool is not None
-        pool._procs[1].kill()  # the second part's worker
-        pool._procs[1].join()
-        with pytest.raises(IngestError, match="a worker process died; run it again"):
+        with pytest.raises(IngestError, match="a worker process died; run it again") as died:
             ingest_files(store, [big], pool, part_bytes=5_000)
+        assert "\n" not in str(died.value)
         assert store.count("spans") == 0 and store.count("runs") == 0  # the file is one transaction
 
 
 def test_an_exception_in_a_worker_stops_ingest_with_its_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(part: Any) -> Any:
-        raise ValueError("boom")
-
-    monkeypatch.setattr(files_module, "_prepare", broken)  # the forked worker inherits it
+    monkeypatch.setattr(files_module, "_prepare_in_worker", _broken)  # the worker gets it by name
     path = tmp_path / "t.pb"
     path.write_bytes(_frames(list(synth.requests(4))))
     with worker_pool(1) as pool, Store.open(tmp_path / "t.duckdb") as store:
-        with pytest.raises(IngestError, match=r"failed \(ValueError: boom\)"):
+        with pytest.raises(IngestError, match=r"failed \(ValueError: boom\)") as failed:
             ingest_files(store, [path], pool)
+        assert "\n" not in str(failed.value)
         assert store.count("spans") == 0
 
 
@@ -207,9 +217,37 @@ def test_spool_drained_by_workers_matches_one_process(
         with open_store(db) as store:
             assert store.count("runs") == 40
         monkeypatch.undo()
-    assert drain._pool is not None  # the worker processes did the decoding
-    assert drain._handoff is not None and list(drain._handoff.iterdir()) == []
+    assert workers._shared is not None  # the worker processes did the decoding
+    assert list(workers._shared.directory.iterdir()) == []
     assert _dump(tmp_path / "par.duckdb") == _dump(tmp_path / "one.duckdb")
+
+
+def _dies(records: Any, spool_directory: Any = None) -> Any:
+    """A drain job (given by name) whose worker dies."""
+    os._exit(1)
+
+
+def test_a_dead_drain_worker_stops_the_drain_with_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "d.duckdb"
+    writer = SpoolWriter(spool_dir(db))
+    for payload in [r.SerializeToString() for r in _split_traces(40, seed=7)]:
+        writer.append(KIND_TRACES_PB, payload)
+    writer.close()
+    monkeypatch.setattr(drain, "PARALLEL_BATCH_BYTES", 6_000)
+    monkeypatch.setattr(drain, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(drain, "_decode_records", _dies)
+    opened = open_store(db)
+    with pytest.raises(IngestError, match="a worker process died; run it again") as died, opened:
+        pass
+    assert "\n" not in str(died.value)
+    with Store.open(db) as store:  # nothing stored, the spool kept whole
+        assert store.count("spans") == 0
+    monkeypatch.undo()
+    with open_store(db) as store:  # a new pool takes over
+        assert store.count("runs") == 40
+    assert list_segments(spool_dir(db)) == []
 
 
 def test_result_json_is_the_models_json(tmp_path: Path) -> None:

@@ -107,7 +107,7 @@ def test_run_ids_resolve_by_prefix_and_trace(tmp_path: Path) -> None:
 def test_old_file_is_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
-    assert schema.migrate(con, target=1) == 1
+    assert schema.migrate(Store(con, path), target=1) == 1
     con.execute("INSERT INTO spans (trace_id, span_id, name) VALUES ('t', 's', 'kept')")
     con.close()
     with Store.open(path) as store:
@@ -118,7 +118,7 @@ def test_old_file_is_upgraded(tmp_path: Path) -> None:
 def test_versions_5_and_6_keep_rows_and_drop_keys_nothing_needs(tmp_path: Path) -> None:
     path = tmp_path / "v4.duckdb"
     con = duckdb.connect(str(path))
-    assert schema.migrate(con, target=4) == 4
+    assert schema.migrate(Store(con, path), target=4) == 4
     con.execute("INSERT INTO tool_calls (run_id, position, tool_name) VALUES ('r', 0, 'get')")
     con.execute("INSERT INTO llm_calls (run_id, round, model) VALUES ('r', 1, 'gpt')")
     con.execute(
@@ -158,7 +158,7 @@ def test_a_file_with_default_row_groups_takes_new_rows(tmp_path: Path) -> None:
     ``duckdb.connect``), its last row group bigger than ours, still takes inserts and deletes."""
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
-    schema.migrate(con)
+    schema.migrate(Store(con, path))
     con.execute(
         "INSERT INTO spans (trace_id, span_id, name)"
         " SELECT printf('%032x', i), printf('%016x', i + 1), 'old' FROM range(40000) t(i)"

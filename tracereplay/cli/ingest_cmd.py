@@ -43,7 +43,8 @@ def ingest(
     """
     # imported here: DuckDB and pyarrow are not needed for `--help`
     from tracereplay.ingest import open_store
-    from tracereplay.ingest.files import default_workers, ingest_files, worker_pool
+    from tracereplay.ingest.files import default_workers, ingest_files
+    from tracereplay.ingest.workers import worker_pool
     from tracereplay.otlp import iter_input_files
 
     files = iter_input_files(paths)
@@ -63,7 +64,7 @@ def ingest(
     total_bytes = sum(sizes)
     started = time.monotonic()
     spans_seen = 0
-    # workers first: they are forked, and must not inherit the open DuckDB file
+    # workers first: they start while the store opens (and its spool drains)
     with (
         worker_pool(default_workers(files)) as pool,
         open_store(db_path()) as store,

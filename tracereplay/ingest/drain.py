@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import atexit
 import logging
-import multiprocessing
 import os
-import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from tracereplay.errors import DecodeError
 from tracereplay.gcpause import gc_paused
-from tracereplay.ingest.handoff import Shipped, new_directory, receive, remove_directory, ship
 from tracereplay.ingest.pipeline import (
     IngestStats,
     PreparedBatch,
@@ -25,6 +19,7 @@ from tracereplay.ingest.pipeline import (
     prepare_batch,
     store_prepared,
 )
+from tracereplay.ingest.workers import Job, WorkerPool, shared_pool
 from tracereplay.otlp import (
     decode_logs_json,
     decode_logs_pb,
@@ -54,10 +49,9 @@ PARALLEL_BATCH_BYTES = 4 * 1024 * 1024
 PARALLEL_MIN_BYTES = 2 * PARALLEL_BATCH_BYTES
 #: with worker processes: payload bytes written per transaction (several batches)
 PARALLEL_TX_BYTES = 64 * 1024 * 1024
-
-_pool: ProcessPoolExecutor | None = None
-_pool_lock = threading.Lock()
-_handoff: Path | None = None  # where the pool's workers leave prepared tables (see handoff)
+#: worker processes a big backlog is decoded in (few: a server's drain shares the cores with
+#: its receivers)
+WORKERS = 2
 
 
 def _decode_records(
@@ -122,31 +116,11 @@ def _decode_all(records: list[tuple[int, bytes]]) -> tuple[PreparedBatch, list[s
     return batch, warnings
 
 
-def _decode_and_ship(
-    records: list[tuple[int, bytes]], directory: str, spool_directory: str
-) -> tuple[Shipped, list[str]]:
-    """``_decode_records`` in a worker process; the tables go back as handoff files."""
-    batch, warnings = _decode_records(records, Path(spool_directory))
-    name = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
-    return ship(batch, Path(directory), name), warnings
-
-
-def _worker_pool() -> ProcessPoolExecutor | None:
-    """The shared worker processes (started on first use; ``None`` on a single core)."""
-    global _pool, _handoff
-    workers = min(2, os.cpu_count() or 1)
-    if workers < 2:
+def _worker_pool() -> WorkerPool | None:
+    """The process-wide worker pool (started on first use; ``None`` on a single core)."""
+    if min(WORKERS, os.cpu_count() or 1) < 2:
         return None
-    with _pool_lock:
-        if _pool is None:
-            # forkserver: the drain may run in a threaded server with DuckDB open
-            methods = multiprocessing.get_all_start_methods()
-            method = "forkserver" if "forkserver" in methods else "spawn"
-            _pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
-            _handoff = new_directory()
-            atexit.register(remove_directory, _handoff)  # runs after the shutdown below
-            atexit.register(_pool.shutdown, cancel_futures=True)
-        return _pool
+    return shared_pool(WORKERS)
 
 
 @dataclass
@@ -157,7 +131,7 @@ class _Step:
     chunk: spool.ReadResult | None = None
     retire: bool = False
     corrupt: str | None = None
-    job: Future[tuple[Shipped, list[str]]] | None = None
+    job: Job[list[str]] | None = None
 
 
 def _steps(segment: spool.Segment, offset: int, batch_bytes: int) -> Iterator[_Step]:
@@ -187,8 +161,7 @@ def warm_up() -> None:
     the first burst a server receives does not wait for them to start."""
     pool = _worker_pool()
     if pool is not None:
-        for _ in range(pool._max_workers):
-            pool.submit(os.getpid)
+        pool.start()
 
 
 def drain_spool(
@@ -228,7 +201,7 @@ def drain_spool(
 def _drain_segment(
     store: Store,
     steps: Iterator[_Step],
-    pool: ProcessPoolExecutor | None,
+    pool: WorkerPool | None,
     tx_bytes: int,
     total: IngestStats,
     on_commit: Callable[[IngestStats], None] | None = None,
@@ -236,19 +209,19 @@ def _drain_segment(
     """Carry out ``steps`` in order, chunks grouped in transactions of about ``tx_bytes``."""
     ahead: deque[_Step] = deque()
     window = 3 if pool is not None else 1
-    in_tx = False
-    written = 0
-    committed = IngestStats()  # stored by the open transaction
+    chunks = 0  # written by the open transaction
+    written = 0  # their payload bytes
+    committed = IngestStats()  # what they stored
 
     def commit() -> None:
-        nonlocal in_tx, committed
-        store.con.execute("COMMIT")
-        in_tx = False
-        if on_commit is not None:
-            on_commit(committed)
-        committed = IngestStats()
+        nonlocal chunks, written, committed
+        if chunks:
+            tx.commit()
+            if on_commit is not None:
+                on_commit(committed)
+            chunks, written, committed = 0, 0, IngestStats()
 
-    try:
+    with store.transaction() as tx:
         while True:
             while len(ahead) < window:
                 step = next(steps, None)
@@ -256,52 +229,39 @@ def _drain_segment(
                     break
                 if pool is not None and step.chunk is not None:
                     step.job = pool.submit(
-                        _decode_and_ship,
-                        step.chunk.records,
-                        str(_handoff),
-                        str(step.segment.path.parent),
+                        _decode_records, step.chunk.records, step.segment.path.parent
                     )
                 ahead.append(step)
             if not ahead:
                 break
             step = ahead.popleft()
             if step.chunk is None:  # retiring the segment: only once what precedes is committed
-                if in_tx:
-                    commit()
+                commit()
                 _retire(store, step)
+                tx.commit()
                 continue
             batch = _prepared(step)
-            if not in_tx:
-                store.con.execute("BEGIN TRANSACTION")
-                in_tx, written = True, 0
             stored = store_prepared(store, batch)
             total.add(stored)
             committed.add(stored)
             store.set_spool_offset(step.segment.key, step.chunk.end_offset)
+            chunks += 1
             written += sum(len(payload) for _, payload in step.chunk.records)
             if written >= tx_bytes:
                 commit()
-        if in_tx:
-            commit()
-    except BaseException:
-        if in_tx:
-            store.rollback()
-        raise
+        commit()
 
 
 def _prepared(step: _Step) -> PreparedBatch:
-    """The step's chunk decoded and prepared (by its worker, else here); warnings logged."""
+    """The step's chunk decoded and prepared (by its worker, else here); warnings logged. A
+    worker that died or failed stops the drain with an ``IngestError`` (the open transaction
+    is rolled back: its records are drained again next time)."""
     assert step.chunk is not None
-    prepared = None
     if step.job is not None:
-        try:
-            shipped, warnings = step.job.result()
-            prepared = receive(shipped), warnings
-        except Exception:  # a worker died: do it here (a real bug raises here too)
-            log.debug("drain worker failed", exc_info=True)
-    if prepared is None:
-        prepared = _decode_records(step.chunk.records, step.segment.path.parent)
-    batch, warnings = prepared
+        batch, warnings = step.job.result()
+        assert batch is not None
+    else:
+        batch, warnings = _decode_records(step.chunk.records, step.segment.path.parent)
     for warning in warnings:
         log.warning("draining %s: %s", step.segment.key, warning)
     return batch

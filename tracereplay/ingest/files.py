@@ -5,25 +5,23 @@ The work of a file is cut in parts (whole files, or runs of whole messages of a 
 process writes the prepared parts to DuckDB in file order (``store_prepared``). A file lands
 whole or not at all: a file that fails to decode is reported and leaves nothing behind.
 
-The workers get their parts through a pipe each (round robin: parts are about the same size)
-and hand the prepared tables back as memory-mapped Arrow files (``handoff``), not pickles.
+The workers are a ``workers.WorkerPool``: a window of parts is in flight, the results are taken
+in order, and the prepared tables come back as memory-mapped Arrow files (``handoff``), not
+pickles.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
+from itertools import islice
 from pathlib import Path
 
-from tracereplay.errors import DecodeError, IngestError
+from tracereplay.errors import DecodeError
 from tracereplay.gcpause import gc_paused
-from tracereplay.ingest.handoff import Shipped, handoff_directory, receive, ship
 from tracereplay.ingest.pipeline import (
     IngestStats,
     PreparedBatch,
@@ -31,6 +29,7 @@ from tracereplay.ingest.pipeline import (
     prepare_batch,
     store_prepared,
 )
+from tracereplay.ingest.workers import Job, WorkerPool
 from tracereplay.otlp.files import decode_file_content, frame_ranges, read_file, read_range
 from tracereplay.store.db import Store
 
@@ -81,7 +80,6 @@ class _Prepared:
     rejected_spans: int = 0
     rejected_logs: int = 0
     errors: list[str] = field(default_factory=list)
-    shipped: Shipped | None = None  # from a worker: ``batch`` waiting in handoff files
 
 
 def _prepare(part: _Part) -> _Prepared:
@@ -131,133 +129,35 @@ def default_workers(files: Sequence[Path]) -> int:
     return max(2, min(os.cpu_count() or 1, 4))
 
 
-class Workers:
-    """Worker processes that prepare parts; results come back in the order parts were given."""
-
-    def __init__(self, count: int, directory: Path) -> None:
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-        self._conns: list[Connection] = []
-        self._procs: list[BaseProcess] = []
-        for _ in range(count):
-            ours, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_work, args=(theirs, str(directory)), daemon=True)
-            proc.start()
-            theirs.close()
-            self._conns.append(ours)
-            self._procs.append(proc)
-        self._given = 0
-        self._taken = 0
-        self.directory = directory
-
-    def give(self, part: _Part) -> None:
-        """Send ``part`` to the next worker in turn."""
-        try:
-            self._conns[self._given % len(self._conns)].send(part)
-        except OSError:  # its end of the pipe is closed
-            raise _died() from None
-        self._given += 1
-
-    def take(self) -> _Prepared:
-        """The result of the oldest part given and not yet taken."""
-        conn = self._conns[self._taken % len(self._conns)]
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            raise _died() from None
-        self._taken += 1
-        if isinstance(message, str):
-            raise IngestError(
-                f"ingest stopped: a worker process failed ({message}); run it again (spans"
-                " already stored are skipped)"
-            )
-        prepared: _Prepared = message
-        if prepared.shipped is not None:
-            prepared.batch = receive(prepared.shipped)
-            prepared.shipped = None
-        return prepared
-
-    def close(self) -> None:
-        """Stop the workers (at once: what they are still doing is not wanted)."""
-        for proc in self._procs:
-            proc.terminate()
-        for proc in self._procs:
-            proc.join()
-        for conn in self._conns:
-            conn.close()
+def _prepare_in_worker(part: _Part) -> tuple[PreparedBatch | None, _Prepared]:
+    """``_prepare`` as a ``WorkerPool`` job: the batch apart, to go back as handoff files."""
+    prepared = _prepare(part)
+    return prepared.batch, replace(prepared, batch=None)
 
 
-def _died() -> IngestError:
-    return IngestError(
-        "ingest stopped: a worker process died; run it again (spans already stored are skipped)"
-    )
-
-
-def _work(conn: Connection, directory: str) -> None:
-    """A worker process: prepare each part received until told to stop (``None``)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the writer's to handle
-    where = Path(directory)
-    done = 0
-    while True:
-        try:
-            part = conn.recv()
-        except EOFError:
-            return
-        if part is None:
-            return
-        try:
-            prepared = _prepare(part)
-            if prepared.batch is not None:
-                name = f"{os.getpid()}-{done}"
-                prepared = replace(prepared, batch=None, shipped=ship(prepared.batch, where, name))
-            done += 1
-            conn.send(prepared)
-        except Exception as exc:  # reported to the writer, which raises it
-            conn.send(f"{type(exc).__name__}: {exc}")
-
-
-@contextmanager
-def worker_pool(workers: int) -> Iterator[Workers | None]:
-    """``workers`` worker processes (``None`` for 0). Start them before opening the store:
-    they are forked where the platform allows, and must not inherit an open DuckDB."""
-    if workers <= 0:
-        yield None
-        return
-    with handoff_directory() as directory:
-        pool = Workers(workers, directory)
-        try:
-            yield pool
-        finally:
-            pool.close()
-
-
-def _results(parts: list[_Part], pool: Workers | None, window: int) -> Iterator[_Prepared]:
+def _results(parts: list[_Part], pool: WorkerPool | None, window: int) -> Iterator[_Prepared]:
     """Prepared parts in order; at most ``window`` prepared ahead of the consumer."""
     if pool is None:
         for part in parts:
             yield _prepare(part)
         return
     todo = iter(parts)
-    pending = 0
-    for part in todo:
-        pool.give(part)
-        pending += 1
-        if pending >= window:
-            break
-    while pending:
-        result = pool.take()
-        pending -= 1
+    jobs: deque[Job[_Prepared]] = deque(
+        pool.submit(_prepare_in_worker, part) for part in islice(todo, window)
+    )
+    while jobs:
+        batch, prepared = jobs.popleft().result()
         nxt = next(todo, None)
         if nxt is not None:
-            pool.give(nxt)
-            pending += 1
-        yield result
+            jobs.append(pool.submit(_prepare_in_worker, nxt))
+        prepared.batch = batch
+        yield prepared
 
 
 def ingest_files(
     store: Store,
     files: Sequence[Path],
-    pool: Workers | None = None,
+    pool: WorkerPool | None = None,
     on_file: Callable[[FileReport], None] | None = None,
     part_bytes: int = PART_BYTES,
     window: int = WINDOW,
@@ -290,7 +190,7 @@ def _part_bytes(part: _Part) -> int:
 def _ingest_files(
     store: Store,
     files: Sequence[Path],
-    pool: Workers | None,
+    pool: WorkerPool | None,
     on_file: Callable[[FileReport], None] | None,
     part_bytes: int,
     window: int,
@@ -298,35 +198,27 @@ def _ingest_files(
 ) -> IngestStats:
     total = IngestStats()
     parts = _parts(files, part_bytes)
-    in_tx = False
-    tx_spans = 0
+    written = False  # the open transaction holds writes
+    tx_spans = 0  # spans written by it
     report: FileReport | None = None
-
-    def begin() -> None:
-        nonlocal in_tx, tx_spans
-        if not in_tx:
-            store.con.execute("BEGIN TRANSACTION")
-            in_tx, tx_spans = True, 0
-
-    def commit() -> None:
-        nonlocal in_tx
-        if in_tx:
-            store.con.execute("COMMIT")
-            in_tx = False
-
     pending: list[PreparedBatch] = []  # prepared parts of the current file, not yet written
     file_stats = IngestStats()
 
     def write() -> None:
-        nonlocal tx_spans
+        nonlocal written, tx_spans
         if pending:
-            begin()
             batch = merge_prepared(pending)
             pending.clear()
             file_stats.add(store_prepared(store, batch))
-            tx_spans += batch.span_count
+            written, tx_spans = True, tx_spans + batch.span_count
 
-    try:
+    def commit() -> None:
+        nonlocal written, tx_spans
+        if written:
+            tx.commit()
+            written, tx_spans = False, 0
+
+    with store.transaction() as tx:
         for part, prepared in zip(parts, _results(parts, pool, window)):
             split = part.range is not None
             if report is None or report.path != part.path:
@@ -339,9 +231,9 @@ def _ingest_files(
                     report.error = prepared.error
                     pending.clear()
                     if split:  # drop the parts written so far; say what read_file says
-                        if in_tx:
-                            store.rollback()
-                            in_tx = False
+                        if written:
+                            tx.rollback()
+                            written, tx_spans = False, 0
                         report.error = _whole_file_error(part.path, prepared.error)
                     file_stats = IngestStats()
                 else:
@@ -365,11 +257,6 @@ def _ingest_files(
                 total.add(file_stats)
                 if on_file is not None:
                     on_file(report)
-        commit()
-    except BaseException:
-        if in_tx:
-            store.rollback()
-        raise
     return total
 
 

@@ -16,8 +16,8 @@ def matching_run_ids(store: Store, predicate: str, limit: int | None = None) -> 
     """Ids of the recorded (non-replay) runs for which ``predicate`` holds, oldest first.
 
     The predicate is placed in ``SELECT run_id FROM runs WHERE (<predicate>)``; the statement
-    must parse as exactly one SELECT, and it runs in a transaction that is rolled back, so it
-    can read (subqueries over other tables are fine) but never write.
+    must parse as exactly one SELECT, and it runs in a read-only transaction (rolled back), so
+    it can read (subqueries over other tables are fine) but never write.
     """
     pred = predicate.strip()
     if not pred:
@@ -39,13 +39,11 @@ def matching_run_ids(store: Store, predicate: str, limit: int | None = None) -> 
             "bad --where predicate: it must be one SQL condition, not statements"
         )
     store.deny_host_access(lock=False)  # a predicate reads the store, never this machine
-    store.con.execute("BEGIN TRANSACTION")
-    try:
-        rows = store.con.execute(sql).fetchall()
-    except duckdb.Error as exc:
-        raise BadPredicateError(f"bad --where predicate: {duckdb_message(exc)}") from None
-    finally:
-        store.con.execute("ROLLBACK")
+    with store.transaction(read_only=True):
+        try:
+            rows = store.con.execute(sql).fetchall()
+        except duckdb.Error as exc:
+            raise BadPredicateError(f"bad --where predicate: {duckdb_message(exc)}") from None
     return [r[0] for r in rows]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import duckdb
 
@@ -30,8 +30,7 @@ def run_sql(
     statements = split_statements(con, sql)
     if not write:
         check_read_only(con, statements)
-        con.execute("BEGIN TRANSACTION READ ONLY")
-    try:
+    with nullcontext() if write else store.transaction(read_only=True):
         try:
             result: duckdb.DuckDBPyRelation | None = None
             for statement in statements:
@@ -39,6 +38,3 @@ def run_sql(
             yield result
         except duckdb.Error as exc:  # a damaged file or a full disk says so, not as SQL
             raise store_failure(store.path, exc) or SqlError(one_line(exc)) from None
-    finally:
-        if not write:
-            con.execute("ROLLBACK")

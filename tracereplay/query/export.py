@@ -103,12 +103,9 @@ def export_parquet(store: Store, out_dir: Path, *, overwrite: bool = False) -> l
         else:
             target.unlink()
     exported = []
-    store.con.execute("BEGIN TRANSACTION READ ONLY")
-    try:
+    with store.transaction(read_only=True):
         for table in tables:
             exported.append(_export_table(store, table, out_dir / table))
-    finally:
-        store.con.execute("ROLLBACK")
     return exported
 
 

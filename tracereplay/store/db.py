@@ -80,12 +80,49 @@ def _attach(path: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
+class Transaction:
+    """What ``with store.transaction() as tx:`` gives: the block's handle on its transaction.
+
+    A long job that should make its work durable as it goes (a drain, an ingest of many files)
+    runs in one block and calls ``commit()`` at its checkpoints, or ``rollback()`` to drop what
+    it did since the last one; either way the block carries on in a new transaction. Only the
+    outermost block of a write transaction can.
+    """
+
+    def __init__(self, store: Store, read_only: bool, *, nested: bool = False) -> None:
+        self.read_only = read_only
+        #: an exception left a block nested in this one: the transaction must not commit
+        self.failed = False
+        self._store = store
+        self._nested = nested
+
+    def commit(self) -> None:
+        """Commit what the block has done so far; the block goes on in a new transaction."""
+        self._check("commit")
+        if self.failed:
+            raise StoreError("a nested transaction failed: its outer transaction cannot commit")
+        self._store._restart(commit=True)
+
+    def rollback(self) -> None:
+        """Drop what the block has done since it began or last committed; the block goes on
+        in a new transaction."""
+        self._check("roll back")
+        self._store._restart(commit=False)
+        self.failed = False
+
+    def _check(self, verb: str) -> None:
+        if self._nested or self.read_only:
+            which = "a nested" if self._nested else "a read-only"
+            raise StoreError(f"{which} transaction cannot {verb} part of its work")
+
+
 class Store:
     """An open tracereplay store. Get one with ``Store.open(path)``; it holds the file lock."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
         self.con = con
         self.path = path
+        self._tx: Transaction | None = None  # the outermost open ``transaction()`` block
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -103,8 +140,9 @@ class Store:
         with file_lock(lock_path(path), timeout=timeout):
             con = cls._connect(path, timeout)
             try:
+                store = cls(con, path)
                 try:
-                    schema.migrate(con)
+                    schema.migrate(store)
                 except duckdb.Error as exc:
                     raise StoreError(f"cannot upgrade {path}: {one_line(exc)}") from None
                 con.execute("SET TimeZone = 'UTC'")
@@ -116,7 +154,7 @@ class Store:
                 if _SMALL_ROW_GROUPS:
                     con.execute("SET write_buffer_row_group_count = 1")
                 try:
-                    yield cls(con, path)
+                    yield store
                 except duckdb.Error as exc:
                     failure = store_failure(path, exc)
                     if failure is None:
@@ -162,22 +200,76 @@ class Store:
             self.con.execute(f"SET {setting}")
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        self.con.execute("BEGIN TRANSACTION")
-        try:
-            yield
-        except BaseException:
-            self.rollback()
-            raise
-        self.con.execute("COMMIT")
+    def transaction(self, *, read_only: bool = False) -> Iterator[Transaction]:
+        """A block whose writes land whole or not at all: the one way to a transaction.
 
-    def rollback(self) -> None:
+        The outermost block begins a transaction and commits it at the end, or rolls it back
+        when an exception leaves the block. A block inside it joins it; DuckDB has no
+        savepoints, so an inner block cannot be rolled back on its own: an exception leaving
+        it fails the whole transaction, which the outermost block rolls back (and, should the
+        exception have been caught in between, reports with a ``StoreError`` rather than
+        committing half of the work).
+
+        ``read_only``: a ``READ ONLY`` transaction (DuckDB refuses every write in it), always
+        rolled back at the end: for reading a consistent snapshot that nothing can change.
+        It cannot be opened inside a write transaction (it would not be read only); a write
+        block inside it joins it and its writes are refused.
+
+        A long job commits as it goes with the handle's ``commit()`` (see ``Transaction``).
+        """
+        outer = self._tx
+        if outer is not None:
+            if read_only and not outer.read_only:
+                raise StoreError(
+                    "a read-only transaction cannot be opened inside a write transaction"
+                )
+            try:
+                yield Transaction(self, outer.read_only, nested=True)
+            except BaseException:
+                outer.failed = True
+                raise
+            return
+        self.con.execute("BEGIN TRANSACTION READ ONLY" if read_only else "BEGIN TRANSACTION")
+        tx = self._tx = Transaction(self, read_only)
+        try:
+            yield tx
+        except BaseException:
+            self._tx = None
+            self._rollback()
+            raise
+        self._tx = None
+        if read_only:
+            self._rollback()
+        elif tx.failed:
+            self._rollback()
+            raise StoreError(
+                "a nested transaction failed, so its outer transaction was rolled back"
+            )
+        else:
+            self._commit()
+
+    def _commit(self) -> None:
+        try:
+            self.con.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
         """Roll the open transaction back, if DuckDB still has one: a failed COMMIT (a full
         disk) ends it itself, and the error that caused it is the one to report."""
         try:
             self.con.execute("ROLLBACK")
         except duckdb.Error:
             pass
+
+    def _restart(self, commit: bool) -> None:
+        """End the open transaction (commit or roll it back) and begin the next one."""
+        if commit:
+            self._commit()
+        else:
+            self._rollback()
+        self.con.execute("BEGIN TRANSACTION")
 
     # ------------------------------------------------------------------ spans and logs
     def insert_spans(self, spans: Sequence[Span]) -> int:
@@ -676,6 +768,7 @@ __all__ = [
     "STATUS_CODES",
     "RunTables",
     "Store",
+    "Transaction",
     "run_tables",
     "spans_table",
 ]

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import re
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import duckdb
+
+if TYPE_CHECKING:  # the store passes itself: its transactions are the only ones
+    from tracereplay.store.db import Store
 
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
@@ -37,8 +41,9 @@ def current_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(rows[0][0] or 0)
 
 
-def migrate(con: duckdb.DuckDBPyConnection, target: int | None = None) -> int:
+def migrate(store: Store, target: int | None = None) -> int:
     """Apply every migration above the file's version (up to ``target``); return the new version."""
+    con = store.con
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ DEFAULT current_timestamp)"
@@ -47,15 +52,10 @@ def migrate(con: duckdb.DuckDBPyConnection, target: int | None = None) -> int:
     for number, name, sql in migrations():
         if number <= version or (target is not None and number > target):
             continue
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with store.transaction():
             con.execute(sql)
             con.execute(
                 "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [number, name]
             )
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
         version = number
     return version

@@ -31,9 +31,5 @@ def store_for_request(config: UiConfig) -> Iterator[Store]:
 def reading(config: UiConfig) -> Iterator[Store]:
     """The store for a page that only reads: its queries run in a READ ONLY transaction that is
     rolled back, so a page can never change the store."""
-    with store_for_request(config) as store:
-        store.con.execute("BEGIN TRANSACTION READ ONLY")
-        try:
-            yield store
-        finally:
-            store.con.execute("ROLLBACK")
+    with store_for_request(config) as store, store.transaction(read_only=True):
+        yield store

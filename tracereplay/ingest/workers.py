@@ -1,0 +1,155 @@
+"""The worker processes ingest decodes and prepares its input in: file ingest and the spool
+drain alike.
+
+A ``WorkerPool`` is a ``ProcessPoolExecutor`` whose workers a fork server starts (``spawn``
+where the platform has none): they never inherit this process's threads or open DuckDB file, so
+a pool can be started at any time. A job is a function returning ``(batch, extra)``: the worker
+leaves ``batch`` (a ``PreparedBatch``) as handoff files that the writer maps back (see
+``handoff``), and only ``extra`` and the file names are pickled. A worker that dies, or a job
+that raises, surfaces as one ``IngestError`` with a one-line message; after a death the pool is
+``broken`` and whoever keeps it replaces it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import multiprocessing.forkserver as forkserver
+import os
+import signal
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from tracereplay.errors import IngestError, one_line
+from tracereplay.ingest.handoff import Shipped, new_directory, receive, remove_directory, ship
+from tracereplay.ingest.pipeline import PreparedBatch
+
+T = TypeVar("T")
+
+#: what the fork server imports once, so that every worker it forks starts with it loaded: the
+#: modules whose functions the workers run (with pyarrow, protobuf, the converter), and the
+#: program's main module, which each worker would otherwise import again
+PRELOAD = ["__main__", "tracereplay.ingest.files", "tracereplay.ingest.drain"]
+
+
+class Job(Generic[T]):
+    """A job given to a ``WorkerPool``."""
+
+    def __init__(self, future: Future[tuple[Shipped | None, T]], pool: WorkerPool) -> None:
+        self._future = future
+        self._pool = pool
+
+    def result(self) -> tuple[PreparedBatch | None, T]:
+        """Wait for the job: its batch (mapped from the handoff files) and its ``extra``.
+        Raises ``IngestError`` when its worker died or the job raised."""
+        try:
+            shipped, extra = self._future.result()
+        except BrokenProcessPool:
+            self._pool.broken = True
+            raise _died() from None
+        except Exception as exc:
+            raise IngestError(
+                one_line(
+                    f"ingest stopped: a worker process failed ({type(exc).__name__}: {exc});"
+                    " run it again (spans already stored are skipped)"
+                )
+            ) from None
+        return (receive(shipped) if shipped is not None else None), extra
+
+
+class WorkerPool:
+    """``workers`` worker processes, started as jobs come (or all at once with ``start``)."""
+
+    def __init__(self, workers: int) -> None:
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if ctx.get_start_method() == "forkserver":
+            ctx.set_forkserver_preload(PRELOAD)  # no effect once the fork server runs
+            # start it now: it imports PRELOAD while this process goes on (opening the store),
+            # instead of the first job waiting for that
+            forkserver.ensure_running()
+        self.size = workers
+        #: where the workers leave the tables of prepared batches (see ``handoff``)
+        self.directory = new_directory()
+        #: a worker died: every job given (and to be given) fails; replace the pool
+        self.broken = False
+        self._executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_ignore_sigint)
+
+    def submit(self, fn: Callable[..., tuple[PreparedBatch | None, T]], *args: Any) -> Job[T]:
+        """Run ``fn(*args)`` in a worker. ``fn`` must be importable by name (a module-level
+        function) and return ``(batch, extra)``, ``batch`` a ``PreparedBatch`` or ``None``."""
+        try:
+            future = self._executor.submit(_run, fn, str(self.directory), args)
+        except BrokenProcessPool:
+            self.broken = True
+            raise _died() from None
+        return Job(future, self)
+
+    def start(self) -> None:
+        """Start every worker now, in the background (else each starts when a job needs it)."""
+        for _ in range(self.size):
+            self._executor.submit(os.getpid)
+
+    def close(self) -> None:
+        """Stop the workers (jobs not started are dropped) and remove the handoff files."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        remove_directory(self.directory)
+
+
+def _died() -> IngestError:
+    return IngestError(
+        "ingest stopped: a worker process died; run it again (spans already stored are skipped)"
+    )
+
+
+def _ignore_sigint() -> None:
+    """In each worker: Ctrl-C is the writer's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run(
+    fn: Callable[..., tuple[PreparedBatch | None, T]], directory: str, args: tuple[Any, ...]
+) -> tuple[Shipped | None, T]:
+    """A job, in a worker: its batch goes back as handoff files."""
+    batch, extra = fn(*args)
+    if batch is None:
+        return None, extra
+    return ship(batch, Path(directory), f"{os.getpid()}-{uuid.uuid4().hex}"), extra
+
+
+@contextmanager
+def worker_pool(workers: int) -> Iterator[WorkerPool | None]:
+    """A pool of ``workers`` processes for the length of the block (``None`` for 0)."""
+    if workers <= 0:
+        yield None
+        return
+    pool = WorkerPool(workers)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+_shared: WorkerPool | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool(workers: int) -> WorkerPool:
+    """The process-wide pool (of ``workers`` processes the first time): kept from one use to
+    the next (every drain of a server, every command opening the store) and closed at exit; a
+    broken one is replaced."""
+    global _shared
+    with _shared_lock:
+        if _shared is not None and _shared.broken:
+            _shared.close()
+            _shared = None
+        if _shared is None:
+            _shared = WorkerPool(workers)
+            atexit.register(_shared.close)
+        return _shared
