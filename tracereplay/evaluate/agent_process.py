@@ -41,9 +41,13 @@ from tracereplay.evaluate.outcomes import CaseRun
 from tracereplay.evaluate.recorded_tools import ToolMatch
 from tracereplay.evaluate.replay_attempt import Replayer
 from tracereplay.evaluate.runner import Job, error_run, exits_contained, guarded_attempt
+from tracereplay.forkserver import started_child, worker_context
 from tracereplay.models import EvalSuite, Run
 from tracereplay.sdk import configure, current_setup, flush
 
+#: what the fork server imports for agent processes (see ``tracereplay.forkserver``): the replay
+#: code and the built-in checks, which each process would otherwise import on its first case
+PRELOAD = ["tracereplay.evaluate.agent_process", *BUILTIN_MODULES]
 #: seconds a process gets past ``--timeout`` to end the attempt itself (an async agent is
 #: cancelled in the process, which keeps the spans it made) before it is killed
 TIMEOUT_GRACE_S = 1.0
@@ -92,10 +96,9 @@ class CaseInputs:
 def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent: int) -> None:
     """An agent process: load the agent, then run the attempts the eval sends until told to
     stop (or until the eval is gone)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the eval's to handle
+    started_child(parent)  # Ctrl-C is the eval's to handle; leave when the eval is gone
     os.environ.clear()
-    os.environ.update(env)  # the forkserver's environment may be older than the eval's
-    _leave_with(parent)
+    os.environ.update(env)  # the fork server's environment may be older than the eval's
     try:
         replayer_for = _load(setup)
     except BaseException as exc:  # noqa: BLE001 - reported to the eval, which raises it
@@ -169,38 +172,7 @@ def _loading_failed(setup: AgentSetup, exc: BaseException) -> str:
     return f"--agent '{setup.agent}': loading it failed: {type(exc).__name__}: {one_line(exc)}"
 
 
-def _leave_with(parent: int) -> None:
-    """Exit when the eval's process is gone (forked by the forkserver, this process is not
-    the eval's child: its own parent says nothing)."""
-
-    def watch() -> None:
-        while True:
-            time.sleep(1.0)
-            try:
-                os.kill(parent, 0)
-            except ProcessLookupError:
-                os._exit(1)
-            except PermissionError:  # the pid was reused by another user's process
-                os._exit(1)
-
-    threading.Thread(target=watch, name="tracereplay-parent-watch", daemon=True).start()
-
-
 # ---------------------------------------------------------------------------- eval side
-def _context() -> multiprocessing.context.BaseContext:
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = multiprocessing.get_context("forkserver")
-        # takes effect when the forkserver starts (the ingest workers may have started it):
-        # every child then starts with the replay code and the built-in checks imported, and
-        # does not run the eval's main script ("__main__") again
-        ctx.set_forkserver_preload(
-            ["__main__", "tracereplay.evaluate.agent_process", *BUILTIN_MODULES]
-        )
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
 def death_reason(exitcode: int | None) -> str:
     """Why an agent process ended in the middle of a case, from its exit code."""
     if exitcode is not None and exitcode < 0:
@@ -283,7 +255,7 @@ class AgentProcesses:
     def __init__(self, setup: AgentSetup, count: int) -> None:
         self.setup = setup
         self.count = max(1, count)
-        self._ctx = _context()
+        self._ctx = worker_context(PRELOAD)
         self._idle: queue.SimpleQueue[_AgentProcess] = queue.SimpleQueue()
         self._all: list[_AgentProcess] = []
         self._busy: set[_AgentProcess] = set()

@@ -13,10 +13,7 @@ that raises, surfaces as one ``IngestError`` with a one-line message; after a de
 from __future__ import annotations
 
 import atexit
-import multiprocessing
-import multiprocessing.forkserver as forkserver
 import os
-import signal
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -27,15 +24,15 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from tracereplay.errors import IngestError, one_line
+from tracereplay.forkserver import started_child, worker_context
 from tracereplay.ingest.handoff import Shipped, new_directory, receive, remove_directory, ship
 from tracereplay.ingest.pipeline import PreparedBatch
 
 T = TypeVar("T")
 
 #: what the fork server imports once, so that every worker it forks starts with it loaded: the
-#: modules whose functions the workers run (with pyarrow, protobuf, the converter), and the
-#: program's main module, which each worker would otherwise import again
-PRELOAD = ["__main__", "tracereplay.ingest.files", "tracereplay.ingest.drain"]
+#: modules whose functions the workers run (with pyarrow, protobuf, the converter)
+PRELOAD = ["tracereplay.ingest.files", "tracereplay.ingest.drain"]
 
 
 class Job(Generic[T]):
@@ -67,19 +64,17 @@ class WorkerPool:
     """``workers`` worker processes, started as jobs come (or all at once with ``start``)."""
 
     def __init__(self, workers: int) -> None:
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-        if ctx.get_start_method() == "forkserver":
-            ctx.set_forkserver_preload(PRELOAD)  # no effect once the fork server runs
-            # start it now: it imports PRELOAD while this process goes on (opening the store),
-            # instead of the first job waiting for that
-            forkserver.ensure_running()
+        # the fork server starts now: it imports PRELOAD while this process goes on (opening
+        # the store), instead of the first job waiting for that
+        ctx = worker_context(PRELOAD, start=True)
         self.size = workers
         #: where the workers leave the tables of prepared batches (see ``handoff``)
         self.directory = new_directory()
         #: a worker died: every job given (and to be given) fails; replace the pool
         self.broken = False
-        self._executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_ignore_sigint)
+        self._executor = ProcessPoolExecutor(
+            workers, mp_context=ctx, initializer=started_child, initargs=(os.getpid(),)
+        )
 
     def submit(self, fn: Callable[..., tuple[PreparedBatch | None, T]], *args: Any) -> Job[T]:
         """Run ``fn(*args)`` in a worker. ``fn`` must be importable by name (a module-level
@@ -106,11 +101,6 @@ def _died() -> IngestError:
     return IngestError(
         "ingest stopped: a worker process died; run it again (spans already stored are skipped)"
     )
-
-
-def _ignore_sigint() -> None:
-    """In each worker: Ctrl-C is the writer's to handle."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run(
