@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tracereplay.ingest.drain import open_store
+from tracereplay.ingest.opening import open_store
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

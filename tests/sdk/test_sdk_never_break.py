@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from sdk_helpers import Recorded
 
 import tracereplay
-from tracereplay.ingest.drain import open_store
+from tracereplay.ingest.opening import open_store
 from tracereplay.sdk import stats
 from tracereplay.sdk.exporter import SpoolSpanExporter
 

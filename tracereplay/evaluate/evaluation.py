@@ -63,7 +63,7 @@ from tracereplay.evaluate.scoring import (
 )
 from tracereplay.evaluate.sources import load_result_encodings, load_runs, load_sub_runs
 from tracereplay.gcpause import gc_paused
-from tracereplay.ingest.drain import open_store
+from tracereplay.ingest.opening import open_store
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
 from tracereplay.models.fast import build
 from tracereplay.models.parameters import (

@@ -77,7 +77,7 @@ def suite_eval_defaults(suite: EvalSuite) -> EvalDefaults:
 
 def load_eval_defaults(db: Path, suite_ref: str) -> EvalDefaults:
     """The eval defaults of the suite ``suite_ref`` names (a moment's hold on the store)."""
-    from tracereplay.ingest.drain import open_store
+    from tracereplay.ingest.opening import open_store
     from tracereplay.store.suites import get_suite
 
     with open_store(db) as store:

@@ -6,7 +6,6 @@ import logging
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from tracereplay.otlp import (
 )
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store import spool
-from tracereplay.store.abandoned import mark_abandoned_eval_runs
 from tracereplay.store.db import Store
 
 log = logging.getLogger("tracereplay.drain")
@@ -276,16 +274,3 @@ def _retire(store: Store, step: _Step) -> None:
     elif step.retire:
         spool.retire_segment(segment)
         store.forget_spool_segment(segment.key)
-
-
-@contextmanager
-def open_store(
-    db: str | Path | None = None, *, drain: bool = True, timeout: float = 60.0
-) -> Iterator[Store]:
-    """Open the store for a command: lock, open, migrate and (by default) drain the spool first,
-    so what any agent process wrote before is visible (read-your-writes)."""
-    with Store.open(db, timeout=timeout) as store:
-        if drain:
-            drain_spool(store)
-            mark_abandoned_eval_runs(store)
-        yield store

@@ -1,0 +1,29 @@
+"""Opening the store for a command: what every command that reads or writes the store does.
+
+``open_store`` locks the DuckDB file, opens and migrates it, then (by default) drains the spool
+into it, so what any agent process wrote before is visible (read-your-writes), and marks eval
+runs whose process died ``interrupted``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tracereplay.ingest.drain import drain_spool
+from tracereplay.store.abandoned import mark_abandoned_eval_runs
+from tracereplay.store.db import Store
+
+
+@contextmanager
+def open_store(
+    db: str | Path | None = None, *, drain: bool = True, timeout: float = 60.0
+) -> Iterator[Store]:
+    """Open the store for a command: lock, open, migrate and (by default) drain the spool first,
+    so what any agent process wrote before is visible (read-your-writes)."""
+    with Store.open(db, timeout=timeout) as store:
+        if drain:
+            drain_spool(store)
+            mark_abandoned_eval_runs(store)
+        yield store
