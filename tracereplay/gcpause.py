@@ -3,6 +3,13 @@
 Decoding allocates many small containers (dicts, lists, spans) that hold no reference cycles;
 with the collector running, each batch triggers collections that scan every live object, which
 more than doubled the cost of decoding OTLP/JSON in ``benchmarks/decode.py``.
+
+The pause is taken once, by the entry point that owns the batch work, never by the library
+functions it calls (decoders, ``prepare_batch``, ``store_prepared``): ``ingest_files``,
+``drain_spool``, ``ingest_batch``, every ingest worker job (``ingest.workers``), the receiver's
+JSON validation (``serve.intake``), and an eval run (``run_evaluation``: recorded mode
+throughout, replay around loading and reporting only, never while the agent's code runs). A
+caller of a decoder in a loop of its own (a benchmark) pauses around its loop.
 """
 
 from __future__ import annotations

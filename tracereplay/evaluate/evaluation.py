@@ -277,11 +277,15 @@ def run_evaluation(settings: EvalSettings, progress: ProgressHooks | None = None
 
 
 def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> EvalOutcome:
+    # loading, scoring and reporting allocate many small acyclic objects that the cyclic GC
+    # would only rescan (it more than doubled the time of 10,000 cases): it is paused for the
+    # whole run, unless the agent's own code runs in this process (--in-process)
     if settings.agent and not settings.in_process:
         setup = AgentSetup(settings.agent, settings.db, settings.check_modules)
-        with AgentProcesses(setup, settings.runner.concurrency) as processes:
+        with AgentProcesses(setup, settings.runner.concurrency) as processes, gc_paused():
             return _evaluate(settings, progress, processes)
-    return _evaluate(settings, progress, None)
+    with gc_paused() if not settings.agent else nullcontext():
+        return _evaluate(settings, progress, None)
 
 
 def _evaluate(
@@ -296,11 +300,8 @@ def _evaluate(
         load_replayed_agent(settings.agent, settings.db) if settings.agent and in_process else None
     )
 
-    # loading, scoring recorded results and reporting allocate many small acyclic objects that
-    # the cyclic GC would only rescan (it more than doubled the time of 10,000 cases); replay
-    # leaves it on while the agent's own code runs
     git = _git_state_soon()
-    with gc_paused(), open_store(settings.db) as store:
+    with open_store(settings.db) as store:
         suite = get_suite(store, settings.suite)
         if not replay and _columnar(settings, store, suite):
             return _run_columnar(settings, store, suite, progress, git)
@@ -389,7 +390,6 @@ def _evaluate(
         attempt = _recorded_attempt(suite, sources)
 
     progress.start(len(cases) * options.repeat)
-    paused = gc_paused() if not replay else nullcontext()
     try:
         for run in not_run:
             on_result(run)
@@ -401,14 +401,13 @@ def _evaluate(
             # would only contend
             waits = replay or _checks_may_wait(runnable, suite)
             run_options = options if waits else replace(options, concurrency=1)
-            with paused:
-                report = run_jobs(
-                    expand_jobs(runnable, options.repeat),
-                    attempt,
-                    run_options,
-                    on_result,
-                    isolate=waits and processes is None,
-                )
+            report = run_jobs(
+                expand_jobs(runnable, options.repeat),
+                attempt,
+                run_options,
+                on_result,
+                isolate=waits and processes is None,
+            )
         else:
             report = RunnerReport(stopped=True)
         report.finished += len(not_run)
@@ -422,14 +421,12 @@ def _evaluate(
         from tracereplay.sdk import flush
 
         flush()  # the replay runs' spans reach the spool before the store is opened again
-    with gc_paused():
-        reports = _case_reports(cases, runs)
-        summary = summarize([r.result for r in reports])
+    reports = _case_reports(cases, runs)
+    summary = summarize([r.result for r in reports])
     status = "interrupted" if report.interrupted else "stopped" if report.stopped else "completed"
     final = finished_record(record, summary, status, report.not_run)
     try:
-        with gc_paused():
-            writer.flush(final)
+        writer.flush(final)
     except KeyboardInterrupt:
         report.interrupted = True
         final = final.model_copy(update={"status": "interrupted"})

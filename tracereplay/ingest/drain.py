@@ -91,20 +91,19 @@ def _decode_all(records: list[tuple[int, bytes]]) -> tuple[PreparedBatch, list[s
     warnings = []
     rejected_spans = rejected_logs = 0
     reasons: list[str] = []
-    with gc_paused():  # the decoded spans die inside the pause: the collector never sees them
-        for kind, payload in records:
-            try:
-                decoded = _DECODERS[kind](payload)
-            except DecodeError as exc:  # writers validate first; never block the spool on it
-                warnings.append(str(exc))
-                continue
-            spans.extend(decoded.spans)
-            logs.extend(decoded.logs)
-            rejected_spans += decoded.rejected_spans
-            rejected_logs += decoded.rejected_logs
-            reasons.extend(r for r in decoded.errors if r not in reasons)
-        batch = prepare_batch(spans, logs)
-        del spans, logs
+    for kind, payload in records:
+        try:
+            decoded = _DECODERS[kind](payload)
+        except DecodeError as exc:  # writers validate first; never block the spool on it
+            warnings.append(str(exc))
+            continue
+        spans.extend(decoded.spans)
+        logs.extend(decoded.logs)
+        rejected_spans += decoded.rejected_spans
+        rejected_logs += decoded.rejected_logs
+        reasons.extend(r for r in decoded.errors if r not in reasons)
+    batch = prepare_batch(spans, logs)
+    del spans, logs
     if rejected_spans or rejected_logs:
         # receivers refuse these before acknowledging; SDK agents (a bad clock) do not
         warnings.append(
@@ -181,6 +180,18 @@ def drain_spool(
     ``on_commit`` gets what each transaction stored once it is committed.
     """
     total = IngestStats()
+    with gc_paused():  # see gcpause: the decoded spans die inside the pause
+        _drain_all(store, batch_bytes, tx_bytes, on_commit, total)
+    return total
+
+
+def _drain_all(
+    store: Store,
+    batch_bytes: int,
+    tx_bytes: int | None,
+    on_commit: Callable[[IngestStats], None] | None,
+    total: IngestStats,
+) -> None:
     for segment in spool.list_segments(store.spool_dir):
         offset = store.spool_offset(segment.key)
         pool = None
@@ -193,7 +204,6 @@ def drain_spool(
         if tx_bytes is not None:
             size, tx = min(size, tx_bytes), min(tx, tx_bytes)
         _drain_segment(store, _steps(segment, offset, size), pool, tx, total, on_commit)
-    return total
 
 
 def _drain_segment(

@@ -84,23 +84,20 @@ class _Prepared:
 
 def _prepare(part: _Part) -> _Prepared:
     """Decode and prepare one part (runs in a worker process, or here)."""
-    # one collector pause for the whole part, the decoded spans freed inside it: on the way out
-    # the collector then has only the (untracked) Arrow tables to look at
-    with gc_paused():
-        try:
-            if part.range is None:
-                decoded = read_file(part.path)
-            else:
-                decoded = decode_file_content(read_range(part.path, *part.range))
-        except DecodeError as exc:
-            return _Prepared(error=str(exc))
-        out = _Prepared(
-            prepare_batch(decoded.spans, decoded.logs),
-            rejected_spans=decoded.rejected_spans,
-            rejected_logs=decoded.rejected_logs,
-            errors=decoded.errors,
-        )
-        del decoded
+    try:
+        if part.range is None:
+            decoded = read_file(part.path)
+        else:
+            decoded = decode_file_content(read_range(part.path, *part.range))
+    except DecodeError as exc:
+        return _Prepared(error=str(exc))
+    out = _Prepared(
+        prepare_batch(decoded.spans, decoded.logs),
+        rejected_spans=decoded.rejected_spans,
+        rejected_logs=decoded.rejected_logs,
+        errors=decoded.errors,
+    )
+    del decoded
     return out
 
 
@@ -174,7 +171,9 @@ def ingest_files(
     """
     # DuckDB on one thread while worker processes keep the cores busy: a second thread of its
     # own only competes with them (about 2 µs of CPU per span for nothing)
-    with store.settings(threads=1) if pool is not None else nullcontext():
+    # the cyclic GC paused for the whole ingest (see gcpause): a part's decoded spans are freed
+    # inside the pause, so the collector never scans them
+    with gc_paused(), store.settings(threads=1) if pool is not None else nullcontext():
         return _ingest_files(store, files, pool, on_file, part_bytes, window, on_part)
 
 

@@ -101,9 +101,7 @@ def prepare_batch(spans: Sequence[Span], logs: Sequence[LogRecord] = ()) -> Prep
 
     Needs no store, so it can run in a worker process while another batch is being written.
     """
-    with gc_paused():  # many small acyclic objects: collections would rescan every span
-        batch = _prepare(spans, logs)
-    return batch
+    return _prepare(spans, logs)
 
 
 def _prepare(spans: Sequence[Span], logs: Sequence[LogRecord]) -> PreparedBatch:
@@ -182,28 +180,27 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
     touched = set(batch.trace_ids) | {r.trace_id for r in logs if r.trace_id}
     if not touched:
         return IngestStats(spans=batch.span_count, logs=len(logs))
-    with gc_paused():
-        redo = store.stored_trace_ids(touched)
-        if store.count("logs"):
-            redo |= store.log_trace_ids(touched)
-        # none of the batch's traces stored yet: its spans are all new (no duplicates to skip)
-        all_new = batch.distinct_spans and redo.isdisjoint(batch.trace_ids)
-        redo |= {r.trace_id for r in logs if r.trace_id}
-        redo.update(batch.reconvert)
-        new_spans = (
-            store.insert_span_table(batch.spans, all_new=all_new) if batch.spans is not None else 0
-        )
-        new_logs = store.insert_logs(logs)
+    redo = store.stored_trace_ids(touched)
+    if store.count("logs"):
+        redo |= store.log_trace_ids(touched)
+    # none of the batch's traces stored yet: its spans are all new (no duplicates to skip)
+    all_new = batch.distinct_spans and redo.isdisjoint(batch.trace_ids)
+    redo |= {r.trace_id for r in logs if r.trace_id}
+    redo.update(batch.reconvert)
+    new_spans = (
+        store.insert_span_table(batch.spans, all_new=all_new) if batch.spans is not None else 0
+    )
+    new_logs = store.insert_logs(logs)
 
-        # the batch's runs stand for the traces the store did not know; the rest is redone.
-        # Runs are only ever written with their trace's spans, so a trace without stored spans
-        # or logs (not in ``redo``) has no runs to remove.
-        kept = batch.runs.without(redo)
-        store.replace_run_tables([t for t in batch.converted if t in redo], kept)
-        run_counts = dict.fromkeys(touched, 0)
-        _count_by_trace(kept.runs, run_counts)
-        if redo:
-            run_counts.update(_reconvert(store, redo))
+    # the batch's runs stand for the traces the store did not know; the rest is redone.
+    # Runs are only ever written with their trace's spans, so a trace without stored spans
+    # or logs (not in ``redo``) has no runs to remove.
+    kept = batch.runs.without(redo)
+    store.replace_run_tables([t for t in batch.converted if t in redo], kept)
+    run_counts = dict.fromkeys(touched, 0)
+    _count_by_trace(kept.runs, run_counts)
+    if redo:
+        run_counts.update(_reconvert(store, redo))
     return IngestStats(
         spans=batch.span_count,
         new_spans=new_spans,

@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 
 from tracereplay.errors import IngestError, one_line
 from tracereplay.forkserver import started_child, worker_context
+from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.handoff import Shipped, new_directory, receive, remove_directory, ship
 from tracereplay.ingest.pipeline import PreparedBatch
 
@@ -107,7 +108,8 @@ def _run(
     fn: Callable[..., tuple[PreparedBatch | None, T]], directory: str, args: tuple[Any, ...]
 ) -> tuple[Shipped | None, T]:
     """A job, in a worker: its batch goes back as handoff files."""
-    batch, extra = fn(*args)
+    with gc_paused():  # see gcpause: what the job decodes dies inside the pause
+        batch, extra = fn(*args)
     if batch is None:
         return None, extra
     return ship(batch, Path(directory), f"{os.getpid()}-{uuid.uuid4().hex}"), extra

@@ -28,7 +28,6 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tracereplay.errors import DecodeError
-from tracereplay.gcpause import gc_paused
 from tracereplay.otlp.json_decode import logs_from_dict, traces_from_dict
 from tracereplay.otlp.model import Decoded
 from tracereplay.otlp.pb_decode import logs_from_request, traces_from_request
@@ -75,8 +74,7 @@ def read_file(path: Path) -> Decoded:
     except OSError as err:
         raise DecodeError(f"{path}: cannot read ({err.strerror or err})") from None
     try:
-        with gc_paused():
-            return decode_file_content(data)
+        return decode_file_content(data)
     except DecodeError as err:
         raise DecodeError(f"{path}: {err}") from None
 

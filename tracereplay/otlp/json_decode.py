@@ -16,7 +16,6 @@ from typing import Any
 import orjson
 
 from tracereplay.errors import DecodeError
-from tracereplay.gcpause import gc_paused
 from tracereplay.otlp.ids import (
     MAX_TIME_NS,
     TIME_PROBLEM,
@@ -432,14 +431,12 @@ def _reason(err: Exception) -> str:
 def decode_traces_json(data: bytes | str | dict[str, Any], limits: Limits | None = None) -> Decoded:
     """Decode an OTLP/JSON ``ExportTraceServiceRequest`` (bytes, text, or an already parsed dict)."""
     out = Decoded()
-    with gc_paused():
-        traces_from_dict(load_json(data), out)
+    traces_from_dict(load_json(data), out)
     return apply_limits(out, limits)
 
 
 def decode_logs_json(data: bytes | str | dict[str, Any], limits: Limits | None = None) -> Decoded:
     """Decode an OTLP/JSON ``ExportLogsServiceRequest`` (bytes, text, or an already parsed dict)."""
     out = Decoded()
-    with gc_paused():
-        logs_from_dict(load_json(data), out)
+    logs_from_dict(load_json(data), out)
     return apply_limits(out, limits)

@@ -17,7 +17,6 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from tracereplay.errors import DecodeError
-from tracereplay.gcpause import gc_paused
 from tracereplay.otlp.ids import (
     MAX_TIME_NS,
     TIME_PROBLEM,
@@ -212,14 +211,12 @@ def logs_from_request(req: ExportLogsServiceRequest, out: Decoded) -> None:
 def decode_traces_pb(data: bytes, limits: Limits | None = None) -> Decoded:
     """Decode a binary OTLP ``ExportTraceServiceRequest`` (the body of ``POST /v1/traces``)."""
     out = Decoded()
-    with gc_paused():
-        traces_from_request(parse_traces_request(data), out)
+    traces_from_request(parse_traces_request(data), out)
     return apply_limits(out, limits)
 
 
 def decode_logs_pb(data: bytes, limits: Limits | None = None) -> Decoded:
     """Decode a binary OTLP ``ExportLogsServiceRequest`` (the body of ``POST /v1/logs``)."""
     out = Decoded()
-    with gc_paused():
-        logs_from_request(parse_logs_request(data), out)
+    logs_from_request(parse_logs_request(data), out)
     return apply_limits(out, limits)

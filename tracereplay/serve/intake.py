@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import orjson
 
 from tracereplay.errors import DecodeError
+from tracereplay.gcpause import gc_paused
 from tracereplay.otlp.ids import MAX_TIME_NS, TIME_PROBLEM, log_ids_problem, span_ids_problem
 from tracereplay.otlp.json_decode import decode_logs_json, decode_traces_json, load_json
 from tracereplay.otlp.model import Decoded
@@ -172,8 +173,9 @@ class Intake:
     ) -> tuple[bytes, Decoded]:
         """The request decoded, and its body (re-encoded when the limits changed it)."""
         try:
-            obj = load_json(body)
-            decoded = decode(obj)
+            with gc_paused():  # see gcpause: decoding makes many small acyclic objects
+                obj = load_json(body)
+                decoded = decode(obj)
             if limit_json(obj, self.limits, len(body)):
                 body = orjson.dumps(obj)
         except DecodeError as exc:
