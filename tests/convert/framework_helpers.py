@@ -60,8 +60,24 @@ def convert_folder(folder: Path) -> list[Run]:
     return runs
 
 
+def runs_of(framework: str, instrumentation: str, shape: str) -> list[Run]:
+    """The runs of one captured shape (``payloads/<instrumentation>/<shape>/`` of ``framework``),
+    which must have been captured."""
+    folder = payload_dir(framework, instrumentation, shape)
+    assert any(folder.glob("*-traces.*")), f"no payload in {folder}"
+    return convert_folder(folder)
+
+
 def top_runs(runs: list[Run]) -> list[Run]:
     return [r for r in runs if r.parent_run_id is None]
+
+
+def the_top_run(runs: list[Run]) -> Run:
+    """The one top-level run of an invocation: no wrapper span (a workflow, graph, swarm or
+    chain around the agent) and no agent handed over to may become a second one."""
+    tops = top_runs(runs)
+    assert len(tops) == 1, [(r.agent_name, r.query[:60]) for r in tops]
+    return tops[0]
 
 
 def sub_runs(runs: list[Run], parent: Run) -> list[Run]:

@@ -2,11 +2,30 @@
 
 Payloads: ``tests/fixtures/frameworks/google_adk/payloads/adk_native/<shape>/``, captured by
 ``tests/fixtures/frameworks/google_adk/capture.py`` (its README says what each span holds).
+What every framework gives for the shared shapes is tested in ``test_framework_shapes.py``;
+this file holds what is ADK's own.
+
 ADK wraps every invocation in an ``invoke_workflow <root agent>`` span (no agent name, no
-input/output) around ``invoke_agent <agent>`` spans; ``invoke_agent`` spans carry no input or
+input/output) around ``invoke_agent <agent>`` spans; neither it nor (in a handoff) the agent
+transferred to may become a second top-level run. ``invoke_agent`` spans carry no input or
 output either, so query and response come from the ``generate_content`` spans' messages.
 ADK wraps a tool's returned string as ``{"result": "<text>"}`` in ``gen_ai.tool.call.result``;
 the run keeps the tool's own text.
+
+How ADK records the shared shapes:
+
+- ``tool_error``: the tool span has status ERROR with status message ``TOOL_ERROR`` and
+  ``error.type`` ``TOOL_ERROR``, no exception event; the error text is only in
+  ``gen_ai.tool.call.result`` (``{"error": "unknown city: Atlantis"}``, what
+  ``on_tool_error_callback`` gave the model).
+- ``parallel``: ADK also records an ``execute_tool (merged)`` span (``gen_ai.tool.name``
+  ``(merged tools)``, ``gen_ai.tool.call.id`` = an ADK event id) after parallel calls: it is
+  not a tool call.
+- ``provider_error``: round 2's ``generate_content`` span has status ERROR and an exception
+  event: no output, no usage.
+- ``sub_agent``: the forecaster runs inside the ``AgentTool``'s ``execute_tool forecaster``
+  span, in a nested ``invoke_workflow forecaster`` span (``gen_ai.workflow.nested = true``)
+  around ``invoke_agent forecaster``: one sub-run, no extra run from the nested workflow span.
 
 Differences from ``weather.SCRIPT`` (see capture.py): the handoff tool is ADK's
 ``transfer_to_agent`` with ``{"agent_name": "forecaster"}``, and ``AgentTool``'s argument is
@@ -20,19 +39,13 @@ from typing import Any
 import pytest
 from framework_helpers import (
     QUESTIONS,
-    SCRIPT,
     assert_llm_rounds,
-    assert_one_line_error,
     assert_plain,
-    assert_simple_run,
-    assert_tool_calls,
-    convert_folder,
     final_text,
-    payload_dir,
+    runs_of,
     sub_runs,
+    the_top_run,
     tool_result,
-    top_runs,
-    weather,
 )
 
 from tracereplay.models.run import Run
@@ -41,20 +54,6 @@ FRAMEWORK = "google_adk"
 INSTRUMENTATIONS = ("adk_native",)
 AGENT = "weather_agent"
 SUB_AGENT = "forecaster"
-
-
-def runs_of(instrumentation: str, shape: str) -> list[Run]:
-    folder = payload_dir(FRAMEWORK, instrumentation, shape)
-    assert any(folder.glob("*-traces.*")), f"no payload in {folder}"
-    return convert_folder(folder)
-
-
-def the_top_run(runs: list[Run]) -> Run:
-    """One invocation is one top-level run: the ``invoke_workflow`` wrapper span (and, in a
-    handoff, the agent transferred to) must not become a second top-level run."""
-    tops = top_runs(runs)
-    assert len(tops) == 1, [(r.agent_name, r.query[:40]) for r in tops]
-    return tops[0]
 
 
 def assert_calls(run: Run, expected: list[tuple[int, str, dict[str, Any], str | None]]) -> None:
@@ -78,42 +77,8 @@ def assert_calls(run: Run, expected: list[tuple[int, str, dict[str, Any], str | 
 
 
 @pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-@pytest.mark.parametrize("shape", ["multi_round", "tool_error", "parallel", "streaming"])
-def test_simple_shapes(instrumentation: str, shape: str) -> None:
-    runs = runs_of(instrumentation, shape)
-    run = the_top_run(runs)
-    assert len(runs) == 1, [(r.agent_name, r.parent_run_id) for r in runs]
-    # assert_tool_calls inside wants each result to be the tool's own text ("Paris: 18°C,
-    # cloudy"), not ADK's {"result": "Paris: 18°C, cloudy"} wrapper.
-    assert_simple_run(run, shape, AGENT)
-
-
-@pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-def test_tool_error_is_one_line_and_run_succeeds(instrumentation: str) -> None:
-    run = the_top_run(runs_of(instrumentation, "tool_error"))
-    (call,) = run.result.tool_calls
-    # The tool span has status ERROR with status message "TOOL_ERROR" and error.type
-    # "TOOL_ERROR", no exception event; the error text is only in gen_ai.tool.call.result
-    # ({"error": "unknown city: Atlantis"}, what on_tool_error_callback gave the model).
-    assert_one_line_error(call, "unknown city: Atlantis")
-    assert call.tool_call_id == "call_0001"
-    assert run.result.status == "success"
-
-
-@pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-def test_parallel_calls_share_a_round(instrumentation: str) -> None:
-    run = the_top_run(runs_of(instrumentation, "parallel"))
-    calls = run.result.tool_calls
-    # ADK also records an "execute_tool (merged)" span (gen_ai.tool.name "(merged tools)",
-    # gen_ai.tool.call.id = an ADK event id) after parallel calls: it is not a tool call.
-    assert [c.tool_name for c in calls] == ["get_weather", "get_weather"]
-    assert [c.round for c in calls] == [1, 1]
-    assert [c.tool_call_id for c in calls] == ["call_0001", "call_0002"]
-
-
-@pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
 def test_streaming_output_is_the_whole_answer_once(instrumentation: str) -> None:
-    run = the_top_run(runs_of(instrumentation, "streaming"))
+    run = the_top_run(runs_of(FRAMEWORK, instrumentation, "streaming"))
     # Streamed, ADK's gen_ai.output.messages holds one assistant message per chunk (finish_reason
     # "", tool calls with "arguments": null) and then the whole answer (finish_reason "stop").
     last = run.llm_calls[-1]
@@ -136,26 +101,8 @@ def test_streaming_output_is_the_whole_answer_once(instrumentation: str) -> None
 
 
 @pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-def test_provider_error(instrumentation: str) -> None:
-    runs = runs_of(instrumentation, "provider_error")
-    run = the_top_run(runs)
-    assert len(runs) == 1
-    key = QUESTIONS["provider_error"]
-    assert run.agent_name == AGENT
-    assert run.query == key
-    assert run.result.status == "failed", run.result.status
-    assert run.error, "no run error"
-    assert "scripted provider failure" in run.error, run.error
-    assert "\n" not in run.error and "Traceback" not in run.error, run.error
-    # Round 2 failed (generate_content status ERROR + exception event): no output, no usage.
-    assert_llm_rounds(run, 2, tokens=False)
-    assert run.llm_calls[0].input_tokens and run.llm_calls[0].output_tokens
-    assert_tool_calls(run, key)
-
-
-@pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
 def test_handoff(instrumentation: str) -> None:
-    runs = runs_of(instrumentation, "handoff")
+    runs = runs_of(FRAMEWORK, instrumentation, "handoff")
     key = QUESTIONS["handoff"]
     # ADK records the transfer as two sibling spans under invoke_workflow: invoke_agent
     # weather_agent (its transfer_to_agent call) then invoke_agent forecaster. The forecaster
@@ -183,29 +130,3 @@ def test_handoff(instrumentation: str) -> None:
     assert_llm_rounds(sub, 2)
     args = {"city": "Zurich", "days": 1}
     assert_calls(sub, [(1, "get_forecast", args, tool_result("get_forecast", args))])
-
-
-@pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-def test_sub_agent(instrumentation: str) -> None:
-    runs = runs_of(instrumentation, "sub_agent")
-    key = QUESTIONS["sub_agent"]
-    # The forecaster runs inside the AgentTool's execute_tool forecaster span, in a nested
-    # invoke_workflow forecaster span (gen_ai.workflow.nested = true) around invoke_agent
-    # forecaster: one sub-run, no extra run from the nested workflow span.
-    top = the_top_run(runs)
-    assert top.agent_name == AGENT
-    assert top.query == key
-    assert top.result.response == final_text(key)
-    assert top.result.status == "success"
-    assert_llm_rounds(top, 2)
-    sub_text = final_text(weather.SUB_AGENT_QUESTION)
-    assert_calls(top, [(1, SUB_AGENT, {"request": weather.SUB_AGENT_QUESTION}, sub_text)])
-
-    (sub,) = sub_runs(runs, top)
-    assert len(runs) == 2, [(r.agent_name, r.parent_run_id) for r in runs]
-    assert sub.agent_name == SUB_AGENT
-    assert sub.query == weather.SUB_AGENT_QUESTION
-    assert sub.result.response == sub_text
-    assert sub.result.status == "success"
-    assert_llm_rounds(sub, len(SCRIPT[weather.SUB_AGENT_QUESTION]))
-    assert_tool_calls(sub, weather.SUB_AGENT_QUESTION)

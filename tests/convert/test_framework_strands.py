@@ -6,6 +6,29 @@ The payloads under ``tests/fixtures/frameworks/strands/payloads/native/`` were c
 every message is a span event ``gen_ai.user.message`` / ``gen_ai.assistant.message`` /
 ``gen_ai.tool.message`` / ``gen_ai.choice`` whose ``content``/``message`` is a JSON list of
 strands content blocks, ``[{"text": ...}]``, ``[{"toolUse": ...}]``, ``[{"toolResult": ...}]``).
+
+What every framework gives for the shared shapes is tested in ``test_framework_shapes.py``;
+this file holds what is strands' own. Where strands records what the shared tests check:
+
+- one run per invocation: the ``execute_event_loop_cycle`` spans between the agent and its
+  chat/tool spans are no runs;
+- query: ``gen_ai.user.message`` event content ``[{"text": question}]`` on ``invoke_agent``;
+  response: ``gen_ai.choice`` event message on ``invoke_agent``, plain text and a newline
+  (stripped);
+- tool arguments: the ``execute_tool`` span's ``gen_ai.tool.message`` event content (JSON
+  object); tool result: its ``gen_ai.choice`` event message ``[{"text": result}]`` (the text,
+  not the list); tool error: status ERROR ``unknown city: Atlantis`` (+ exception event); call
+  id: ``gen_ai.tool.call.id``; tokens: ``gen_ai.usage.input_tokens``/``output_tokens`` on
+  ``chat``;
+- ``provider_error``: ``invoke_agent`` has status ERROR ``"Error code: 500 - {'error':
+  {'message': 'scripted provider failure', ...}}"`` and an exception event
+  (``strands.types.exceptions.EventLoopException``); the agent never answered (no
+  ``gen_ai.choice`` on ``invoke_agent``, no text in any LLM output); round 2's ``chat`` span
+  failed (status ERROR) and has no usage;
+- ``sub_agent`` (agents as tools): ``execute_tool forecaster`` > ``invoke_agent forecaster``.
+  The ``execute_tool`` span that wraps the sub-agent is the tool call (no second one is
+  added), whose result is ``str(AgentResult)``: the forecaster's answer plus a trailing
+  newline; the forecaster's LLM calls are its own, not the top run's.
 """
 
 from __future__ import annotations
@@ -15,21 +38,15 @@ import json
 import pytest
 from framework_helpers import (
     QUESTIONS,
-    SCRIPT,
     assert_llm_rounds,
-    assert_plain,
-    assert_simple_run,
     assert_tool_calls,
-    convert_folder,
     final_text,
-    payload_dir,
+    runs_of,
     sub_runs,
+    the_top_run,
     tool_result,
-    top_runs,
     weather,
 )
-
-from tracereplay.models.run import Run
 
 FRAMEWORK = "strands"
 INSTRUMENTATIONS = ["native"]
@@ -44,20 +61,14 @@ HANDOFF_MESSAGE = (
 )
 HANDOFF_ACK = "I handed your question to the forecaster."
 
-SIMPLE_SHAPES = ["multi_round", "tool_error", "parallel", "streaming"]
-
-
-def runs_of(instrumentation: str, shape: str) -> list[Run]:
-    folder = payload_dir(FRAMEWORK, instrumentation, shape)
-    assert any(folder.glob("*-traces.pb")), f"no payload in {folder}"
-    return convert_folder(folder)
-
-
-def the_top_run(runs: list[Run]) -> Run:
-    """Exactly one top-level run per invocation."""
-    tops = top_runs(runs)
-    assert len(tops) == 1, [(r.agent_name, r.query[:60]) for r in tops]
-    return tops[0]
+SHARED_SHAPES = [
+    "multi_round",
+    "tool_error",
+    "parallel",
+    "streaming",
+    "provider_error",
+    "sub_agent",
+]
 
 
 def parts(messages: list[dict], kind: str) -> list[dict]:
@@ -65,29 +76,19 @@ def parts(messages: list[dict], kind: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-@pytest.mark.parametrize("shape", SIMPLE_SHAPES)
-def test_simple_shapes(instrumentation: str, shape: str) -> None:
-    runs = runs_of(instrumentation, shape)
-    run = the_top_run(runs)
-    # the execute_event_loop_cycle spans between the agent and its chat/tool spans are no runs
-    assert len(runs) == 1, [r.agent_name for r in runs]
-    # query: gen_ai.user.message event content [{"text": question}] on invoke_agent;
-    # response: gen_ai.choice event message on invoke_agent, plain text + "\n" (stripped);
-    # tool arguments: the execute_tool span's gen_ai.tool.message event content (JSON object);
-    # tool result: its gen_ai.choice event message [{"text": result}] (the text, not the list);
-    # tool error: status ERROR "unknown city: Atlantis" (+ exception event);
-    # call id: gen_ai.tool.call.id; tokens: gen_ai.usage.input_tokens/output_tokens on chat.
-    assert_simple_run(run, shape, AGENT)
-    assert run.models == [MODEL]
-    assert run.error is None
-    assert run.service_name == "weather-agent"
-    for call in run.result.tool_calls:
-        assert call.duration_ms > 0, call.tool_name
+@pytest.mark.parametrize("shape", SHARED_SHAPES)
+def test_service_model_and_tool_durations(instrumentation: str, shape: str) -> None:
+    """Every run has the service name, only the configured model and timed tool calls."""
+    for run in runs_of(FRAMEWORK, instrumentation, shape):
+        assert run.service_name == "weather-agent", run.service_name
+        assert run.models == [MODEL], (run.agent_name, run.models)
+        for call in run.result.tool_calls:
+            assert call.duration_ms > 0, call.tool_name
 
 
 @pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
 def test_tool_error_is_the_tool_spans_status(instrumentation: str) -> None:
-    run = the_top_run(runs_of(instrumentation, "tool_error"))
+    run = the_top_run(runs_of(FRAMEWORK, instrumentation, "tool_error"))
     (call,) = run.result.tool_calls
     # execute_tool has status ERROR "unknown city: Atlantis", an exception event (ValueError)
     # and gen_ai.tool.status = error; the model was told "Error: unknown city: Atlantis"
@@ -100,7 +101,7 @@ def test_tool_error_is_the_tool_spans_status(instrumentation: str) -> None:
 def test_messages_are_genai_shaped(instrumentation: str) -> None:
     """strands' content blocks (text / toolUse / toolResult) become GenAI parts."""
     key = QUESTIONS["multi_round"]
-    run = the_top_run(runs_of(instrumentation, "multi_round"))
+    run = the_top_run(runs_of(FRAMEWORK, instrumentation, "multi_round"))
     first, second, last = run.llm_calls
 
     roles = [m["role"] for m in first.input_messages]
@@ -124,71 +125,12 @@ def test_messages_are_genai_shaped(instrumentation: str) -> None:
 
 
 @pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-def test_provider_error(instrumentation: str) -> None:
-    key = QUESTIONS["provider_error"]
-    runs = runs_of(instrumentation, "provider_error")
-    run = the_top_run(runs)
-    assert len(runs) == 1
-    assert run.agent_name == AGENT
-    assert run.query == key
-    assert run.result.status == "failed"
-    # invoke_agent: status ERROR "Error code: 500 - {'error': {'message': 'scripted provider
-    # failure', ...}}" and an exception event (strands.types.exceptions.EventLoopException)
-    assert run.error is not None
-    assert "scripted provider failure" in run.error, run.error
-    assert "\n" not in run.error and "Traceback" not in run.error, run.error
-    # the agent never answered: no gen_ai.choice on invoke_agent, no text in any LLM output
-    assert run.result.response == ""
-    # round 2's chat span failed (status ERROR): strands records no usage for it
-    assert_llm_rounds(run, 2, tokens=False)
-    assert run.llm_calls[0].input_tokens and run.llm_calls[0].output_tokens
-    assert run.models == [MODEL]
-    assert_tool_calls(run, key)
-
-
-@pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-def test_sub_agent(instrumentation: str) -> None:
-    """Agents as tools: execute_tool forecaster > invoke_agent forecaster."""
-    key = QUESTIONS["sub_agent"]
-    runs = runs_of(instrumentation, "sub_agent")
-    top = the_top_run(runs)
-    assert len(runs) == 2, [r.agent_name for r in runs]
-    assert top.agent_name == AGENT
-    assert top.query == key
-    assert top.result.response == final_text(key)
-    assert_plain(top.result.response)
-    assert top.result.status == "success"
-    # the forecaster's two LLM calls are its own, not the top run's
-    assert_llm_rounds(top, 2)
-
-    # the execute_tool span that wraps the sub-agent is the tool call; no second one is added
-    (call,) = top.result.tool_calls
-    assert call.tool_name == SUB_AGENT
-    assert call.arguments == {"input": weather.SUB_AGENT_QUESTION}
-    assert call.round == 1
-    assert call.tool_call_id
-    assert call.error is None
-    # the tool returns str(AgentResult): the forecaster's answer plus a trailing newline
-    assert call.result.rstrip("\n") == final_text(weather.SUB_AGENT_QUESTION), call.result
-
-    (sub,) = sub_runs(runs, top)
-    assert sub.parent_run_id == top.run_id
-    assert sub.agent_name == SUB_AGENT
-    assert sub.query == weather.SUB_AGENT_QUESTION
-    assert sub.result.response == final_text(weather.SUB_AGENT_QUESTION)
-    assert sub.result.status == "success"
-    assert_llm_rounds(sub, len(SCRIPT[weather.SUB_AGENT_QUESTION]))
-    assert_tool_calls(sub, weather.SUB_AGENT_QUESTION)
-    assert sub.models == [MODEL]
-
-
-@pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
 def test_handoff_swarm(instrumentation: str) -> None:
     """strands' Swarm: invoke_swarm > invoke_agent weather_agent, then (a sibling)
     invoke_agent forecaster. One run for the invocation, headed by the entry agent; the agent it
     handed off to is its sub-run."""
     key = QUESTIONS["handoff"]
-    runs = runs_of(instrumentation, "handoff")
+    runs = runs_of(FRAMEWORK, instrumentation, "handoff")
     # the invoke_swarm wrapper (kind CLIENT, status UNSET, no output) is no run of its own
     top = the_top_run(runs)
     assert len(runs) == 2, [r.agent_name for r in runs]

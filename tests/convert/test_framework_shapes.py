@@ -1,0 +1,231 @@
+"""What every framework capture must give for the shapes they share, as one set of tests over
+(framework, instrumentation, shape).
+
+``CAPTURES`` says, for each framework, which instrumentations were captured, the agent's name,
+which shared shapes it gives the common way, and the few facts that differ by design (the
+scripted model's call ids, the model recorded on a failed round, the sub-agent tool's
+argument). What is specific to a framework (handoffs, a shape it records its own way, what it
+does not record, where each field comes from) is in its own ``test_framework_<name>.py``;
+pydantic-ai gives every shape it has the common way, so its notes are on its row here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from framework_helpers import (
+    QUESTIONS,
+    SCRIPT,
+    assert_llm_rounds,
+    assert_one_line_error,
+    assert_plain,
+    assert_simple_run,
+    assert_tool_calls,
+    final_text,
+    runs_of,
+    sub_runs,
+    the_top_run,
+    weather,
+)
+
+SIMPLE = ("multi_round", "tool_error", "parallel", "streaming")
+SHARED = (*SIMPLE, "provider_error", "sub_agent")
+SUB_AGENT = "forecaster"
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One framework's captures of the weather agent, under one or more instrumentations."""
+
+    framework: str
+    """Its folder under ``tests/fixtures/frameworks/``."""
+    instrumentations: tuple[str, ...]
+    agent: str
+    """The name the main agent's run must have."""
+    shapes: tuple[str, ...] = SHARED
+    """The shared shapes it gives the common way (a shape it records its own way is tested in
+    its own file only)."""
+    call_ids: tuple[str, str] = ("call_0001", "call_0002")
+    """The ids the scripted model gives a conversation's first two tool calls."""
+    failed_model: str | None = "gpt-4o-mini"
+    """The model recorded on ``provider_error``'s failed round (the request's model)."""
+    delegation_argument: str = "input"
+    """The argument of the tool that runs the sub-agent."""
+    delegation_suffix: str = ""
+    """What that tool's result adds to the sub-agent's answer."""
+
+
+CAPTURES = (
+    Capture(
+        "google_adk",
+        ("adk_native",),
+        "weather_agent",
+        failed_model="openai/gpt-4o-mini",  # LiteLlm's provider/model
+        delegation_argument="request",  # AgentTool's argument
+    ),
+    Capture("langgraph", ("openinference", "openllmetry"), "weather_agent"),
+    # create_react_agent: the graph (named LangGraph) is the run; a tool that raises fails the
+    # invocation (test_framework_langgraph_react.py); no streaming or sub_agent capture.
+    Capture(
+        "langgraph",
+        ("openinference-react", "openllmetry-react"),
+        "LangGraph",
+        shapes=("multi_round", "parallel", "provider_error"),
+    ),
+    # tool_error: the SDK redacts the tool's exception (test_framework_openai_agents.py).
+    Capture(
+        "openai_agents",
+        ("openinference", "openllmetry"),
+        "weather_agent",
+        shapes=("multi_round", "parallel", "streaming", "provider_error", "sub_agent"),
+        # the Responses API numbers each function-call item (fc_<n>) before its call id
+        call_ids=("call_0002", "call_0004"),
+        # neither instrumentation records a model (or usage) on the failed round
+        failed_model=None,
+    ),
+    # pydantic-ai's own instrumentation (Agent.instrument_all()), captured by
+    # tests/fixtures/frameworks/pydantic_ai/capture.py (its README says what each span holds).
+    # pydantic-ai has no handoff, so there is no handoff shape; sub_agent is agent delegation
+    # (a forecaster tool that runs the forecaster agent). A tool's error is its span's
+    # `exception` event (type pydantic_ai.exceptions.ToolFailedError, message "unknown city:
+    # Atlantis"); the span's status is ERROR with an empty message.
+    Capture("pydantic_ai", ("native",), "weather_agent"),
+    Capture(
+        "strands",
+        ("native",),
+        "weather_agent",
+        # the tool returns str(AgentResult): the forecaster's answer plus a newline
+        delegation_suffix="\n",
+    ),
+)
+
+
+def cases(*shapes: str) -> list[Any]:
+    """``(capture, instrumentation, shape)`` for every capture of ``shapes``, with ids such as
+    ``pydantic_ai-native-multi_round``."""
+    return [
+        pytest.param(
+            capture, instrumentation, shape, id=f"{capture.framework}-{instrumentation}-{shape}"
+        )
+        for capture in CAPTURES
+        for instrumentation in capture.instrumentations
+        for shape in shapes
+        if shape in capture.shapes
+    ]
+
+
+CASE = ("capture", "instrumentation", "shape")
+
+
+@pytest.mark.parametrize(CASE, cases(*SIMPLE))
+def test_simple_shape(capture: Capture, instrumentation: str, shape: str) -> None:
+    """One agent, one run: the question, the final answer, one LLM call per scripted round and
+    the scripted tool calls with the tools' own output (or a one-line error)."""
+    runs = runs_of(capture.framework, instrumentation, shape)
+    run = the_top_run(runs)
+    assert len(runs) == 1, [(r.agent_name, r.parent_run_id) for r in runs]
+    assert sub_runs(runs, run) == []
+    assert run.error is None, run.error
+    assert_simple_run(run, shape, capture.agent)
+
+
+@pytest.mark.parametrize(CASE, cases("tool_error"))
+def test_tool_error_is_one_line_and_run_succeeds(
+    capture: Capture, instrumentation: str, shape: str
+) -> None:
+    """The tool raised; the model answered anyway: the call holds the error, the run succeeds."""
+    run = the_top_run(runs_of(capture.framework, instrumentation, shape))
+    (call,) = run.result.tool_calls
+    assert call.tool_name == "get_weather", call.tool_name
+    assert call.arguments == {"city": "Atlantis"}, call.arguments
+    assert_one_line_error(call, "unknown city: Atlantis")
+    assert call.tool_call_id == capture.call_ids[0], call.tool_call_id
+    assert run.result.status == "success", (run.result.status, run.error)
+    assert run.result.response == final_text(QUESTIONS[shape])
+
+
+@pytest.mark.parametrize(CASE, cases("parallel"))
+def test_parallel_calls_share_a_round(capture: Capture, instrumentation: str, shape: str) -> None:
+    run = the_top_run(runs_of(capture.framework, instrumentation, shape))
+    calls = run.result.tool_calls
+    assert [c.tool_name for c in calls] == ["get_weather", "get_weather"]
+    assert [c.round for c in calls] == [1, 1]
+    assert [c.tool_call_id for c in calls] == list(capture.call_ids)
+    assert [c.result for c in calls] == ["Rome: 24°C, sunny", "Oslo: 6°C, rain"]
+
+
+@pytest.mark.parametrize(CASE, cases("provider_error"))
+def test_provider_error(capture: Capture, instrumentation: str, shape: str) -> None:
+    """The provider answers HTTP 500 on round 2: the run fails with a one-line error."""
+    key = QUESTIONS[shape]
+    runs = runs_of(capture.framework, instrumentation, shape)
+    run = the_top_run(runs)
+    assert len(runs) == 1, [(r.agent_name, r.parent_run_id) for r in runs]
+    assert run.agent_name == capture.agent, run.agent_name
+    assert run.query == key, run.query
+    assert run.result.status == "failed", run.result.status
+    assert run.error, "no run error"
+    assert "scripted provider failure" in run.error, run.error
+    assert "\n" not in run.error and "Traceback" not in run.error, run.error
+    # The invocation raised: there is no final answer.
+    assert run.result.response == "", run.result.response
+    # Two LLM calls: round 1 answered (model + tokens); round 2 failed, so its span has no
+    # usage and at most the request's model.
+    assert run.result.total_llm_calls == 2, run.result.total_llm_calls
+    assert [c.round for c in run.llm_calls] == [1, 2]
+    first, failed = run.llm_calls
+    assert first.model and first.input_tokens and first.output_tokens
+    assert (failed.model or None) == capture.failed_model, failed.model
+    assert failed.input_tokens is None and failed.output_tokens is None
+    assert run.models, "no model"
+    assert run.input_tokens > 0 and run.output_tokens > 0
+    # The one tool call that ran before the provider failed.
+    assert_tool_calls(run, key)
+
+
+@pytest.mark.parametrize(CASE, cases("sub_agent"))
+def test_sub_agent(capture: Capture, instrumentation: str, shape: str) -> None:
+    """The agent calls the forecaster agent as a tool: one tool call of the main run (the
+    forecaster's answer as its result), and the forecaster one sub-run with its own LLM rounds
+    and tool calls, not counted in the main run."""
+    key = QUESTIONS[shape]
+    sub_key = weather.SUB_AGENT_QUESTION
+    runs = runs_of(capture.framework, instrumentation, shape)
+    top = the_top_run(runs)
+    assert len(runs) == 2, [(r.agent_name, r.parent_run_id) for r in runs]
+
+    # The main agent: its own query, LLM rounds and final text.
+    assert top.agent_name == capture.agent, top.agent_name
+    assert top.query == key, top.query
+    assert_plain(top.query)
+    assert top.result.response == final_text(key), top.result.response
+    assert_plain(top.result.response)
+    assert top.result.status == "success", (top.result.status, top.error)
+    assert_llm_rounds(top, len(SCRIPT[key]))
+
+    # Its one tool call is the delegation: tool `forecaster`, the sub-agent's answer as result.
+    assert [c.tool_name for c in top.result.tool_calls] == [SUB_AGENT], [
+        c.tool_name for c in top.result.tool_calls
+    ]
+    (call,) = top.result.tool_calls
+    assert call.arguments == {capture.delegation_argument: sub_key}, call.arguments
+    assert call.result == final_text(sub_key) + capture.delegation_suffix, call.result
+    assert call.error is None, call.error
+    assert call.round == 1, call.round
+    assert call.tool_call_id == capture.call_ids[0], call.tool_call_id
+
+    # The forecaster is a sub-run of the main run, with its own LLM rounds and tool calls.
+    (sub,) = sub_runs(runs, top)
+    assert sub.parent_run_id == top.run_id
+    assert sub.agent_name == SUB_AGENT, sub.agent_name
+    assert sub.query == sub_key, sub.query
+    assert sub.result.response == final_text(sub_key), sub.result.response
+    assert sub.result.status == "success", (sub.result.status, sub.error)
+    assert_llm_rounds(sub, len(SCRIPT[sub_key]))
+    assert_tool_calls(sub, sub_key)
+
+    # The sub-agent's LLM calls and tools are not counted in the main run.
+    assert {c.span_id for c in top.llm_calls}.isdisjoint(c.span_id for c in sub.llm_calls)
+    assert "get_forecast" not in [c.tool_name for c in top.result.tool_calls]
