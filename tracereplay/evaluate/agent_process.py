@@ -220,10 +220,14 @@ class _AgentProcess:
 
     def run(self, plan: ReplayPlan, job: Job, inputs: CaseInputs, deadline_s: float | None) -> Any:
         """Send one attempt; its ``CaseRun``, or the reason the process ended without one."""
-        if self.planned is not plan:
-            self.conn.send(("plan", plan))
-            self.planned = plan
-        self.conn.send(("job", job, inputs))
+        try:
+            if self.planned is not plan:
+                self.conn.send(("plan", plan))
+                self.planned = plan
+            self.conn.send(("job", job, inputs))
+        except OSError:  # it died between cases (a thread of the agent's, say)
+            self.process.join(STOP_GRACE_S)
+            return death_reason(self.process.exitcode)
         if deadline_s is not None and not self.conn.poll(deadline_s):
             self.kill()
             return None
@@ -314,6 +318,9 @@ class AgentProcesses:
         started = datetime.now(UTC)
         t0 = time.perf_counter()
         process = self._idle.get()
+        if process.ready and not process.process.is_alive():  # it died between cases
+            process.kill()
+            process = self._start()
         with self._lock:
             self._busy.add(process)
         try:
@@ -325,6 +332,9 @@ class AgentProcesses:
         deadline = timeout + TIMEOUT_GRACE_S if timeout is not None else None
         try:
             outcome = process.run(self._plan, job, self._inputs(job), deadline)
+        except BaseException:  # Ctrl-C while waiting: the case is abandoned with its process
+            process.kill()
+            raise
         finally:
             with self._lock:
                 self._busy.discard(process)
@@ -343,10 +353,10 @@ class AgentProcesses:
     def close(self) -> None:
         """Ask every idle process to leave (killed if it does not within a few seconds); one
         still in a case (the eval was interrupted) is killed now."""
+        self._closed = True  # the background start stops starting more
         if self._starting is not None:
             self._starting.join()
         with self._lock:
-            self._closed = True
             processes = list(self._all)
             busy = list(self._busy)
         for p in busy:
