@@ -145,3 +145,36 @@ def test_in_process_replay_runs_the_agent_in_the_eval_process(db: Path) -> None:
     assert {"the agent called sys.exit(4)", "the agent called os._exit(3)"} <= reasons
     [run] = rows(db, "SELECT options FROM eval_runs")
     assert '"in_process": true' in run["options"].replace(":true", ": true")
+
+
+def test_a_crash_is_seen_even_when_a_child_of_the_agent_keeps_its_pipe_open(
+    db: Path, tmp_path: Path
+) -> None:
+    import os
+    import signal
+    import time
+
+    pids = tmp_path / "pids"
+    t0 = time.monotonic()
+    try:
+        # output to files: the forked child holds the eval's stdout and stderr too
+        with (tmp_path / "out").open("w") as out, (tmp_path / "err").open("w") as err:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
+                 "--agent", "replay_agents:crashes_leaving_a_child", "--concurrency", "1",
+                 "--timeout", "25"],
+                cwd=AGENTS, stdout=out, stderr=err,
+                env={**os.environ, "REPLAY_AGENT_PIDS": str(pids)},
+            )  # fmt: skip
+            proc.wait(timeout=120)
+        elapsed = time.monotonic() - t0
+    finally:
+        for pid in pids.read_text().split() if pids.exists() else []:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    assert proc.returncode == 1, (tmp_path / "err").read_text()
+    reasons = {r["reason"] for r in rows(db, "SELECT reason FROM case_results")}
+    assert any(r.startswith("the agent's process was killed by signal SIGSEGV") for r in reasons)
+    assert elapsed < 20  # not the 25 s timeout

@@ -51,6 +51,8 @@ PRELOAD = ["tracereplay.evaluate.agent_process", *BUILTIN_MODULES]
 #: seconds a process gets past ``--timeout`` to end the attempt itself (an async agent is
 #: cancelled in the process, which keeps the spans it made) before it is killed
 TIMEOUT_GRACE_S = 1.0
+#: seconds between looks at whether a process in a case is still alive
+POLL_S = 0.5
 #: seconds a process gets to leave when the eval ends, before it is killed
 STOP_GRACE_S = 5.0
 
@@ -228,9 +230,18 @@ class _AgentProcess:
         except OSError:  # it died between cases (a thread of the agent's, say)
             self.process.join(STOP_GRACE_S)
             return death_reason(self.process.exitcode)
-        if deadline_s is not None and not self.conn.poll(deadline_s):
-            self.kill()
-            return None
+        end = time.monotonic() + deadline_s if deadline_s is not None else None
+        # waits in slices, watching the process too: a child the agent started may hold the
+        # pipe open after the agent's process died, and then no end of file ever comes
+        while not self.conn.poll(
+            POLL_S if end is None else max(0.0, min(POLL_S, end - time.monotonic()))
+        ):
+            if not self.process.is_alive():
+                self.process.join(STOP_GRACE_S)
+                return death_reason(self.process.exitcode)
+            if end is not None and time.monotonic() >= end:
+                self.kill()
+                return None
         try:
             kind, result = self.conn.recv()
         except (EOFError, OSError):

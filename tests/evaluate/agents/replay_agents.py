@@ -245,3 +245,21 @@ def crashes(query: str) -> str:
     if "Rome" in query:
         os.abort()
     return weather(query)
+
+
+def crashes_leaving_a_child(query: str) -> str:
+    """For Paris: forks a child (which inherits the process's pipe to the eval and outlives it)
+    and then crashes; with ``$REPLAY_AGENT_PIDS`` the child's pid is written there."""
+    import ctypes
+
+    if "Paris" in query:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(30)
+            os._exit(0)
+        pids = os.environ.get("REPLAY_AGENT_PIDS")
+        if pids:
+            with open(pids, "a") as f:
+                f.write(f"{pid}\n")
+        ctypes.string_at(0)
+    return weather(query)
