@@ -18,11 +18,14 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.mark.parametrize("where", [[], ["--in-process"]], ids=["agent-processes", "in-process"])
 def test_replay_answers_tools_from_the_recording_and_stores_linked_replay_runs(
-    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: list[str]
 ) -> None:
     monkeypatch.setenv("REPLAY_AGENT_TEMP", "99")  # a live tool would now answer 99
-    doc = eval_json(db, tmp_path, "weather", "--agent", "replay_agents:weather", exit_code=0)
+    doc = eval_json(
+        db, tmp_path, "weather", "--agent", "replay_agents:weather", *where, exit_code=0
+    )
     assert replay_agents.LIVE_CALLS == []  # every tool call came from the recording
     run = doc["eval_run"]
     assert run["mode"] == "replay" and run["agent"] == "replay_agents:weather"

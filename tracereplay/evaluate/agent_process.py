@@ -138,26 +138,33 @@ def _load(setup: AgentSetup) -> Any:
     if setup.check_modules:
         load_check_modules(setup.check_modules)
     agent = load_replayed_agent(setup.agent, setup.db)
+    return lambda plan, job, inputs: case_replayer(agent, plan, inputs).attempt
 
-    def replayer_for(plan: ReplayPlan, job: Job, inputs: CaseInputs) -> Any:
-        source = inputs.source
-        sources = {source.run_id: source} if source is not None else {}
-        return Replayer(
-            agent=agent,
-            suite=plan.suite,
-            eval_run_id=plan.eval_run_id,
-            source_runs=sources,
-            result_encodings=inputs.encodings,
-            sub_runs={source.run_id: inputs.sub_runs} if source is not None else {},
-            tool_match=plan.tool_match,
-            live_tools=plan.live_tools,
-            timeout_s=plan.timeout_s,
-            llm=plan.llm,
-            llm_match=plan.llm_match,
-            llm_calls={source.run_id: inputs.llm_calls} if source is not None else {},
-        ).attempt
 
-    return replayer_for
+def case_replayer(agent: AgentCallable, plan: ReplayPlan, inputs: CaseInputs) -> Replayer:
+    """The ``Replayer`` of one case: ``plan``'s settings, answering from ``inputs``."""
+    source = inputs.source
+    return Replayer(
+        agent=agent,
+        suite=plan.suite,
+        eval_run_id=plan.eval_run_id,
+        source_runs={source.run_id: source} if source is not None else {},
+        result_encodings=inputs.encodings,
+        sub_runs={source.run_id: inputs.sub_runs} if source is not None else {},
+        tool_match=plan.tool_match,
+        live_tools=plan.live_tools,
+        timeout_s=plan.timeout_s,
+        llm=plan.llm,
+        llm_match=plan.llm_match,
+        llm_calls={source.run_id: inputs.llm_calls} if source is not None else {},
+    )
+
+
+def in_process_attempts(
+    agent: AgentCallable, plan: ReplayPlan, inputs_for: Callable[[Job], CaseInputs]
+) -> Callable[[Job], CaseRun]:
+    """``--in-process``: the attempt function that replays each case in this process."""
+    return lambda job: case_replayer(agent, plan, inputs_for(job)).attempt(job)
 
 
 def load_replayed_agent(spec: str, db: Path) -> AgentCallable:

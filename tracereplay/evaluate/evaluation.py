@@ -27,6 +27,7 @@ from tracereplay.evaluate.agent_process import (
     AgentSetup,
     CaseInputs,
     ReplayPlan,
+    in_process_attempts,
     load_replayed_agent,
 )
 from tracereplay.evaluate.git_info import GitState, git_state
@@ -45,7 +46,6 @@ from tracereplay.evaluate.recorded_columnar import (
 )
 from tracereplay.evaluate.recorded_scoring import score_recorded
 from tracereplay.evaluate.recorded_tools import ToolMatch
-from tracereplay.evaluate.replay_attempt import Replayer
 from tracereplay.evaluate.results_store import (
     insert_case_runs,
     insert_eval_run,
@@ -358,7 +358,7 @@ def _evaluate(
             runnable.append(case)
 
     attempt: Callable[[Job], CaseRun]
-    if processes is not None:
+    if replay:
         plan = ReplayPlan(
             suite=suite,
             eval_run_id=record.eval_run_id,
@@ -369,23 +369,12 @@ def _evaluate(
             llm_match=settings.llm_match,
         )
         inputs = _case_inputs(sources, sub_runs, encodings, llm_calls)
-        processes.start(plan, inputs, len(runnable) * options.repeat)
-        attempt = processes.attempt
-    elif agent is not None:
-        attempt = Replayer(
-            agent=agent,
-            suite=suite,
-            eval_run_id=record.eval_run_id,
-            source_runs=sources,
-            result_encodings=encodings,
-            sub_runs=sub_runs,
-            tool_match=settings.tool_match,
-            live_tools=settings.live_tools,
-            timeout_s=options.timeout_s,
-            llm=settings.llm,
-            llm_match=settings.llm_match,
-            llm_calls=llm_calls,
-        ).attempt
+        if processes is not None:
+            processes.start(plan, inputs, len(runnable) * options.repeat)
+            attempt = processes.attempt
+        else:
+            assert agent is not None
+            attempt = in_process_attempts(agent, plan, inputs)
     else:
         attempt = _recorded_attempt(suite, sources)
 
