@@ -123,6 +123,10 @@ def replay(
         out,
         "--agent",
         f"agent:{attr}",
+        # each agent process imports the framework (seconds of CPU for the biggest): two, as
+        # many as CI's cores, keep these tests quick; concurrency is tested with small agents
+        "--concurrency",
+        "2",
         *args,
         cli=[str(framework_bin(framework))],
         cwd=str(FRAMEWORKS / framework),
