@@ -5,40 +5,28 @@ Content-Security-Policy lets its one script run and nothing else (no console err
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from headless_chromium import launch, requires_chromium, requires_playwright, sync_playwright
 from sql_pipeline import tracereplay
 
 from tracereplay.store import Store
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 try:
-    from playwright.sync_api import Page, expect, sync_playwright
+    from playwright.sync_api import Page, expect
 except ImportError:  # pragma: no cover - the test extra installs it
-    sync_playwright = None  # type: ignore[assignment]
+    pass
 
-pytestmark = [
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="chromium is not installed (tests/report/ensure_chromium.sh installs it when run "
-        "as root with apt-get; make test calls it)",
-    ),
-    pytest.mark.skipif(
-        sync_playwright is None, reason="playwright is not installed (pip install -e '.[test]')"
-    ),
-]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+pytestmark = [requires_chromium, requires_playwright]
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    assert CHROMIUM is not None and sync_playwright is not None
+    assert sync_playwright is not None
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = launch(pw)
         try:
             yield b
         finally:

@@ -3,23 +3,18 @@ see ensure_chromium.sh), then asserted on the DOM the browser built."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from headless_chromium import CHROMIUM, requires_chromium
 from report_dom import Node, parse
 from sql_pipeline import tracereplay
 
 from tracereplay.report.script import script_hash
 from tracereplay.store import Store
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="chromium is not installed (tests/report/ensure_chromium.sh installs it when run as root "
-    "with apt-get; make test calls it)",
-)
+pytestmark = requires_chromium
 
 HOSTILE_TEXT = (
     "<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\">"

@@ -10,37 +10,23 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from headless_chromium import launch, requires_chromium, requires_playwright, sync_playwright
 from sql_pipeline import tracereplay
 
 from tracereplay.store import Store
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 try:
-    from playwright.sync_api import Page, expect, sync_playwright
+    from playwright.sync_api import Page, expect
 except ImportError:  # pragma: no cover - the test extra installs it
-    sync_playwright = None  # type: ignore[assignment]
+    pass
 
-pytestmark = [
-    pytest.mark.skipif(
-        CHROMIUM is None,
-        reason="chromium is not installed (tests/report/ensure_chromium.sh installs it when run "
-        "as root with apt-get; make test calls it)",
-    ),
-    pytest.mark.skipif(
-        sync_playwright is None, reason="playwright is not installed (pip install -e '.[test]')"
-    ),
-]
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
+pytestmark = [requires_chromium, requires_playwright]
 SHOTS = os.environ.get("TRACEREPLAY_UI_SCREENSHOTS")
 
 
@@ -63,9 +49,9 @@ def server(fresh_db: Path) -> Iterator[tuple[str, Path]]:
 
 @pytest.fixture
 def page() -> Iterator[Page]:
-    assert CHROMIUM is not None and sync_playwright is not None
+    assert sync_playwright is not None
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch(pw)
         try:
             context = browser.new_context(viewport={"width": 1360, "height": 900})
             yield context.new_page()
