@@ -48,20 +48,12 @@ def _run_values(record: EvalRunRecord) -> list[Any]:
 
 def insert_eval_run(store: Store, record: EvalRunRecord) -> None:
     """Add the eval run's row (status ``running`` while its cases run)."""
-    marks = ", ".join("?" * len(EVAL_RUN_COLUMNS))
-    store.con.execute(
-        f"INSERT INTO eval_runs ({', '.join(EVAL_RUN_COLUMNS)}) VALUES ({marks})",
-        _run_values(record),
-    )
+    store.insert_row("eval_runs", EVAL_RUN_COLUMNS, _run_values(record))
 
 
 def update_eval_run(store: Store, record: EvalRunRecord) -> None:
     """Write every field of ``record`` over its stored row."""
-    sets = ", ".join(f"{c} = ?" for c in EVAL_RUN_COLUMNS[1:])
-    store.con.execute(
-        f"UPDATE eval_runs SET {sets} WHERE eval_run_id = ?",
-        [*_run_values(record)[1:], record.eval_run_id],
-    )
+    store.update_row("eval_runs", EVAL_RUN_COLUMNS, _run_values(record))
 
 
 def resolve_eval_run_id(store: Store, ident: str) -> str:

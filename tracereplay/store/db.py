@@ -316,6 +316,18 @@ class Store:
         )
         return self.append_table("logs", table, skip_duplicates=True)
 
+    def insert_row(self, table: str, columns: Sequence[str], values: Sequence[Any]) -> None:
+        """Add one row: ``values`` in the order of ``columns``."""
+        marks = ", ".join("?" * len(columns))
+        self.con.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", values)
+
+    def update_row(self, table: str, columns: Sequence[str], values: Sequence[Any]) -> None:
+        """Write ``values`` over the row whose key (the first column) is ``values[0]``."""
+        sets = ", ".join(f"{c} = ?" for c in columns[1:])
+        self.con.execute(
+            f"UPDATE {table} SET {sets} WHERE {columns[0]} = ?", [*values[1:], values[0]]
+        )
+
     def query_dicts(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Rows of ``sql`` as dicts keyed by column name."""
         cur = self.con.execute(sql, list(params))

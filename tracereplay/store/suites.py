@@ -80,19 +80,12 @@ def list_suites(store: Store) -> list[tuple[EvalSuite, int]]:
 
 
 def insert_suite(store: Store, suite: EvalSuite) -> None:
-    store.con.execute(
-        f"INSERT INTO eval_suites ({', '.join(SUITE_COLUMNS)}) VALUES ({', '.join('?' * len(SUITE_COLUMNS))})",
-        _suite_values(suite),
-    )
+    store.insert_row("eval_suites", SUITE_COLUMNS, _suite_values(suite))
 
 
 def update_suite(store: Store, suite: EvalSuite) -> None:
     """Write every field of ``suite`` over the stored suite with the same id."""
-    sets = ", ".join(f"{c} = ?" for c in SUITE_COLUMNS[1:])
-    store.con.execute(
-        f"UPDATE eval_suites SET {sets} WHERE suite_id = ?",
-        [*_suite_values(suite)[1:], suite.id],
-    )
+    store.update_row("eval_suites", SUITE_COLUMNS, _suite_values(suite))
 
 
 def touch_suite(store: Store, suite_id: str, when: datetime | None = None) -> None:
