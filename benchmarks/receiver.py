@@ -7,13 +7,16 @@ Prints spans/s acknowledged (every request answered 200, i.e. fsync'd to the spo
 queryable (``SELECT count(*) FROM spans`` in DuckDB reaches the total, runs converted).
 
     python benchmarks/receiver.py [--traces 20000] [--clients 3] [--traces-per-request 50]
-    python benchmarks/receiver.py --soak [--minutes 2] [--rate SPANS_PER_S]
+    python benchmarks/receiver.py --soak [--minutes 2] [--rate SPANS_PER_S] [--prefill SPANS]
 
 ``--soak`` measures the server's memory over a long run: it first finds the store rate (a
 burst of 10,000 spans, timed from the first post to queryable), then one client posts at half
 that rate (or ``--rate``) for ``--minutes`` (2 by default; 60 for the hour-long soak) and the
 server's resident memory (its own, and with its worker processes) is printed every
-``--every`` seconds, with spans acknowledged and stored so far.
+``--every`` seconds, with spans acknowledged and stored so far; ``peak`` is the highest of
+``serve``'s own, sampled every 0.1 s since the line before (the drain rounds' peaks).
+``--prefill N`` first fills the store with N spans (written straight into DuckDB, one tenth as
+many runs), to see whether a drain's memory depends on the size of the store.
 
 The acknowledged rate includes backpressure: once ``--max-backlog-mib`` (64 MiB) of spooled data
 waits for the drainer, clients get 503 and retry, so over a long run it settles at the store rate;
@@ -32,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -157,18 +161,25 @@ def _soak(server: subprocess.Popen, port: int, args: argparse.Namespace) -> None
     next_report = time.perf_counter()
     sent = retries = 0
     base_stored = _stored(port)
-    print(f"{'min':>6} {'serve MiB':>10} {'+workers MiB':>13} {'acked':>10} {'stored':>10}")
+    peak = _PeakRss(server.pid)
+    print(
+        f"{'min':>6} {'serve MiB':>10} {'peak':>7} {'+workers MiB':>13} {'acked':>10} {'stored':>10}"
+    )
+
+    def report(now: float, note: str = "") -> None:
+        own = _rss_kib(server.pid)
+        everything = own + sum(_rss_kib(p) for p in _descendants(server.pid))
+        print(
+            f"{(now - start) / 60:6.2f} {own / 1024:10.1f} {peak.take() / 1024:7.1f} "
+            f"{everything / 1024:13.1f} {sent:10,d} {_stored(port) - base_stored:10,d}{note}",
+            flush=True,
+        )
+
     i = 0
     start = time.perf_counter()
     while (now := time.perf_counter()) < deadline:
         if now >= next_report:
-            own = _rss_kib(server.pid)
-            everything = own + sum(_rss_kib(p) for p in _descendants(server.pid))
-            print(
-                f"{(now - start) / 60:6.2f} {own / 1024:10.1f} {everything / 1024:13.1f} "
-                f"{sent:10,d} {_stored(port) - base_stored:10,d}",
-                flush=True,
-            )
+            report(now)
             next_report = now + args.every
         body, ids = pool[i % len(pool)]
         for trace_id in ids:
@@ -181,12 +192,66 @@ def _soak(server: subprocess.Popen, port: int, args: argparse.Namespace) -> None
             time.sleep(sleep)
     while _stored(port) - base_stored < sent:
         time.sleep(0.1)
-    own = _rss_kib(server.pid)
-    everything = own + sum(_rss_kib(p) for p in _descendants(server.pid))
-    print(
-        f"{(time.perf_counter() - start) / 60:6.2f} {own / 1024:10.1f} {everything / 1024:13.1f} "
-        f"{sent:10,d} {_stored(port) - base_stored:10,d}  (all stored; {retries} retries)"
-    )
+    report(time.perf_counter(), f"  (all stored; {retries} retries)")
+    peak.stop()
+
+
+class _PeakRss:
+    """The highest resident memory of ``pid``, sampled every 0.1 s, since the last ``take``."""
+
+    def __init__(self, pid: int) -> None:
+        self._pid = pid
+        self._peak = 0
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.1):
+            rss = _rss_kib(self._pid)
+            with self._lock:
+                self._peak = max(self._peak, rss)
+
+    def take(self) -> int:
+        with self._lock:
+            peak, self._peak = self._peak, 0
+        return peak
+
+    def stop(self) -> None:
+        self._done.set()
+
+
+def _prefill(db: Path, n_spans: int) -> None:
+    """``n_spans`` spans of agent-like traces (10 to a trace, random ids) and a run for each
+    trace, written straight into a new store."""
+    with Store.open(db) as store, store.transaction():
+        store.con.execute(
+            """
+            INSERT INTO spans (trace_id, span_id, parent_span_id, name, kind, start_time,
+              end_time, duration_ms, status_code, service_name, scope_name, attributes, events,
+              links, resource, start_time_unix_nano, end_time_unix_nano)
+            SELECT md5('t' || (i // 10)), substr(md5('s' || i), 1, 16), NULL,
+              'execute_tool get_weather', 'INTERNAL', make_timestamp(1700000000000000 + i * 1000),
+              make_timestamp(1700000000000000 + i * 1000 + 900), 0.9, 'UNSET', 'weather-agent',
+              'prefill', '{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name":'
+              || ' "get_weather", "gen_ai.tool.call.result": "sunny, ' || (i % 40) || ' C"}',
+              '[]', '[]', '{"service.name": "weather-agent"}',
+              1700000000000000000 + i * 1000000, 1700000000000000000 + i * 1000000 + 900000
+            FROM range(?) AS t(i)
+            """,
+            [n_spans],
+        )
+        store.con.execute(
+            """
+            INSERT INTO runs (run_id, trace_id, root_span_id, agent_name, kind, status, query,
+              response, started_at)
+            SELECT uuid(), md5('t' || i), substr(md5('s' || (i * 10)), 1, 16), 'weather',
+              'live', 'success', 'What is the weather in Paris?', 'Sunny, 21 C.',
+              make_timestamp(1700000000000000 + i * 10000)
+            FROM range(?) AS t(i)
+            """,
+            [n_spans // 10],
+        )
 
 
 def main() -> None:
@@ -205,11 +270,18 @@ def main() -> None:
         "--rate", type=float, default=0.0, help="--soak: spans/s (default: half the store rate)"
     )
     ap.add_argument("--every", type=float, default=10.0, help="--soak: seconds between lines")
+    ap.add_argument(
+        "--prefill", type=int, default=0, help="--soak: spans stored before serve starts"
+    )
     args = ap.parse_args()
 
     per_client = args.traces // args.clients
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.duckdb"
+        if args.prefill:
+            t0 = time.perf_counter()
+            _prefill(db, args.prefill)
+            print(f"prefilled {args.prefill:,d} spans in {time.perf_counter() - t0:.1f} s")
         exe = Path(sys.executable).with_name("tracereplay")
         server = subprocess.Popen(
             [

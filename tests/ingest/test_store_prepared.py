@@ -6,9 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from tracereplay.convert import convert_trace
 from tracereplay.ingest import ingest_batch
-from tracereplay.ingest.pipeline import prepare_batch, store_prepared
+from tracereplay.ingest.pipeline import merge_prepared, prepare_batch, store_prepared
 from tracereplay.spans import Span
 from tracereplay.store import Store
 
@@ -79,3 +82,39 @@ def test_batches_overlapping_stored_traces_store_new_spans_only(tmp_path: Path) 
         assert again.new_spans == 0
         assert store.count("spans") == 4
         assert _run_rows(store) == rows
+
+
+# a span is (trace, span id): few of each, so batches repeat and overlap each other
+_ids = st.tuples(st.sampled_from(["a1", "b2", "c3"]), st.integers(1, 4))
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(st.lists(_ids, min_size=1, max_size=6), min_size=1, max_size=4), st.booleans())
+def test_any_overlapping_batches_store_each_span_once(
+    tmp_path_factory, batches: list[list[tuple[str, int]]], merged: bool
+) -> None:
+    """Whatever repeats within and across batches (merged into one write or not), each span is
+    stored once, as it first arrived, and the counts of new spans add up to the spans stored."""
+    path = tmp_path_factory.mktemp("dedupe") / "t.duckdb"
+    made = [
+        [replace(_tool(t * 16, f"{n:016x}", "", n), name=f"batch {i}") for t, n in batch]
+        for i, batch in enumerate(batches)
+    ]
+    first: dict[tuple[str, str], str] = {}
+    for batch in made:
+        for span in batch:
+            first.setdefault((span.trace_id, span.span_id), span.name)
+    with Store.open(path) as store:
+        prepared = [prepare_batch(b) for b in made]
+        writes = [merge_prepared(prepared)] if merged else prepared
+        new = 0
+        for write in writes:
+            with store.transaction():
+                new += store_prepared(store, write).new_spans
+        rows = store.con.execute("SELECT trace_id, span_id, name FROM spans").fetchall()
+    assert new == len(rows) == len(first)
+    assert {(t, s): n for t, s, n in rows} == first

@@ -9,6 +9,7 @@ import socket
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -183,3 +184,27 @@ def test_past_the_connection_limit_every_client_gets_503_never_a_reset(
     for answer in answers:  # a ConnectionResetError would have failed the map above
         assert answer.startswith(b"HTTP/1.1 503"), answer[:80]
         assert b"Retry-After: 4" in answer
+
+
+def test_drains_within_the_smallest_memory_limit_store_everything_once(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    """``--drain-memory-mib 32``: DuckDB drops what it cached and spills what does not fit, and
+    a burst (a request of 6,000 spans, then all of it again) is stored whole, each span once."""
+    db = tmp_path / "small.duckdb"
+    server = start_server("--drain-memory-mib", "32", "--no-grpc", db=db)
+    burst = ExportTraceServiceRequest()
+    for _ in range(3000):
+        burst.resource_spans.extend(agent_trace_request(os.urandom(16)).resource_spans)
+    body = burst.SerializeToString()
+    assert post(server, "/v1/traces", body).status == 200
+    assert post(server, "/v1/traces", body).status == 200
+    assert server.stop() == 0
+    with Store.open(db) as store:
+        assert (store.count("spans"), store.count("runs")) == (6000, 3000)
+
+
+def test_a_memory_limit_too_small_to_drain_is_refused(tmp_path: Path) -> None:
+    result = cli(tmp_path / "t.duckdb", "serve", "--drain-memory-mib", "8")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: bad value for --drain-memory-mib: it must be 32 or more"

@@ -269,7 +269,7 @@ def status_of(reply_body: bytes, content_type: str) -> tuple[int, str]:
         (b"{}", JSON, {"Content-Encoding": "br"}, 415, "Content-Encoding"),
         (b"not gzip at all", JSON, {"Content-Encoding": "gzip"}, 400, "gzip"),
         (gzip.compress(b"{}")[:-6], JSON, {"Content-Encoding": "gzip"}, 400, "cut short"),
-        (b"x" * (1024 * 1024 + 1), PB, {}, 413, "--max-request-bytes"),
+        (b"x" * (1024 * 1024 + 1), PB, {}, 413, "--max-request-mib"),
         (gzip.compress(bytes(50 * 1024 * 1024)), PB, {"Content-Encoding": "gzip"}, 413, "inflates"),
     ],
     ids=[

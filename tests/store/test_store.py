@@ -77,6 +77,26 @@ def test_logs_are_stored_once(tmp_path: Path) -> None:
         assert store.load_logs(["a" * 32])[0].body == {"content": "hi"}
 
 
+def test_a_span_twice_in_one_insert_keeps_its_first_copy(tmp_path: Path) -> None:
+    first, second = _span("a" * 32, "b" * 16, name="first"), _span("a" * 32, "b" * 16, name="x")
+    other = _span("d" * 32, "e" * 16)
+    with Store.open(tmp_path / "t.duckdb") as store:
+        assert store.insert_spans([first, other, second]) == 2
+        assert store.insert_spans([other, _span("d" * 32, "f" * 16)]) == 1
+        assert store.query_dicts("SELECT name FROM spans WHERE span_id = ?", ["b" * 16]) == [
+            {"name": "first"}
+        ]
+
+
+def test_logs_without_a_trace_are_stored_once_too(tmp_path: Path) -> None:
+    loose = LogRecord("", "", 7, "app.started", {"version": 2})
+    traced = LogRecord("a" * 32, "b" * 16, 5, "gen_ai.user.message", {"content": "hi"})
+    with Store.open(tmp_path / "t.duckdb") as store:
+        assert store.insert_logs([loose, traced, loose]) == 2
+        assert store.insert_logs([traced, loose, LogRecord("", "", 8, "app.stopped")]) == 1
+        assert store.count("logs") == 3
+
+
 def test_replace_runs_round_trips_and_replaces(tmp_path: Path) -> None:
     run = _run("a" * 32, "b" * 16, "11111111-0000-0000-0000-000000000000")
     with Store.open(tmp_path / "t.duckdb") as store:
@@ -151,6 +171,38 @@ def test_versions_5_and_6_keep_rows_and_drop_keys_nothing_needs(tmp_path: Path) 
         assert store.query_dicts("SELECT model FROM llm_calls") == [{"model": "gpt"}]
         # the views over them still bind
         assert store.query_dicts("SELECT count(*) AS n FROM case_history") == [{"n": 1}]
+
+
+def test_version_7_keeps_spans_logs_and_runs_without_their_key_indexes(tmp_path: Path) -> None:
+    """The keys' indexes made a write's memory grow with the store; duplicates are still
+    skipped without them."""
+    path = tmp_path / "v6.duckdb"
+    con = duckdb.connect(str(path))
+    assert schema.migrate(Store(con, path), target=6) == 6
+    con.execute(
+        "INSERT INTO spans (trace_id, span_id, name) VALUES (?, ?, 'kept')", ["a" * 32, "b" * 16]
+    )
+    con.execute("INSERT INTO logs (log_id, trace_id, event_name) VALUES ('l', ?, 'e')", ["a" * 32])
+    con.execute(
+        "INSERT INTO runs (run_id, trace_id, root_span_id, agent_name) VALUES ('r', ?, ?, 'bot')",
+        ["a" * 32, "b" * 16],
+    )
+    con.close()
+    with Store.open(path) as store:
+        assert schema.current_version(store.con) == schema.LATEST_VERSION
+        keys = store.query_dicts(
+            "SELECT table_name FROM duckdb_constraints() WHERE constraint_type IN"
+            " ('PRIMARY KEY', 'UNIQUE') AND table_name IN ('spans', 'logs', 'runs')"
+        )
+        assert keys == []
+        assert store.query_dicts("SELECT name FROM spans") == [{"name": "kept"}]
+        assert store.query_dicts("SELECT log_id, event_name FROM logs") == [
+            {"log_id": "l", "event_name": "e"}
+        ]
+        assert store.resolve_run_id("r") == "r"
+        assert store.insert_spans([_span("a" * 32, "b" * 16), _span("a" * 32, "c" * 16)]) == 1
+        # the views over them still bind
+        assert store.query_dicts("SELECT agent_name FROM run_summary") == [{"agent_name": "bot"}]
 
 
 def test_a_file_with_default_row_groups_takes_new_rows(tmp_path: Path) -> None:

@@ -109,6 +109,14 @@ def serve_command(
     drain_interval: Annotated[
         float, typer.Option(help="Seconds between moves of the spool into DuckDB.")
     ] = _CFG["drain_interval_s"].default,
+    drain_memory_mib: Annotated[
+        float,
+        typer.Option(
+            help="DuckDB's memory while draining (32 or more): past it, cached table data is "
+            "dropped and work spills to disk, so memory stays flat as the store grows.",
+            rich_help_panel=_LIMITS,
+        ),
+    ] = _CFG["drain_memory_bytes"].default / MiB,
     shutdown_grace: Annotated[
         float, typer.Option(help="Seconds to let requests in flight finish on SIGTERM/SIGINT.")
     ] = _CFG["shutdown_grace_s"].default,
@@ -150,13 +158,26 @@ def serve_command(
             ),
             grpc_workers=grpc_workers,
             drain_interval_s=drain_interval,
+            drain_memory_bytes=int(drain_memory_mib * MiB),
             shutdown_grace_s=shutdown_grace,
         )
     except ValidationError as exc:
         first = exc.errors()[0]
-        option = "--" + str(first["loc"][-1]).replace("_", "-")
-        raise ServeError(f"bad value for {option}: {first['msg']}") from None
+        field = str(first["loc"][-1])
+        option = "--" + _option_name(field).replace("_", "-")
+        message = first["msg"]
+        bound = (first.get("ctx") or {}).get("ge")
+        if field.endswith("_bytes") and bound is not None:
+            message = f"it must be {bound / MiB:g} or more"
+        raise ServeError(f"bad value for {option}: {message}") from None
     raise typer.Exit(serve(config))
+
+
+def _option_name(field: str) -> str:
+    """The option a config field comes from: sizes are given in MiB, times in seconds."""
+    if field.endswith("_bytes"):
+        return field.removesuffix("_bytes") + "_mib"
+    return field.removesuffix("_s")
 
 
 def _setup_logging(verbose: bool) -> None:

@@ -180,15 +180,18 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
     touched = set(batch.trace_ids) | {r.trace_id for r in logs if r.trace_id}
     if not touched:
         return IngestStats(spans=batch.span_count, logs=len(logs))
-    redo = store.stored_trace_ids(touched)
+    stored = store.stored_trace_ids(touched)
+    redo = set(stored)
     if store.count("logs"):
         redo |= store.log_trace_ids(touched)
-    # none of the batch's traces stored yet: its spans are all new (no duplicates to skip)
-    all_new = batch.distinct_spans and redo.isdisjoint(batch.trace_ids)
     redo |= {r.trace_id for r in logs if r.trace_id}
     redo.update(batch.reconvert)
     new_spans = (
-        store.insert_span_table(batch.spans, all_new=all_new) if batch.spans is not None else 0
+        store.insert_span_table(
+            batch.spans, stored=stored.intersection(batch.trace_ids), distinct=batch.distinct_spans
+        )
+        if batch.spans is not None
+        else 0
     )
     new_logs = store.insert_logs(logs)
 

@@ -55,7 +55,7 @@ def parse_length(content_length: str, max_bytes: int) -> int:
         raise InvalidData("negative Content-Length")
     if length > max_bytes:
         raise TooLarge(
-            f"the body is {length} bytes; the limit is {max_bytes} (--max-request-bytes)"
+            f"the body is {length} bytes; the limit is {max_bytes} bytes (--max-request-mib)"
         )
     return length
 
@@ -77,7 +77,7 @@ def _read_chunked(rfile: BinaryIO, max_bytes: int) -> bytes:
             return b"".join(parts)
         total += size
         if total > max_bytes:
-            raise TooLarge(f"the body is over the limit of {max_bytes} bytes (--max-request-bytes)")
+            raise TooLarge(f"the body is over the limit of {max_bytes} bytes (--max-request-mib)")
         chunk = rfile.read(size)
         if len(chunk) < size or rfile.read(2) not in (b"\r\n", b"\n"):
             raise EOFError("the chunked body was cut")

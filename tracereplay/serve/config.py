@@ -66,6 +66,10 @@ class ServeConfig(BaseModel):
     limits: Limits = Limits()
     grpc_workers: int = Field(default=8, gt=0)
     drain_interval_s: float = Field(default=0.5, gt=0)
+    #: DuckDB's memory while a drain round holds the store: past it DuckDB drops the table
+    #: blocks it read (they are on disk) and spills the rest beside the file, so a round's
+    #: peak does not grow with the size of the store
+    drain_memory_bytes: int = Field(default=128 * MiB, ge=32 * MiB)
     shutdown_grace_s: float = Field(default=30.0, ge=0)
 
     def check(self) -> None:
@@ -81,7 +85,7 @@ class ServeConfig(BaseModel):
             raise ServeError("the token is empty")
         lim = self.limits
         if lim.max_request_bytes > lim.max_inflight_bytes:
-            raise ServeError("--max-request-bytes cannot exceed --max-inflight-bytes")
+            raise ServeError("--max-request-mib cannot exceed --max-inflight-mib")
 
     @property
     def tls(self) -> bool:

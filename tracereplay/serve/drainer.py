@@ -34,8 +34,17 @@ COMMIT_BYTES = 4 * 1024 * 1024
 class Drainer:
     """Drains the spool of ``db`` into it on a background thread."""
 
-    def __init__(self, db: Path, writer: spool.SpoolWriter, interval_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        db: Path,
+        writer: spool.SpoolWriter,
+        interval_s: float = 0.5,
+        *,
+        memory_bytes: int | None = None,
+    ) -> None:
         self.db = db
+        #: DuckDB's memory limit during a round (None: DuckDB's default, most of the RAM)
+        self.memory_bytes = memory_bytes
         self.spool_dir = spool_dir(db)
         self._writer = writer
         self.interval_s = interval_s
@@ -102,6 +111,9 @@ class Drainer:
             target = self._appended
             try:
                 with Store.open(self.db, timeout=timeout) as store:
+                    if self.memory_bytes is not None:
+                        # the store is closed after the round: nothing to put back
+                        store.con.execute(f"SET memory_limit = '{int(self.memory_bytes)}B'")
                     # close our segment under the store lock: the round then has an end, and no
                     # other drainer is reading the segment while it is renamed
                     self._writer.close()

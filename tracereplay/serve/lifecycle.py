@@ -80,7 +80,9 @@ def start(config: ServeConfig) -> Running:
     with Store.open(config.db, timeout=30.0):
         pass  # fail now, clearly, if the file is not a usable store; migrate it once
     writer = spool.SpoolWriter(spool_dir(config.db), durable=True)
-    drainer = Drainer(config.db, writer, config.drain_interval_s)
+    drainer = Drainer(
+        config.db, writer, config.drain_interval_s, memory_bytes=config.drain_memory_bytes
+    )
     admission = Admission(config.limits, drainer.backlog_bytes)
     intake = Intake(writer, config.limits, drainer.spooled)
     auth = TokenCheck(config.token)

@@ -279,14 +279,20 @@ class Store:
             return 0
         return self.insert_span_table(spans_table(spans))
 
-    def insert_span_table(self, table: pa.Table, *, all_new: bool = False) -> int:
-        """Insert a ``spans_table`` (built anywhere, e.g. in a worker process); spans already
-        stored are skipped. ``all_new``: the caller knows that no span of ``table`` is stored
-        yet nor repeats within it (a plain INSERT then, cheaper than skipping duplicates).
-        Returns how many rows were new."""
+    def insert_span_table(
+        self, table: pa.Table, *, stored: Collection[str] | None = None, distinct: bool = False
+    ) -> int:
+        """Insert a ``spans_table`` (built anywhere, e.g. in a worker process); a span already
+        stored (same trace and span id), or already earlier in ``table``, is skipped.
+
+        ``stored``: which traces of ``table`` the store already has spans of, when the caller
+        knows (else they are looked up); only their spans are compared. ``distinct``: no
+        (trace id, span id) repeats within ``table``. Returns how many rows were new."""
         if not table.num_rows:
             return 0
-        return self.append_table("spans", table, skip_duplicates=not all_new)
+        if stored is None:
+            stored = self.stored_trace_ids(table["trace_id"].to_pylist())
+        return self.append_new("spans", table, ("trace_id", "span_id"), stored, distinct=distinct)
 
     def insert_logs(self, logs: Sequence[LogRecord]) -> int:
         """Insert log records; the same record twice is stored once. Returns how many were new."""
@@ -314,7 +320,41 @@ class Store:
                 "scope_name": [r.scope_name for r in logs],
             }
         )
-        return self.append_table("logs", table, skip_duplicates=True)
+        # the id hashes the trace id: a record stored before is among its trace's records
+        stored = self.log_trace_ids({r.trace_id for r in logs})
+        return self.append_new("logs", table, ("log_id",), stored)
+
+    def append_new(
+        self,
+        table: str,
+        data: pa.Table,
+        key: Sequence[str],
+        traces: Collection[str],
+        *,
+        distinct: bool = False,
+    ) -> int:
+        """Insert the rows of ``data`` whose ``key`` is neither stored in ``table`` nor on an
+        earlier row of ``data``; the stored rows compared are those of ``traces`` (trace ids:
+        the data's traces the table has rows of). ``distinct``: no key repeats within
+        ``data``. Returns how many rows were inserted.
+
+        The tables have no key index on purpose: DuckDB loads a key's whole index to insert a
+        row, so memory would grow with the store; comparing with the few traces a batch shares
+        with the store stays the size of the batch."""
+        if not distinct:
+            data = _first_rows(data, key)
+        if not traces:
+            return self.append_table(table, data)
+        same = " AND ".join(f'b."{k}" = s."{k}"' for k in key)
+        return self.append_table(
+            table,
+            data,
+            where=(
+                f"NOT EXISTS (SELECT 1 FROM {table} AS s WHERE {same}"
+                " AND s.trace_id IN (SELECT unnest(?)))"
+            ),
+            params=[list(traces)],
+        )
 
     def insert_row(self, table: str, columns: Sequence[str], values: Sequence[Any]) -> None:
         """Add one row: ``values`` in the order of ``columns``."""
@@ -436,17 +476,20 @@ class Store:
         if tables.llm_calls is not None and tables.llm_calls.num_rows:
             self.append_table("llm_calls", tables.llm_calls)
 
-    def append_table(self, table: str, data: pa.Table, *, skip_duplicates: bool = False) -> int:
+    def append_table(
+        self, table: str, data: pa.Table, *, where: str = "", params: Sequence[Any] = ()
+    ) -> int:
         """Insert the rows of the Arrow table ``data`` into ``table`` (columns matched by name),
-        in one statement. ``skip_duplicates``: rows whose primary key is already stored are
-        skipped (``INSERT OR IGNORE``). Returns how many rows were inserted."""
+        in one statement; ``where``: only the rows (``b``) it holds for, with ``params``.
+        Returns how many rows were inserted."""
         cols = ", ".join(f'"{c}"' for c in data.column_names)
         name = f"_tr_{table}_batch"
-        verb = "INSERT OR IGNORE" if skip_duplicates else "INSERT"
         self.con.register(name, data)
         try:
             rows = self.con.execute(
-                f"{verb} INTO {table} ({cols}) SELECT {cols} FROM {name}"
+                f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {name} AS b"
+                + (f" WHERE {where}" if where else ""),
+                list(params),
             ).fetchall()
         except BaseException:
             try:  # in a transaction the failure aborted: the failure is what to report
@@ -603,6 +646,19 @@ def spans_table(spans: Sequence[Span]) -> pa.Table:
             "end_time_unix_nano": pa.array(ends, pa.int64()),
         }
     )
+
+
+def _first_rows(data: pa.Table, key: Sequence[str]) -> pa.Table:
+    """``data`` without the rows whose ``key`` an earlier row has (order kept)."""
+    if data.num_rows < 2:
+        return data
+    index = pa.array(range(data.num_rows), pa.int64())
+    keyed = pa.table({**{k: data[k] for k in key}, "_row": index})
+    first = keyed.group_by(list(key), use_threads=False).aggregate([("_row", "min")])
+    if first.num_rows == data.num_rows:
+        return data
+    rows = first["_row_min"]
+    return data.take(rows.take(pc.sort_indices(rows)))
 
 
 def _dump(dumps: Any, value: Any) -> str:
