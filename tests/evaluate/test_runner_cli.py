@@ -126,6 +126,10 @@ def test_recorded_mode_fail_fast_and_filters(db: Path, tmp_path: Path) -> None:
         (["--tag", "nope"], "no case matches"),
         (["--concurrency", "0"], "concurrency"),
         (["--repeat", "0"], "repeat"),
+        # no fork bomb, no job list without end, no retry loop without end: bounded, one line
+        (["--concurrency", "99999999999999999999999"], "less than or equal to 256"),
+        (["--repeat", "100000000000000"], "less than or equal to 1000"),
+        (["--retries", "101"], "less than or equal to 100"),
     ],
 )
 def test_selection_and_runner_usage_errors_exit_2(db: Path, args: list[str], message: str) -> None:
@@ -167,3 +171,18 @@ def test_ctrl_c_keeps_the_finished_results_and_marks_the_run_interrupted(
     assert 3 <= len(stored) < 10  # the cases finished before Ctrl-C, not the rest
     assert {r["status"] for r in stored} == {"PASSED"}
     assert run["total_cases"] == len(stored) and run["passed"] == len(stored)
+
+
+def test_runner_options_from_python_have_the_same_bounds() -> None:
+    from tracereplay.errors import BadParameterError
+    from tracereplay.evaluate import RunnerOptions
+
+    for bad in (
+        {"concurrency": 257},
+        {"repeat": 1001},
+        {"retries": 101},
+        {"timeout_s": float("inf")},
+        {"timeout_s": float("nan")},
+    ):
+        with pytest.raises(BadParameterError):
+            RunnerOptions(**bad)

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -204,7 +205,31 @@ def test_drains_within_the_smallest_memory_limit_store_everything_once(
         assert (store.count("spans"), store.count("runs")) == (6000, 3000)
 
 
-def test_a_memory_limit_too_small_to_drain_is_refused(tmp_path: Path) -> None:
-    result = cli(tmp_path / "t.duckdb", "serve", "--drain-memory-mib", "8")
+@pytest.mark.parametrize(
+    ("option", "value", "why"),
+    [
+        ("--drain-memory-mib", "8", "it must be 32 or more"),
+        ("--drain-memory-mib", "inf", "it must be a number of MiB"),
+        ("--max-request-mib", "nan", "it must be a number of MiB"),
+        ("--max-request-mib", "-1", "it must be more than 0"),
+        ("--max-decompressed-mib", "4096", "it must be 2,047 or less"),
+        ("--max-backlog-mib", "1e300", "it must be 1,048,576 or less"),
+        ("--read-timeout", "inf", "Input should be a finite number"),
+        ("--drain-interval", "1e300", "Input should be less than or equal to 86400"),
+        ("--shutdown-grace", "nan", "Input should be a finite number"),
+        (
+            "--max-connections",
+            "99999999999999999999999",
+            "Input should be less than or equal to 10000",
+        ),
+        ("--grpc-workers", "1000000", "Input should be less than or equal to 10000"),
+    ],
+)
+def test_a_limit_out_of_range_is_one_line_and_exit_2(
+    tmp_path: Path, option: str, value: str, why: str
+) -> None:
+    """Not a traceback in the drainer's thread (inf seconds), nor a size silently clamped."""
+    result = cli(tmp_path / "t.duckdb", "serve", option, value)
     assert result.returncode == 2
-    assert result.stderr.strip() == "error: bad value for --drain-memory-mib: it must be 32 or more"
+    assert result.stderr.strip() == f"error: bad value for {option}: {why}"
+    assert not (tmp_path / "t.duckdb").exists()

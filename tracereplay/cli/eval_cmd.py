@@ -14,6 +14,7 @@ from rich.text import Text
 
 from tracereplay.cli.common import console, db_path, err_console
 from tracereplay.errors import BadParameterError
+from tracereplay.evaluate.runner import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
 from tracereplay.models import Status
 
 if TYPE_CHECKING:
@@ -104,6 +105,7 @@ def eval_command(
         int,
         typer.Option(
             min=1,
+            max=MAX_CONCURRENCY,
             help="Cases run at the same time (in replay, each in an agent process of its own).",
         ),
     ] = 4,
@@ -120,6 +122,7 @@ def eval_command(
         Optional[int],
         typer.Option(
             min=0,
+            max=MAX_RETRIES,
             help="Run a case again this many times when it is an ERROR. Default: the suite's "
             "eval_defaults, else 0.",
             show_default=False,
@@ -136,7 +139,11 @@ def eval_command(
     ] = None,
     repeat: Annotated[
         int,
-        typer.Option(min=1, help="Run every case N times; it passes only if every time passes."),
+        typer.Option(
+            min=1,
+            max=MAX_REPEAT,
+            help="Run every case N times; it passes only if every time passes.",
+        ),
     ] = 1,
     tag: Annotated[
         Optional[list[str]],

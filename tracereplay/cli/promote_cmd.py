@@ -70,6 +70,7 @@ def promote(
         Optional[int],
         typer.Option(
             min=1,
+            max=10**9,
             help="With --where: at most this many matching runs, oldest first.",
             show_default=False,
         ),

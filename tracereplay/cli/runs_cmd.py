@@ -68,7 +68,9 @@ def runs(
             help="live: what production agents did; replay: the runs `eval --agent` made; all.",
         ),
     ] = RunKind.live,
-    limit: Annotated[int, typer.Option(min=1, help="At most this many runs, newest first.")] = 50,
+    limit: Annotated[
+        int, typer.Option(min=1, max=10**9, help="At most this many runs, newest first.")
+    ] = 50,
     wide: Annotated[
         bool, typer.Option("--wide", help="Whole run ids and every column, however wide.")
     ] = False,

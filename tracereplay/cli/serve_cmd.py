@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -19,8 +20,11 @@ _CFG = ServeConfig.model_fields
 _SECURITY = "Security"
 
 
-def _mib(value: float) -> int:
-    return max(1, int(value * MiB))
+def _mib(value: float, option: str) -> int:
+    """A size given in MiB, in bytes (the config then checks its range)."""
+    if not math.isfinite(value):
+        raise ServeError(f"bad value for {option}: it must be a number of MiB")
+    return int(value * MiB)
 
 
 def serve_command(
@@ -145,12 +149,12 @@ def serve_command(
             tls_cert=tls_cert,
             tls_key=tls_key,
             limits=Limits(
-                max_request_bytes=_mib(max_request_mib),
-                max_decompressed_bytes=_mib(max_decompressed_mib),
-                max_inflight_bytes=_mib(max_inflight_mib),
+                max_request_bytes=_mib(max_request_mib, "--max-request-mib"),
+                max_decompressed_bytes=_mib(max_decompressed_mib, "--max-decompressed-mib"),
+                max_inflight_bytes=_mib(max_inflight_mib, "--max-inflight-mib"),
                 max_inflight_requests=max_inflight_requests,
                 max_connections=max_connections,
-                max_backlog_bytes=_mib(max_backlog_mib),
+                max_backlog_bytes=_mib(max_backlog_mib, "--max-backlog-mib"),
                 max_attributes=max_attributes,
                 max_value_length=max_value_length,
                 retry_after_s=retry_after,
@@ -158,7 +162,7 @@ def serve_command(
             ),
             grpc_workers=grpc_workers,
             drain_interval_s=drain_interval,
-            drain_memory_bytes=int(drain_memory_mib * MiB),
+            drain_memory_bytes=_mib(drain_memory_mib, "--drain-memory-mib"),
             shutdown_grace_s=shutdown_grace,
         )
     except ValidationError as exc:
@@ -166,11 +170,20 @@ def serve_command(
         field = str(first["loc"][-1])
         option = "--" + _option_name(field).replace("_", "-")
         message = first["msg"]
-        bound = (first.get("ctx") or {}).get("ge")
-        if field.endswith("_bytes") and bound is not None:
-            message = f"it must be {bound / MiB:g} or more"
+        if field.endswith("_bytes"):  # the bounds in MiB, as the option is given
+            for key, words in _BOUNDS.items():
+                if key in (first.get("ctx") or {}):
+                    message = words.format(first["ctx"][key] / MiB)
         raise ServeError(f"bad value for {option}: {message}") from None
     raise typer.Exit(serve(config))
+
+
+_BOUNDS = {
+    "gt": "it must be more than {:,.10g}",
+    "ge": "it must be {:,.10g} or more",
+    "lt": "it must be less than {:,.10g}",
+    "le": "it must be {:,.10g} or less",
+}
 
 
 def _option_name(field: str) -> str:

@@ -13,6 +13,7 @@ handed over so far are what it keeps.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import queue
 import threading
@@ -24,6 +25,11 @@ from datetime import UTC, datetime
 from tracereplay.errors import BadParameterError
 from tracereplay.evaluate.outcomes import CaseRun
 from tracereplay.models import EvalCase, EvaluationResult, Status
+
+#: the most cases at once (each an agent process in replay), retries and repetitions
+MAX_CONCURRENCY = 256
+MAX_RETRIES = 100
+MAX_REPEAT = 1000
 
 
 @dataclass(frozen=True)
@@ -37,14 +43,16 @@ class RunnerOptions:
     repeat: int = 1
 
     def __post_init__(self) -> None:
-        if self.concurrency < 1:
-            raise BadParameterError(f"--concurrency must be at least 1, not {self.concurrency}")
-        if self.timeout_s is not None and self.timeout_s <= 0:
+        if not 1 <= self.concurrency <= MAX_CONCURRENCY:
+            raise BadParameterError(
+                f"--concurrency must be 1 to {MAX_CONCURRENCY}, not {self.concurrency}"
+            )
+        if self.timeout_s is not None and not 0 < self.timeout_s < math.inf:
             raise BadParameterError(f"--timeout must be positive, not {self.timeout_s:g}")
-        if self.retries < 0:
-            raise BadParameterError(f"--retries must be 0 or more, not {self.retries}")
-        if self.repeat < 1:
-            raise BadParameterError(f"--repeat must be at least 1, not {self.repeat}")
+        if not 0 <= self.retries <= MAX_RETRIES:
+            raise BadParameterError(f"--retries must be 0 to {MAX_RETRIES}, not {self.retries}")
+        if not 1 <= self.repeat <= MAX_REPEAT:
+            raise BadParameterError(f"--repeat must be 1 to {MAX_REPEAT}, not {self.repeat}")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from tracereplay.errors import TraceReplayError
 
 MiB = 1024 * 1024
+#: gRPC keeps message sizes in a signed 32-bit int: the largest whole MiB under it
+_GRPC_MAX = 2047 * MiB
+#: no memory bound above this makes sense on one machine
+_MAX_BYTES = 1024 * 1024 * MiB
+#: the longest any time option may be, in seconds (a day)
+_MAX_SECONDS = 86_400
+#: the most threads (connections, calls) a count option may ask for
+_MAX_THREADS = 10_000
+#: the most any other count may be (a signed 32-bit int, as protobuf and DuckDB take it)
+_MAX_COUNT = 2**31 - 1
 
 
 class ServeError(TraceReplayError):
@@ -28,26 +38,47 @@ class Limits(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     max_request_bytes: int = Field(
-        default=64 * MiB, gt=0, description="largest body as sent (before inflating)"
+        default=64 * MiB, gt=0, le=_GRPC_MAX, description="largest body as sent (before inflating)"
     )
     max_decompressed_bytes: int = Field(
-        default=64 * MiB, gt=0, description="largest body after inflating gzip/deflate"
+        default=64 * MiB,
+        gt=0,
+        le=_GRPC_MAX,
+        description="largest body after inflating gzip/deflate",
     )
     max_inflight_bytes: int = Field(
-        default=256 * MiB, gt=0, description="body bytes held by all requests being handled at once"
+        default=256 * MiB,
+        gt=0,
+        le=_MAX_BYTES,
+        description="body bytes held by all requests being handled at once",
     )
-    max_inflight_requests: int = Field(default=64, gt=0, description="requests handled at once")
-    max_connections: int = Field(default=256, gt=0, description="open OTLP/HTTP connections")
+    max_inflight_requests: int = Field(
+        default=64, gt=0, le=_MAX_THREADS, description="requests handled at once"
+    )
+    max_connections: int = Field(
+        default=256, gt=0, le=_MAX_THREADS, description="open OTLP/HTTP connections"
+    )
     max_backlog_bytes: int = Field(
-        default=64 * MiB, gt=0, description="spooled bytes no drain round has taken on yet"
+        default=64 * MiB,
+        gt=0,
+        le=_MAX_BYTES,
+        description="spooled bytes no drain round has taken on yet",
     )
-    max_attributes: int = Field(default=128, gt=0, description="attributes kept per span/log")
+    max_attributes: int = Field(
+        default=128, gt=0, le=_MAX_COUNT, description="attributes kept per span/log"
+    )
     max_value_length: int = Field(
-        default=1 * MiB, gt=0, description="characters kept per attribute value"
+        default=1 * MiB, gt=0, le=_MAX_COUNT, description="characters kept per attribute value"
     )
-    retry_after_s: int = Field(default=1, gt=0, description="Retry-After given under backpressure")
+    retry_after_s: int = Field(
+        default=1, gt=0, le=_MAX_SECONDS, description="Retry-After given under backpressure"
+    )
     read_timeout_s: float = Field(
-        default=30.0, gt=0, description="idle or stalled connection timeout"
+        default=30.0,
+        gt=0,
+        le=_MAX_SECONDS,
+        allow_inf_nan=False,
+        description="idle or stalled connection timeout",
     )
 
 
@@ -64,13 +95,13 @@ class ServeConfig(BaseModel):
     tls_cert: Optional[Path] = None
     tls_key: Optional[Path] = None
     limits: Limits = Limits()
-    grpc_workers: int = Field(default=8, gt=0)
-    drain_interval_s: float = Field(default=0.5, gt=0)
+    grpc_workers: int = Field(default=8, gt=0, le=_MAX_THREADS)
+    drain_interval_s: float = Field(default=0.5, gt=0, le=_MAX_SECONDS, allow_inf_nan=False)
     #: DuckDB's memory while a drain round holds the store: past it DuckDB drops the table
     #: blocks it read (they are on disk) and spills the rest beside the file, so a round's
     #: peak does not grow with the size of the store
-    drain_memory_bytes: int = Field(default=128 * MiB, ge=32 * MiB)
-    shutdown_grace_s: float = Field(default=30.0, ge=0)
+    drain_memory_bytes: int = Field(default=128 * MiB, ge=32 * MiB, le=_MAX_BYTES)
+    shutdown_grace_s: float = Field(default=30.0, ge=0, le=_MAX_SECONDS, allow_inf_nan=False)
 
     def check(self) -> None:
         """Raise ``ServeError`` for a combination that cannot work."""
