@@ -339,8 +339,8 @@ class Store:
         ``data``. Returns how many rows were inserted.
 
         The tables have no key index on purpose: DuckDB loads a key's whole index to insert a
-        row, so memory would grow with the store; comparing with the few traces a batch shares
-        with the store stays the size of the batch."""
+        row, so memory would grow with the store; the join here holds only the data and the
+        stored rows of ``traces``."""
         if not distinct:
             data = _first_rows(data, key)
         if not traces:
