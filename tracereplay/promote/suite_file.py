@@ -61,6 +61,22 @@ class Problem:
         )
 
 
+def unknown_fields(
+    mapping: Any,
+    known: Sequence[str],
+    path: Path_,
+    problems: list[Problem],
+    *,
+    listed: Sequence[str] | None = None,
+) -> None:
+    """A problem at ``path + (key,)`` for each key of ``mapping`` not in ``known``; the message
+    lists ``listed`` (default: ``known``) as the fields known."""
+    names = ", ".join(known if listed is None else listed)
+    for key in mapping:
+        if key not in known:
+            problems.append(Problem((*path, key), f"unknown field (known: {names})"))
+
+
 class SuiteFileError(TraceReplayError):
     """A suite file with problems; ``problems`` lists each one, ``str()`` sums them up."""
 
@@ -375,11 +391,9 @@ def _validate(data: Any) -> tuple[ParsedSuite | None, list[Problem]]:
         problems.append(
             Problem(("format",), f"unknown format {fmt!r} (this tracereplay reads {FORMAT!r})")
         )
-    for key in data:
-        if key not in (*_SUITE_KEYS, "format", "cases"):
-            problems.append(
-                Problem((key,), f"unknown field (known: {', '.join(_SUITE_KEYS)}, cases)")
-            )
+    unknown_fields(
+        data, (*_SUITE_KEYS, "format", "cases"), (), problems, listed=(*_SUITE_KEYS, "cases")
+    )
     suite_data = {k: data[k] for k in _SUITE_KEYS if k in data and k != "checks"}
     id_given = "id" in data
     suite_data.setdefault("id", str(uuid.uuid4()))
@@ -420,11 +434,7 @@ def _cases(raw: Any, suite_id: str, problems: list[Problem]) -> list[ParsedCase]
             problems.append(
                 Problem((*path, "suite_id"), "differs from the suite's id (leave it out)")
             )
-        for key in data:
-            if key not in _CASE_KEYS:
-                problems.append(
-                    Problem((*path, key), f"unknown field (known: {', '.join(_CASE_KEYS)})")
-                )
+        unknown_fields(data, _CASE_KEYS, path, problems)
         data = {k: v for k, v in data.items() if k in _CASE_KEYS}
         if isinstance(data.get("context"), str):
             try:

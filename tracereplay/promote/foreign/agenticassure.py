@@ -44,7 +44,13 @@ from pydantic import ValidationError
 from tracereplay.models import CheckSpec, EvalCase, EvalExpectedToolCall, EvalSuite
 from tracereplay.promote.checks import check_problems
 from tracereplay.promote.foreign import ForeignSuite, Path_, as_uuid, one_line_name
-from tracereplay.promote.suite_file import ParsedCase, ParsedSuite, Problem, validation_message
+from tracereplay.promote.suite_file import (
+    ParsedCase,
+    ParsedSuite,
+    Problem,
+    unknown_fields,
+    validation_message,
+)
 
 #: metadata key of what AgenticAssure has and tracereplay keeps aside
 META = "agenticassure"
@@ -65,18 +71,12 @@ def convert(
 ) -> ForeignSuite | None:
     """The suite and its cases; problems are appended (with field paths) instead of raised."""
     notes: list[str] = []
-    for key in data:
-        if key not in ("suite", "scenarios"):
-            problems.append(Problem((key,), "unknown field (known: suite, scenarios)"))
+    unknown_fields(data, ("suite", "scenarios"), (), problems)
     info = data.get("suite", {})
     if not isinstance(info, dict):
         problems.append(Problem(("suite",), "must be a mapping with 'name'"))
         info = {}
-    for key in info:
-        if key not in _SUITE_KEYS:
-            problems.append(
-                Problem(("suite", key), f"unknown field (known: {', '.join(_SUITE_KEYS)})")
-            )
+    unknown_fields(info, _SUITE_KEYS, ("suite",), problems)
     config = info.get("config", {})
     if not isinstance(config, dict):
         problems.append(Problem(("suite", "config"), "must be a mapping"))
@@ -148,11 +148,7 @@ def _eval_defaults(config: dict[str, Any], problems: list[Problem]) -> dict[str,
     """``config`` as eval defaults: ``timeout`` (seconds), ``retries``, ``fail_fast``."""
     out: dict[str, Any] = {}
     path: Path_ = ("suite", "config")
-    for key in config:
-        if key not in _CONFIG_KEYS:
-            problems.append(
-                Problem((*path, key), f"unknown field (known: {', '.join(_CONFIG_KEYS)})")
-            )
+    unknown_fields(config, _CONFIG_KEYS, path, problems)
     timeout = config.get("default_timeout")
     if timeout is not None:
         if not _number(timeout) or timeout <= 0:
@@ -182,11 +178,7 @@ def _case(
         problems.append(Problem(path, "a scenario must be a mapping with 'name' and 'input'"))
         return None
     before = len(problems)
-    for key in raw:
-        if key not in _SCENARIO_KEYS:
-            problems.append(
-                Problem((*path, key), f"unknown field (known: {', '.join(_SCENARIO_KEYS[1:])})")
-            )
+    unknown_fields(raw, _SCENARIO_KEYS, path, problems, listed=_SCENARIO_KEYS[1:])
     for key in ("name", "input"):
         if key not in raw:
             problems.append(Problem((*path, key), "missing (required)"))

@@ -35,7 +35,13 @@ from tracereplay.promote.foreign import (
     derived_id,
     one_line_name,
 )
-from tracereplay.promote.suite_file import ParsedCase, ParsedSuite, Problem, validation_message
+from tracereplay.promote.suite_file import (
+    ParsedCase,
+    ParsedSuite,
+    Problem,
+    unknown_fields,
+    validation_message,
+)
 
 META = "testing_api"
 #: the fields of a TestCase's ``input`` object the query is read from, first found wins
@@ -53,9 +59,7 @@ def convert(
     metric_source: str,
     problems: list[Problem],
 ) -> ForeignSuite | None:
-    for key in data:
-        if key not in _SET_KEYS:
-            problems.append(Problem((key,), f"unknown field (known: {', '.join(_SET_KEYS)})"))
+    unknown_fields(data, _SET_KEYS, (), problems)
     set_name = name or data.get("name")
     if not isinstance(set_name, str) or not set_name.strip():
         problems.append(Problem(("name",), "missing (required): the TestSet's name"))
@@ -164,11 +168,7 @@ def _case(raw: Any, index: int, suite: EvalSuite, problems: list[Problem]) -> Pa
         problems.append(Problem(path, "a TestCase must be an object with 'caseId' and 'input'"))
         return None
     before = len(problems)
-    for key in raw:
-        if key not in _CASE_KEYS:
-            problems.append(
-                Problem((*path, key), f"unknown field (known: {', '.join(_CASE_KEYS)})")
-            )
+    unknown_fields(raw, _CASE_KEYS, path, problems)
     case_id = raw.get("caseId")
     if not isinstance(case_id, (str, int)) or isinstance(case_id, bool) or str(case_id) == "":
         problems.append(Problem((*path, "caseId"), "missing (required): a string"))
