@@ -7,7 +7,8 @@ Prints spans/s acknowledged (every request answered 200, i.e. fsync'd to the spo
 queryable (``SELECT count(*) FROM spans`` in DuckDB reaches the total, runs converted).
 
     python benchmarks/receiver.py [--traces 20000] [--clients 3] [--traces-per-request 50]
-    python benchmarks/receiver.py --soak [--minutes 2] [--rate SPANS_PER_S] [--prefill SPANS]
+    python benchmarks/receiver.py --soak [--minutes 2] [--rate SPANS_PER_S]
+    ... [--prefill SPANS]      (either way: the store holds SPANS spans before serve starts)
 
 ``--soak`` measures the server's memory over a long run: it first finds the store rate (a
 burst of 10,000 spans, timed from the first post to queryable), then one client posts at half
@@ -16,7 +17,8 @@ server's resident memory (its own, and with its worker processes) is printed eve
 ``--every`` seconds, with spans acknowledged and stored so far; ``peak`` is the highest of
 ``serve``'s own, sampled every 0.1 s since the line before (the drain rounds' peaks).
 ``--prefill N`` first fills the store with N spans (written straight into DuckDB, one tenth as
-many runs), to see whether a drain's memory depends on the size of the store.
+many runs), to see how a drain's memory (``--soak``) or the store rate depends on the size of
+the store.
 
 The acknowledged rate includes backpressure: once ``--max-backlog-mib`` (64 MiB) of spooled data
 waits for the drainer, clients get 503 and retry, so over a long run it settles at the store rate;
@@ -270,9 +272,7 @@ def main() -> None:
         "--rate", type=float, default=0.0, help="--soak: spans/s (default: half the store rate)"
     )
     ap.add_argument("--every", type=float, default=10.0, help="--soak: seconds between lines")
-    ap.add_argument(
-        "--prefill", type=int, default=0, help="--soak: spans stored before serve starts"
-    )
+    ap.add_argument("--prefill", type=int, default=0, help="spans stored before serve starts")
     args = ap.parse_args()
 
     per_client = args.traces // args.clients
