@@ -19,7 +19,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from serve_helpers import ServeProcess, agent_trace_request, cli, get, post, to_otlp_json
+from typer.testing import CliRunner
 
+from tracereplay.cli.app import app
 from tracereplay.store import Store
 
 StartServer = Callable[..., ServeProcess]
@@ -229,7 +231,13 @@ def test_a_limit_out_of_range_is_one_line_and_exit_2(
     tmp_path: Path, option: str, value: str, why: str
 ) -> None:
     """Not a traceback in the drainer's thread (inf seconds), nor a size silently clamped."""
-    result = cli(tmp_path / "t.duckdb", "serve", option, value)
-    assert result.returncode == 2
-    assert result.stderr.strip() == f"error: bad value for {option}: {why}"
+    result = CliRunner().invoke(app, ["--db", str(tmp_path / "t.duckdb"), "serve", option, value])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"error: bad value for {option}: {why}"
     assert not (tmp_path / "t.duckdb").exists()
+
+
+def test_the_user_sees_a_bad_limit_as_one_line(tmp_path: Path) -> None:
+    result = cli(tmp_path / "t.duckdb", "serve", "--drain-memory-mib", "8")
+    assert result.returncode == 2
+    assert result.stderr == "error: bad value for --drain-memory-mib: it must be 32 or more\n"
