@@ -8,6 +8,7 @@ segment is closed, so a round has an end even while requests keep arriving.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -110,10 +111,7 @@ class Drainer:
         with self._lock:
             target = self._appended
             try:
-                with Store.open(self.db, timeout=timeout) as store:
-                    if self.memory_bytes is not None:
-                        # the store is closed after the round: nothing to put back
-                        store.con.execute(f"SET memory_limit = '{int(self.memory_bytes)}B'")
+                with Store.open(self.db, timeout=timeout) as store, self._memory(store):
                     # close our segment under the store lock: the round then has an end, and no
                     # other drainer is reading the segment while it is renamed
                     self._writer.close()
@@ -139,6 +137,12 @@ class Drainer:
                 log.info("draining works again")
                 self.last_error = None
             return True
+
+    def _memory(self, store: Store) -> contextlib.AbstractContextManager[None]:
+        """DuckDB's memory limit for the round, when one is set."""
+        if self.memory_bytes is None:
+            return contextlib.nullcontext()
+        return store.settings(memory_limit=f"{self.memory_bytes}B")
 
     def _committed(self, stats: IngestStats) -> None:
         """What one drain transaction stored (counted as soon as it is queryable)."""
