@@ -101,12 +101,8 @@ def prepare_batch(spans: Sequence[Span], logs: Sequence[LogRecord] = ()) -> Prep
 
     Needs no store, so it can run in a worker process while another batch is being written.
     """
-    return _prepare(spans, logs)
-
-
-def _prepare(spans: Sequence[Span], logs: Sequence[LogRecord]) -> PreparedBatch:
-    # Called with the collector paused; the runs die here, before it runs again (it would
-    # otherwise scan them all once on the way out).
+    # Called with the collector paused (see gcpause); the runs die here, before it runs again
+    # (it would otherwise scan them all once on the way out).
     by_trace = _group(spans)
     with_logs = {r.trace_id for r in logs if r.trace_id}
     runs = []
@@ -181,10 +177,10 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
     if not touched:
         return IngestStats(spans=batch.span_count, logs=len(logs))
     stored = store.stored_trace_ids(touched)
-    redo = set(stored)
-    if store.count("logs"):
-        redo |= store.log_trace_ids(touched)
-    redo |= {r.trace_id for r in logs if r.trace_id}
+    log_traces = {r.trace_id for r in logs}  # "" for records without a trace
+    # traces with log records stored: theirs are converted again, and looked at for duplicates
+    logged = store.log_trace_ids(touched | log_traces) if store.count("logs") else set()
+    redo = stored | (logged - {""}) | (log_traces - {""})
     redo.update(batch.reconvert)
     new_spans = (
         store.insert_span_table(
@@ -193,7 +189,7 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
         if batch.spans is not None
         else 0
     )
-    new_logs = store.insert_logs(logs)
+    new_logs = store.insert_logs(logs, stored=logged & log_traces)
 
     # the batch's runs stand for the traces the store did not know; the rest is redone.
     # Runs are only ever written with their trace's spans, so a trace without stored spans
@@ -244,4 +240,4 @@ def ingest_batch(
     again from all of its spans, so its runs always reflect everything received.
     """
     with gc_paused():
-        return store_prepared(store, _prepare(spans, logs))
+        return store_prepared(store, prepare_batch(spans, logs))

@@ -294,8 +294,12 @@ class Store:
             stored = self.stored_trace_ids(table["trace_id"].to_pylist())
         return self.append_new("spans", table, ("trace_id", "span_id"), stored, distinct=distinct)
 
-    def insert_logs(self, logs: Sequence[LogRecord]) -> int:
-        """Insert log records; the same record twice is stored once. Returns how many were new."""
+    def insert_logs(
+        self, logs: Sequence[LogRecord], *, stored: Collection[str] | None = None
+    ) -> int:
+        """Insert log records; the same record twice is stored once. ``stored``: which trace
+        ids of ``logs`` (``""`` for records without a trace) the store already has log records
+        of, when the caller knows (else they are looked up). Returns how many were new."""
         if not logs:
             return 0
         bodies = [_json(r.body) for r in logs]
@@ -321,7 +325,8 @@ class Store:
             }
         )
         # the id hashes the trace id: a record stored before is among its trace's records
-        stored = self.log_trace_ids({r.trace_id for r in logs})
+        if stored is None:
+            stored = self.log_trace_ids({r.trace_id for r in logs})
         return self.append_new("logs", table, ("log_id",), stored)
 
     def append_new(
