@@ -34,7 +34,7 @@ from pathlib import Path
 
 from tracereplay.checks import list_check_kinds
 from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
-from tracereplay.evaluate.recorded_columnar import ScoredCases, load_recorded_cases
+from tracereplay.evaluate.recorded.columnar import ScoredCases, load_recorded_cases
 from tracereplay.evaluate.runner import RunnerOptions
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest import open_store

@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace.export import (
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic import BaseModel
 
-from tracereplay.evaluate.global_provider import global_provider, swap_global_tracer_provider
+from tracereplay.evaluate.replay.global_provider import global_provider, swap_global_tracer_provider
 from tracereplay.models.evals import ScoreResult
 from tracereplay.models.fast import build
 from tracereplay.models.run import AgentResult, LlmCall, Run, ToolCallRecord
@@ -121,7 +121,7 @@ def test_the_sdk_on_ending_hook_reaches_the_processor_in_the_slot() -> None:
     assert inner.ending == ["s"], "the SDK no longer calls SpanProcessor._on_ending"
 
 
-# ------------------------------------------------------------------ OTel API (evaluate/global_provider.py)
+# ------------------------------------------------------------------ OTel API (evaluate/replay/global_provider.py)
 def test_the_global_tracer_provider_is_what_the_swap_writes() -> None:
     assert hasattr(otel_trace, "_TRACER_PROVIDER"), (
         "opentelemetry-api moved its global tracer provider: frameworks with native "

@@ -18,7 +18,7 @@ from agenticassure.scorers.base import get_scorer  # noqa: E402
 
 from tracereplay.checks import run_check  # noqa: E402
 from tracereplay.checks.subject import CheckSubject  # noqa: E402
-from tracereplay.evaluate.agent_loader import from_agenticassure  # noqa: E402
+from tracereplay.evaluate.replay.agent_loader import from_agenticassure  # noqa: E402
 from tracereplay.evaluate.scoring import resolve_checks  # noqa: E402
 from tracereplay.promote.foreign import agenticassure as convert  # noqa: E402
 from tracereplay.promote.suite_file import Problem  # noqa: E402

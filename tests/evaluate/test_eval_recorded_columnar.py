@@ -10,7 +10,7 @@ import pytest
 
 from tracereplay.evaluate import evaluation
 from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
-from tracereplay.evaluate.recorded_columnar import CaseReports
+from tracereplay.evaluate.recorded.columnar import CaseReports
 from tracereplay.evaluate.runner import RunnerOptions
 from tracereplay.models import (
     AgentResult,

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from tracereplay.evaluate.airtight import ran_live
+from tracereplay.evaluate.replay.airtight import ran_live
 from tracereplay.models import AgentResult, Run, ToolCallRecord
 from tracereplay.semconv import TOOL_REPLAYED
 from tracereplay.spans import Span

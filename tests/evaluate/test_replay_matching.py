@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracereplay.evaluate.recorded_tools import (
+from tracereplay.evaluate.replay.recorded_tools import (
     NoRecordingError,
     RecordedToolError,
     RecordedTools,

@@ -26,7 +26,7 @@ from tracereplay.checks import (
     validate_check_specs,
 )
 from tracereplay.checks.subject import CheckSubject
-from tracereplay.evaluate.recorded_scoring import evaluate_recorded, score_recorded, subject_for_run
+from tracereplay.evaluate.recorded.scoring import evaluate_recorded, score_recorded, subject_for_run
 from tracereplay.evaluate.scoring import (
     EvalSummary,
     case_status,

@@ -22,7 +22,16 @@ from typing import Any
 
 from tracereplay.checks import get_check_kind, load_check_modules
 from tracereplay.errors import BadParameterError, TraceReplayError
-from tracereplay.evaluate.agent_process import (
+from tracereplay.evaluate.git_info import GitState, git_state
+from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
+from tracereplay.evaluate.recorded.columnar import (
+    CaseReports,
+    ScoredCases,
+    case_check_overrides,
+    load_recorded_cases,
+)
+from tracereplay.evaluate.recorded.scoring import score_recorded
+from tracereplay.evaluate.replay.agent_process import (
     AgentProcesses,
     AgentSetup,
     CaseInputs,
@@ -30,22 +39,13 @@ from tracereplay.evaluate.agent_process import (
     in_process_attempts,
     load_replayed_agent,
 )
-from tracereplay.evaluate.git_info import GitState, git_state
-from tracereplay.evaluate.llm_replay import (
+from tracereplay.evaluate.replay.llm import (
     LlmMatch,
     LlmMode,
     RecordedCall,
     load_llm_recordings,
 )
-from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
-from tracereplay.evaluate.recorded_columnar import (
-    CaseReports,
-    ScoredCases,
-    case_check_overrides,
-    load_recorded_cases,
-)
-from tracereplay.evaluate.recorded_scoring import score_recorded
-from tracereplay.evaluate.recorded_tools import ToolMatch
+from tracereplay.evaluate.replay.recorded_tools import ToolMatch
 from tracereplay.evaluate.results_store import (
     insert_case_runs,
     insert_eval_run,

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError
 from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord, ReplayReport
-from tracereplay.evaluate.recorded_columnar import ScoredCases
+from tracereplay.evaluate.recorded.columnar import ScoredCases
 from tracereplay.models import EvaluationResult, ScoreResult, Status, ToolCallRecord
 from tracereplay.store.db import Store
 

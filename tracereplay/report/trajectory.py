@@ -1,6 +1,6 @@
 """A case's tool trajectory for the report: the recorded calls next to the replayed ones.
 
-Pairs are made the way replay answers calls (``tracereplay.evaluate.recorded_tools``): a replayed call
+Pairs are made the way replay answers calls (``tracereplay.evaluate.replay.recorded_tools``): a replayed call
 meets an unused recording of the same tool with equal arguments; failing that, the recording
 its argument drift was reported against (``case_results.drift``); failing that, the next
 unused recording of that tool (drift computed here). What is left on either side is shown as
@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from tracereplay.checks.matching import arg_differences, values_match
 from tracereplay.evaluate.outcomes import ArgumentDrift, ReplayReport
-from tracereplay.evaluate.recorded_tools import arguments_equal, normalize_arguments
+from tracereplay.evaluate.replay.recorded_tools import arguments_equal, normalize_arguments
 from tracereplay.models import ToolCallRecord
 
 _NOT_ANSWERED = "no recording answered this call"

@@ -35,11 +35,11 @@ from typing import Any
 from tracereplay.checks import load_check_modules
 from tracereplay.checks.registry import BUILTIN_MODULES
 from tracereplay.errors import TraceReplayError, one_line
-from tracereplay.evaluate.agent_loader import AgentCallable, load_agent
-from tracereplay.evaluate.llm_replay import LlmMatch, LlmMode, RecordedCall
 from tracereplay.evaluate.outcomes import CaseRun
-from tracereplay.evaluate.recorded_tools import ToolMatch
-from tracereplay.evaluate.replay_attempt import Replayer
+from tracereplay.evaluate.replay.agent_loader import AgentCallable, load_agent
+from tracereplay.evaluate.replay.attempt import Replayer
+from tracereplay.evaluate.replay.llm import LlmMatch, LlmMode, RecordedCall
+from tracereplay.evaluate.replay.recorded_tools import ToolMatch
 from tracereplay.evaluate.runner import Job, error_run, exits_contained, guarded_attempt
 from tracereplay.forkserver import started_child, worker_context
 from tracereplay.models import EvalSuite, Run
@@ -47,7 +47,7 @@ from tracereplay.sdk import configure, current_setup, flush
 
 #: what the fork server imports for agent processes (see ``tracereplay.forkserver``): the replay
 #: code and the built-in checks, which each process would otherwise import on its first case
-PRELOAD = ["tracereplay.evaluate.agent_process", *BUILTIN_MODULES]
+PRELOAD = ["tracereplay.evaluate.replay.agent_process", *BUILTIN_MODULES]
 #: seconds a process gets past ``--timeout`` to end the attempt itself (an async agent is
 #: cancelled in the process, which keeps the spans it made) before it is killed
 TIMEOUT_GRACE_S = 1.0

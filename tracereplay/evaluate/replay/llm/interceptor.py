@@ -33,7 +33,8 @@ from typing import Any, Literal
 
 import orjson
 
-from tracereplay.evaluate.llm_replay.canonical import (
+from tracereplay.evaluate.outcomes import LlmReport, PromptDrift
+from tracereplay.evaluate.replay.llm.canonical import (
     Line,
     Request,
     messages_diff,
@@ -42,9 +43,8 @@ from tracereplay.evaluate.llm_replay.canonical import (
     render,
     same_model,
 )
-from tracereplay.evaluate.llm_replay.recording import RecordedCall, provider_message
-from tracereplay.evaluate.llm_replay.wire import error_body, recorded_response
-from tracereplay.evaluate.outcomes import LlmReport, PromptDrift
+from tracereplay.evaluate.replay.llm.recording import RecordedCall, provider_message
+from tracereplay.evaluate.replay.llm.wire import error_body, recorded_response
 
 LlmMode = Literal["live", "recorded"]
 LLM_MODES: tuple[str, ...] = ("live", "recorded")

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tracereplay.evaluate.frameworks.base import (
+from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
     ToolAnswer,
     mark_replayed,
@@ -359,7 +359,7 @@ def _function_tools(root: Any) -> list[Any]:
 
 def _is_recorded_failure(exc: BaseException) -> bool:
     """An exception that *is* the recorded answer (a recorded tool failure), not a miss."""
-    from tracereplay.evaluate.recorded_tools import RecordedToolError
+    from tracereplay.evaluate.replay.recorded_tools import RecordedToolError
 
     return isinstance(exc, RecordedToolError)
 

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from tracereplay.evaluate.frameworks.base import (
+from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
     SharedPatch,
     ToolAnswer,

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from typing import Any, ClassVar
 
-from tracereplay.evaluate.frameworks.base import (
+from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
     SharedPatch,
     ToolAnswer,

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any, ClassVar
 
-from tracereplay.evaluate.frameworks.base import (
+from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
     SharedPatch,
     ToolAnswer,

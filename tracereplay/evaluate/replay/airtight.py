@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from tracereplay.convert.tools import tool_execution_spans
-from tracereplay.evaluate.frameworks.base import REPLAYED_ATTRIBUTE
+from tracereplay.evaluate.replay.frameworks.base import REPLAYED_ATTRIBUTE
 from tracereplay.models import Run
 from tracereplay.spans import Span
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from tracereplay.evaluate.llm_replay.recording import RecordedCall
+from tracereplay.evaluate.replay.llm.recording import RecordedCall
 
 
 @dataclass

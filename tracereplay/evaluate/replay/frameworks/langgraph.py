@@ -44,13 +44,13 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from tracereplay.evaluate.frameworks.base import (
+from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
     ToolAnswer,
     mark_replayed,
     mro_names,
 )
-from tracereplay.evaluate.frameworks.openai_agents import (
+from tracereplay.evaluate.replay.frameworks.openai_agents import (
     ActiveAnswers,
     SharedContext,
 )
@@ -184,7 +184,7 @@ class _Outcome:
     @property
     def answered(self) -> bool:
         """The recording answered (a value, or a recorded failure), not a miss."""
-        from tracereplay.evaluate.recorded_tools import RecordedToolError
+        from tracereplay.evaluate.replay.recorded_tools import RecordedToolError
 
         return self.error is None or isinstance(self.error, RecordedToolError)
 

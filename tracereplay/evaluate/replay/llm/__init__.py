@@ -10,7 +10,7 @@
   that answers requests in a replay's context.
 """
 
-from tracereplay.evaluate.llm_replay.interceptor import (
+from tracereplay.evaluate.replay.llm.interceptor import (
     LLM_MATCHES,
     LLM_MODES,
     LlmMatch,
@@ -22,7 +22,7 @@ from tracereplay.evaluate.llm_replay.interceptor import (
     live_llm,
     llm_error_reason,
 )
-from tracereplay.evaluate.llm_replay.recording import RecordedCall, load_llm_recordings
+from tracereplay.evaluate.replay.llm.recording import RecordedCall, load_llm_recordings
 
 __all__ = [
     "LLM_MATCHES",

@@ -2,7 +2,7 @@
 
 ``module:attr`` names a callable or a framework's own agent object (a ``pydantic_ai.Agent``, an
 OpenAI Agents SDK ``Agent``, a compiled LangGraph graph, a strands ``Agent``, a Google ADK
-agent): an object a framework adapter accepts (``tracereplay.evaluate.frameworks``) is run the
+agent): an object a framework adapter accepts (``tracereplay.evaluate.replay.frameworks``) is run the
 way its framework runs it, on the case's query, its tools intercepted there. The callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it does
 not declare is left out (``**kwargs`` takes both), so ``fn(query)`` is enough for a simple agent.
 It may be ``async``, and returns the response text or an ``AgentResult``.
@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tracereplay.errors import TraceReplayError, one_line
-from tracereplay.evaluate.frameworks import FrameworkAgent, framework_agent
+from tracereplay.evaluate.replay.frameworks import FrameworkAgent, framework_agent
 from tracereplay.models import AgentResult, Document, ToolCallRecord
 
 

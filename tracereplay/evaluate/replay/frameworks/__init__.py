@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from tracereplay.evaluate.frameworks.base import (
+from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
     ToolAnswer,
     count_answers,
@@ -28,11 +28,11 @@ __all__ = [
 
 #: (module, class) of every adapter, tried in this order
 ADAPTERS: tuple[tuple[str, str], ...] = (
-    ("tracereplay.evaluate.frameworks.pydantic_ai", "PydanticAiAgent"),
-    ("tracereplay.evaluate.frameworks.openai_agents", "OpenAIAgentsAgent"),
-    ("tracereplay.evaluate.frameworks.langgraph", "LangGraphAgent"),
-    ("tracereplay.evaluate.frameworks.strands", "StrandsAgent"),
-    ("tracereplay.evaluate.frameworks.google_adk", "GoogleAdkAgent"),
+    ("tracereplay.evaluate.replay.frameworks.pydantic_ai", "PydanticAiAgent"),
+    ("tracereplay.evaluate.replay.frameworks.openai_agents", "OpenAIAgentsAgent"),
+    ("tracereplay.evaluate.replay.frameworks.langgraph", "LangGraphAgent"),
+    ("tracereplay.evaluate.replay.frameworks.strands", "StrandsAgent"),
+    ("tracereplay.evaluate.replay.frameworks.google_adk", "GoogleAdkAgent"),
 )
 
 

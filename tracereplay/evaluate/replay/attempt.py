@@ -8,19 +8,19 @@ opens its own agent run (``@tracereplay.agent_run`` or ``with agent_run(...)``) 
 replay run, marked the same way: the wrapper then steps aside (it is no agent span any more),
 so one replay gives one run.
 
-A framework's own agent object (``tracereplay.evaluate.frameworks``) runs the same way, inside
+A framework's own agent object (``tracereplay.evaluate.replay.frameworks``) runs the same way, inside
 that wrapper: its adapter intercepts the framework's tool executions for the attempt, and its
 spans go to the same provider. Every span of the replay's trace is stamped with the replay
 marks as it starts (``TraceCapture``), so the framework's agent run, the one matching the case's
 source run, is stored as the replay run and is the run scored.
 
 Airtight: no tool runs for real unless ``--live-tools``; one that did makes the case an ERROR
-(``tracereplay.evaluate.airtight``). Framework attempts run on one shared event loop
-(``tracereplay.evaluate.framework_loop``), with the replay's tracer provider as OpenTelemetry's
-global one (``tracereplay.evaluate.global_provider``).
+(``tracereplay.evaluate.replay.airtight``). Framework attempts run on one shared event loop
+(``tracereplay.evaluate.replay.framework_loop``), with the replay's tracer provider as OpenTelemetry's
+global one (``tracereplay.evaluate.replay.global_provider``).
 
 Offline (``--llm recorded``): the agent's LLM requests are answered from the source run's
-recorded LLM calls too (``tracereplay.evaluate.llm_replay``), in the attempt's context; the
+recorded LLM calls too (``tracereplay.evaluate.replay.llm``), in the attempt's context; the
 calls the recording could not answer make the case an ERROR, and prompt drift goes into the
 case's ``ReplayReport.llm``.
 """
@@ -40,13 +40,18 @@ from opentelemetry.sdk.trace import TracerProvider
 from tracereplay.checks.subject import CheckSubject
 from tracereplay.convert import convert_trace
 from tracereplay.convert.detect import AGENT, detect
-from tracereplay.evaluate.agent_loader import AgentCallable, AgentResultError, to_agent_result
-from tracereplay.evaluate.airtight import ran_live
-from tracereplay.evaluate.capture import TraceCapture, capture_for, to_spans
-from tracereplay.evaluate.framework_loop import AttemptTimedOut, framework_loop, with_timeout
-from tracereplay.evaluate.frameworks.base import count_answers
-from tracereplay.evaluate.global_provider import global_provider
-from tracereplay.evaluate.llm_replay import (
+from tracereplay.evaluate.outcomes import CaseRun, ReplayReport
+from tracereplay.evaluate.replay.agent_loader import (
+    AgentCallable,
+    AgentResultError,
+    to_agent_result,
+)
+from tracereplay.evaluate.replay.airtight import ran_live
+from tracereplay.evaluate.replay.capture import TraceCapture, capture_for, to_spans
+from tracereplay.evaluate.replay.framework_loop import AttemptTimedOut, framework_loop, with_timeout
+from tracereplay.evaluate.replay.frameworks.base import count_answers
+from tracereplay.evaluate.replay.global_provider import global_provider
+from tracereplay.evaluate.replay.llm import (
     LlmMatch,
     LlmMode,
     RecordedCall,
@@ -55,8 +60,7 @@ from tracereplay.evaluate.llm_replay import (
     live_llm,
     llm_error_reason,
 )
-from tracereplay.evaluate.outcomes import CaseRun, ReplayReport
-from tracereplay.evaluate.recorded_tools import (
+from tracereplay.evaluate.replay.recorded_tools import (
     NoRecordingError,
     RecordedToolError,
     RecordedTools,
