@@ -164,6 +164,26 @@ def eval_command(
     label: Annotated[
         Optional[str], typer.Option(help="A note stored with the eval run (e.g. a branch).")
     ] = None,
+    eval_run: Annotated[
+        Optional[str],
+        typer.Option(
+            "--eval-run",
+            help="Add the results to the eval run with this id, created when it does not exist "
+            "yet: several jobs (CI shards, machines) then make one eval run that diff, report "
+            "and the UI show whole. Any string of letters, digits, '-', '_', '.'.",
+            show_default=False,
+        ),
+    ] = None,
+    shard: Annotated[
+        Optional[str],
+        typer.Option(
+            "--shard",
+            help="I/N: run only this job's share of the cases (every N-th case in seq order, "
+            "from the I-th); give every job the same --eval-run (or --label) so the N shares "
+            "make one eval run.",
+            show_default=False,
+        ),
+    ] = None,
     json_file: Annotated[
         Optional[Path],
         typer.Option("--json", help="Also write the results as JSON to this file."),
@@ -202,6 +222,7 @@ def eval_command(
       tracereplay eval weather --agent weather_agent:answer --concurrency 8
       tracereplay eval weather --agent my_agent:run --tool-match fifo --junit report.xml
       tracereplay eval weather --agent my_agent:run --llm recorded   # offline: no API key
+      tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # job 2 of 4, one eval run
     """
     if agent is None and (tool_match is not None or live_tools or in_process):
         raise BadParameterError(
@@ -227,6 +248,10 @@ def eval_command(
         retries = defaults.retries if retries is None else retries
         fail_fast = defaults.fail_fast if fail_fast is None else fail_fast
     timeout = 60.0 if timeout is None else timeout
+    from tracereplay.evaluate.sharing import parse_shard, shared_eval_run_id
+
+    shard_of = parse_shard(shard) if shard is not None else None
+    eval_run_id = shared_eval_run_id(eval_run, shard_of, label, suite)
     settings = EvalSettings(
         suite=suite,
         db=db_path(),
@@ -247,6 +272,8 @@ def eval_command(
         llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
         llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
         in_process=in_process,
+        eval_run=eval_run_id,
+        shard=shard_of,
     )
     outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
     if result_format is not None and write_format(outcome, result_format.value, output):
@@ -311,20 +338,7 @@ def print_problems(reports: Sequence[CaseReport]) -> None:
     """Why each case that did not pass did not, and what the replay saw."""
     for r in reports:
         status = r.result.status.value
-        notes = []
-        for run in r.runs:
-            if run.replay is None:
-                continue
-            for d in run.replay.drift:
-                if d.answered:
-                    notes.append(f"argument drift: {d.tool} " + "; ".join(d.differences[:3]))
-            if run.replay.unused:
-                names = ", ".join(u.tool for u in run.replay.unused[:5])
-                notes.append(f"{len(run.replay.unused)} recorded call(s) never made: {names}")
-            if run.replay.live_calls:
-                notes.append(f"{run.replay.live_calls} tool call(s) ran live")
-            notes += llm_notes(run.replay.llm)
-            break  # the first repetition is representative
+        notes = problem_notes(r)
         if status == "PASSED" and not notes:
             continue
         head = Text(f"{status:<6} ", style=STATUS_STYLE[status])
@@ -334,6 +348,25 @@ def print_problems(reports: Sequence[CaseReport]) -> None:
         console.print(head)
         for note in notes:
             console.print(Text(f"       {note}", style="dim"))
+
+
+def problem_notes(report: CaseReport) -> list[str]:
+    """What the replay of a case saw that a reader should know (drift, recorded calls never
+    made, live calls, LLM drift): of its first repetition, which is representative."""
+    for run in report.runs:
+        if run.replay is None:
+            continue
+        notes = []
+        for d in run.replay.drift:
+            if d.answered:
+                notes.append(f"argument drift: {d.tool} " + "; ".join(d.differences[:3]))
+        if run.replay.unused:
+            names = ", ".join(u.tool for u in run.replay.unused[:5])
+            notes.append(f"{len(run.replay.unused)} recorded call(s) never made: {names}")
+        if run.replay.live_calls:
+            notes.append(f"{run.replay.live_calls} tool call(s) ran live")
+        return notes + llm_notes(run.replay.llm)
+    return []
 
 
 def llm_notes(report: LlmReport | None) -> list[str]:

@@ -8,7 +8,10 @@ from typing import Annotated, Optional
 import typer
 
 from tracereplay.cli.common import db_path
-from tracereplay.errors import BadParameterError, TraceReplayError
+from tracereplay.errors import TraceReplayError
+
+#: what the ``ui`` extra installs (``multipart`` is python-multipart, for the UI's forms)
+UI_MODULES = ("starlette", "uvicorn", "jinja2", "multipart")
 
 
 class UiStartError(TraceReplayError):
@@ -70,14 +73,15 @@ def ui(
       tracereplay --db demo-work/tracereplay.duckdb ui --port 0
       tracereplay ui --host 0.0.0.0 --token "$(openssl rand -hex 16)"
     """
+    from tracereplay.extras import require_extra
+
+    require_extra("ui", UI_MODULES, "tracereplay ui")
     from tracereplay.ui.config import UiConfig
 
     path = db_path()
     config = UiConfig(db=path, host=host, port=port, token=token, read_only=read_only)
-    try:
-        import uvicorn
-    except ImportError:  # pragma: no cover - a dependency of the package
-        raise BadParameterError("tracereplay ui needs uvicorn: pip install uvicorn") from None
+    import uvicorn
+
     from tracereplay.ui.app import create_app
 
     sock = _listen(host, port)

@@ -47,9 +47,11 @@ from tracereplay.evaluate.replay.llm import (
 )
 from tracereplay.evaluate.replay.recorded_tools import ToolMatch
 from tracereplay.evaluate.results_store import (
+    get_eval_run,
     insert_case_runs,
     insert_eval_run,
     insert_scored,
+    load_case_runs,
     update_eval_run,
 )
 from tracereplay.evaluate.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
@@ -61,6 +63,7 @@ from tracereplay.evaluate.scoring import (
     summarize,
     summarize_outcomes,
 )
+from tracereplay.evaluate.sharing import shard_cases
 from tracereplay.evaluate.sources import load_result_encodings, load_runs, load_sub_runs
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.opening import open_store
@@ -104,6 +107,11 @@ class EvalSettings:
     #: replay in this process (threads) instead of agent processes: a debugger can step into
     #: the agent, but an agent that crashes the interpreter ends the eval
     in_process: bool = False
+    #: the eval run to add these results to (created with this id when it does not exist yet):
+    #: several processes (CI shards, pytest-xdist workers) then make one eval run together
+    eval_run: str | None = None
+    #: (I, N): only the I-th of N shares of the selected cases (``--shard I/N``)
+    shard: tuple[int, int] | None = None
 
     @property
     def mode(self) -> str:
@@ -218,8 +226,13 @@ def _sigint_deferred() -> Iterator[None]:
 class _ResultWriter:
     """Buffers case results and writes them in batches (and the eval run row at the end)."""
 
-    def __init__(self, db: Path, record: EvalRunRecord, suite: EvalSuite) -> None:
+    def __init__(
+        self, db: Path, record: EvalRunRecord, suite: EvalSuite, *, shared: bool = False
+    ) -> None:
         self.db = db
+        #: the eval run is shared with other processes: its final counts are summed from the
+        #: store (everything every process wrote into it), not from this process's results
+        self.shared = shared
         self.record = record
         self.suite = suite
         self.pending: list[CaseRun] = []
@@ -249,6 +262,8 @@ class _ResultWriter:
                         store, self.record.eval_run_id, self.suite.id, self.pending, self.kinds
                     )
                     if final is not None:
+                        if self.shared:
+                            final = shared_final_record(store, final)
                         update_eval_run(store, final)
             self.pending = []
             self.last_flush = time.monotonic()
@@ -306,6 +321,8 @@ def _evaluate(
         if not replay and _columnar(settings, store, suite):
             return _run_columnar(settings, store, suite, progress, git)
         cases = select_cases(list_cases(store, suite.id), settings.tags, settings.case_ids)
+        if settings.shard is not None:
+            cases = shard_cases(cases, *settings.shard)
         if not cases:
             raise _nothing_to_evaluate(settings, suite)
         sources = load_runs(store, [c.source_run_id for c in cases if c.source_run_id])
@@ -325,15 +342,15 @@ def _evaluate(
         )
         record = _new_record(settings, suite, git())
         if processes is None:
-            insert_eval_run(store, record)
+            record = open_eval_run(store, record)
     if processes is not None:
         # an agent that cannot be loaded stops the eval before it is recorded (the store is
         # not held while the agent loads)
         processes.wait_ready()
         with open_store(settings.db, drain=False) as store:
-            insert_eval_run(store, record)
+            record = open_eval_run(store, record)
 
-    writer = _ResultWriter(settings.db, record, suite)
+    writer = _ResultWriter(settings.db, record, suite, shared=settings.eval_run is not None)
     by_id = {c.id: c for c in cases}
     runs: list[CaseRun] = []
     report = RunnerReport()
@@ -473,7 +490,7 @@ def _git_state_soon() -> Callable[[], GitState | None]:
 def _new_record(settings: EvalSettings, suite: EvalSuite, git: GitState | None) -> EvalRunRecord:
     """The ``eval_runs`` row of a run that starts now (status ``running``)."""
     return EvalRunRecord(
-        eval_run_id=str(uuid.uuid4()),
+        eval_run_id=settings.eval_run or str(uuid.uuid4()),
         suite_id=suite.id,
         suite_name=suite.name,
         mode=settings.mode,  # type: ignore[arg-type]
@@ -505,6 +522,41 @@ def finished_record(
     )
 
 
+def open_eval_run(store: Store, record: EvalRunRecord) -> EvalRunRecord:
+    """Add ``record``'s row, or join the stored eval run of the same id (a shard, an xdist
+    worker): the stored row is kept (its start, git state, options), marked ``running`` again.
+    Called with the store held, so two processes that open the same id add one row between
+    them. An id that names another suite's or mode's eval run is refused."""
+    stored = store.con.execute(
+        "SELECT suite_id, mode FROM eval_runs WHERE eval_run_id = ?", [record.eval_run_id]
+    ).fetchall()
+    if not stored:
+        insert_eval_run(store, record)
+        return record
+    suite_id, mode = stored[0]
+    if suite_id != record.suite_id or mode != record.mode:
+        raise BadParameterError(
+            f"eval run '{record.eval_run_id}' is a {mode} eval run of another suite or mode;"
+            " give a new --eval-run id"
+        )
+    joined = get_eval_run(store, record.eval_run_id).model_copy(
+        update={"status": "running", "finished_at": None}
+    )
+    update_eval_run(store, joined)
+    return joined
+
+
+def shared_final_record(store: Store, final: EvalRunRecord) -> EvalRunRecord:
+    """``final`` with the counts of every case result stored for its eval run (all the
+    processes that wrote into it), repetitions of a case folded as in one run."""
+    runs = load_case_runs(store, final.eval_run_id, with_checks=False)
+    by_case: dict[str, list[Any]] = {}
+    for run in runs:
+        by_case.setdefault(run.case_id, []).append(run.result)
+    summary = summarize(merge_repeats(results) for results in by_case.values())
+    return finished_record(final, summary, final.status, final.options.get("not_run", 0))
+
+
 def _final_record(
     record: EvalRunRecord, chunks: Sequence[ScoredCases], selected: int, interrupted: bool = False
 ) -> EvalRunRecord:
@@ -522,6 +574,10 @@ def _columnar(settings: EvalSettings, store: Store, suite: EvalSuite) -> bool:
     that do not wait (custom checks and the LLM judge need the runner's threads and timeout)."""
     o = settings.runner
     if o.repeat != 1 or o.retries or o.fail_fast or settings.tags or settings.case_ids:
+        return False
+    if settings.shard is not None:
+        return False
+    if settings.eval_run:  # a shared eval run is summed from the store, case by case
         return False
     if suite_required_parameters(suite):
         return False

@@ -1,0 +1,225 @@
+"""The pytest plugin as a user runs it: pytest in a subprocess, in a sample project of its own
+(an SDK agent, a store of its recorded runs promoted into a suite), with the plugin found
+through its ``pytest11`` entry point."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tracereplay.ingest import open_store
+
+AGENT = '''
+import os
+
+import tracereplay
+
+
+@tracereplay.tool
+def get_weather(city: str) -> dict:
+    """Current weather; writes a mark when it really runs (a replay must not)."""
+    with open(os.environ["LIVE_MARKS"], "a") as marks:
+        marks.write(city + "\\n")
+    return {"city": city, "temp": 21}
+
+
+def answer(query: str) -> str:
+    city = query.rstrip("?").rsplit(" ", 1)[-1]
+    weather = get_weather(city)
+    if city in os.environ.get("BROKEN_CITIES", "").split(","):
+        return "I could not find out."
+    return f"In {city} it is {weather['temp']} degrees."
+'''
+
+RECORD = """
+import sys
+
+import tracereplay
+from agent import answer
+
+tracereplay.configure(service_name="weather", db=sys.argv[1])
+for city in ["Paris", "Rome", "Oslo"]:
+    query = f"What is the weather in {city}?"
+    with tracereplay.agent_run("weather_agent", query=query) as run:
+        run.set_response(answer(query))
+tracereplay.flush()
+"""
+
+OWN_TESTS = """
+import pytest
+
+from tracereplay.pytest_plugin import suite_cases
+
+
+@pytest.mark.parametrize("case", suite_cases("weather", "store.duckdb"))
+def test_weather(case, tracereplay_eval):
+    report = tracereplay_eval(case, agent="agent:answer")
+    assert report.result.status.value == "PASSED", report.result.reason
+    assert "degrees" in report.runs[0].response
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sample project: agent.py, three recorded runs promoted into suite ``weather``."""
+    root = tmp_path_factory.mktemp("project")
+    (root / "agent.py").write_text(textwrap.dedent(AGENT))
+    (root / "record.py").write_text(textwrap.dedent(RECORD))
+    env = _env(root)
+    subprocess.run(
+        [sys.executable, "record.py", "store.duckdb"], cwd=root, env=env, check=True, timeout=120
+    )
+    promoted = subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", "store.duckdb", "promote", "--where",
+         "kind = 'live'", "--suite", "weather"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert promoted.returncode == 0, promoted.stderr
+    (root / "marks.txt").write_text("")
+    return root
+
+
+def _env(root: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRACEREPLAY_"))}
+    env.update(LIVE_MARKS=str(root / "marks.txt"), PYTHONPATH=str(root), **extra)
+    return env
+
+
+def pytest_in(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest ARGS`` in the sample project (no cache, no ini file of ours)."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(root), *args],
+        cwd=root, env=_env(root, **env), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def _eval_runs(root: Path) -> list[dict]:
+    with open_store(root / "store.duckdb") as store:
+        return store.query_dicts(
+            "SELECT eval_run_id, mode, status, total_cases, passed, failed, errored"
+            " FROM eval_runs ORDER BY started_at"
+        )
+
+
+REPLAY = ["--tracereplay", "weather", "--tracereplay-db", "store.duckdb"]
+AGENT_OPT = ["--tracereplay-agent", "agent:answer"]
+
+
+def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", "store.duckdb", *args],
+        cwd=root, env=_env(root), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_each_case_is_an_item_replayed_airtight_and_stored_as_one_eval_run(project: Path) -> None:
+    cli_eval = _cli(project, "eval", "weather", "--agent", "agent:answer")
+    assert cli_eval.returncode == 0, cli_eval.stdout + cli_eval.stderr
+    before = len(_eval_runs(project))
+    done = pytest_in(project, *REPLAY, *AGENT_OPT, "-v")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+    for name in ("case0[what-is-the-weather-in-paris]", "case1[what-is-the-weather-in-rome]"):
+        assert f"tracereplay:weather::{name} PASSED" in done.stdout
+    assert (project / "marks.txt").read_text() == ""  # no tool ran for real
+    runs = _eval_runs(project)
+    assert len(runs) == before + 1
+    last = runs[-1]
+    assert (last["mode"], last["status"], last["total_cases"], last["passed"]) == (
+        "replay", "completed", 3, 3,
+    )  # fmt: skip
+    assert f"eval run {last['eval_run_id']}" in done.stdout  # the terminal summary names it
+    # the stored eval run is what `tracereplay eval` stores: diff compares the two
+    diffed = _cli(project, "diff", "--last", "--suite", "weather")
+    assert diffed.returncode == 0, diffed.stdout + diffed.stderr
+    assert "regressed" in diffed.stdout.lower() and "3" in diffed.stdout
+
+
+def test_a_regressed_case_fails_with_its_verdict_reason_and_response(project: Path) -> None:
+    junit = project / "junit.xml"
+    done = pytest_in(project, *REPLAY, *AGENT_OPT, f"--junitxml={junit}", BROKEN_CITIES="Rome")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 failed, 2 passed" in done.stdout
+    assert "FAILED: " in done.stdout and "query: What is the weather in Rome?" in done.stdout
+    assert "response: I could not find out." in done.stdout
+    cases = ET.parse(junit).getroot().iter("testcase")
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    assert failed == ["case1[what-is-the-weather-in-rome]"]
+    assert _eval_runs(project)[-1]["failed"] == 1
+
+
+def test_k_selects_cases_by_query_text_seq_and_tag(project: Path) -> None:
+    done = pytest_in(project, *REPLAY, "-k", "rome", "-q")  # recorded mode
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 2 deselected" in done.stdout
+    assert _eval_runs(project)[-1]["total_cases"] == 1  # only the selected case was evaluated
+    done = pytest_in(project, *REPLAY, "-k", "seq2 or paris", "-q")
+    assert "2 passed, 1 deselected" in done.stdout, done.stdout
+
+
+def test_x_stops_at_the_first_case_that_does_not_pass(project: Path) -> None:
+    done = pytest_in(project, *REPLAY, *AGENT_OPT, "-x", "-q", BROKEN_CITIES="Paris,Rome")
+    assert done.returncode == 1
+    assert done.stdout.rstrip().splitlines()[-1].startswith("1 failed in"), done.stdout
+    last = _eval_runs(project)[-1]
+    assert (last["total_cases"], last["failed"]) == (1, 1)  # the eval stopped there too
+
+
+def test_xdist_workers_make_one_eval_run(project: Path) -> None:
+    before = len(_eval_runs(project))
+    done = pytest_in(project, *REPLAY, *AGENT_OPT, "-n", "2", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+    runs = _eval_runs(project)
+    assert len(runs) == before + 1
+    assert (runs[-1]["total_cases"], runs[-1]["passed"]) == (3, 3)
+    assert (project / "marks.txt").read_text() == ""
+
+
+def test_the_ini_file_names_suite_agent_and_store(tmp_path: Path, project: Path) -> None:
+    (project / "pytest.ini").write_text(
+        "[pytest]\ntracereplay_suite = weather\ntracereplay_agent = agent:answer\n"
+        "tracereplay_db = store.duckdb\n"
+    )
+    try:
+        done = pytest_in(project, "-q")
+    finally:
+        (project / "pytest.ini").unlink()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+
+
+def test_parametrized_cases_in_your_own_test_function(project: Path) -> None:
+    (project / "test_own.py").write_text(textwrap.dedent(OWN_TESTS))
+    try:
+        done = pytest_in(project, "test_own.py", "-q", "--tracereplay-db", "store.duckdb")
+    finally:
+        (project / "test_own.py").unlink()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+    assert (project / "marks.txt").read_text() == ""
+
+
+def test_an_unknown_suite_is_one_usage_error(project: Path) -> None:
+    done = pytest_in(project, "--tracereplay", "nope", "--tracereplay-db", "store.duckdb")
+    assert done.returncode == 4  # pytest's usage error
+    assert "tracereplay: suite 'nope'" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_without_a_suite_the_plugin_does_nothing(project: Path) -> None:
+    (project / "test_plain.py").write_text("def test_one():\n    assert True\n")
+    try:
+        done = pytest_in(project, "test_plain.py", "-q")
+    finally:
+        (project / "test_plain.py").unlink()
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout
+    assert "tracereplay" not in done.stdout
+    assert json.dumps(done.stdout)  # printable

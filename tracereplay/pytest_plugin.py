@@ -1,0 +1,385 @@
+"""The pytest plugin: a suite's cases as test items (``pytest --tracereplay SUITE``).
+
+Registered through the ``pytest11`` entry point, so installing tracereplay is enough; it does
+nothing unless a suite is named (``--tracereplay SUITE`` or ``tracereplay_suite`` in the ini
+file). Each case of the suite becomes one item, ``tracereplay:<suite>::case<seq>[<query words>]``, with the
+case's tags and id as keywords, so ``-k`` selects by seq, tag or query text. The cases are
+evaluated the way ``tracereplay eval`` evaluates them (recorded mode, or replay with
+``--tracereplay-agent``) and stored as one eval run, so ``diff``, ``report`` and the UI see it:
+
+- in one process, the selected items of a suite are evaluated together when the first of them
+  runs (agent processes, concurrency, ``-x`` as ``--fail-fast``), and each item then reports
+  its case's verdict;
+- under pytest-xdist every worker evaluates each item it is given on its own, in its own
+  process (``--in-process``: the worker is the isolation), into the eval run the controller
+  named for the session (``evaluation.open_eval_run`` joins it), whose counts are summed from
+  everything stored.
+
+A case that is not PASSED fails with its verdict, reason, checks and drift as the message. For
+cases inside your own test functions, ``suite_cases`` parametrizes a test and the
+``tracereplay_eval`` fixture evaluates one case. Imports of the evaluator happen only once a
+suite is named: the plugin costs every other pytest run nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from tracereplay.evaluate.evaluation import EvalSettings
+    from tracereplay.evaluate.outcomes import CaseReport
+    from tracereplay.models import EvalCase
+
+__all__ = ["CaseItem", "CaseNotPassed", "suite_cases"]
+
+_WORKER_KEY = "tracereplay_eval_run"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("tracereplay", "tracereplay: a suite's cases as tests")
+    group.addoption(
+        "--tracereplay",
+        action="append",
+        dest="tracereplay_suites",
+        metavar="SUITE",
+        help="collect this suite's cases as test items (repeatable)",
+    )
+    group.addoption(
+        "--tracereplay-agent",
+        dest="tracereplay_agent",
+        metavar="MODULE:ATTR",
+        help="replay each case with this agent (as `tracereplay eval --agent`); "
+        "without it the recorded runs are scored",
+    )
+    group.addoption(
+        "--tracereplay-llm",
+        dest="tracereplay_llm",
+        choices=("live", "recorded"),
+        help="with an agent: `recorded` answers its LLM calls from the recording (offline)",
+    )
+    group.addoption(
+        "--tracereplay-db",
+        dest="tracereplay_db",
+        metavar="PATH",
+        help="the store (default: $TRACEREPLAY_DB, else ./tracereplay.duckdb)",
+    )
+    group.addoption(
+        "--tracereplay-label",
+        dest="tracereplay_label",
+        metavar="TEXT",
+        help="a note stored with the eval run (e.g. the branch)",
+    )
+    group.addoption(
+        "--tracereplay-eval-run",
+        dest="tracereplay_eval_run",
+        metavar="ID",
+        help="add the results to this eval run (created when new): several CI jobs, one run",
+    )
+    parser.addini("tracereplay_suite", "suites whose cases are collected", type="args")
+    parser.addini("tracereplay_agent", "the agent to replay (MODULE:ATTR)")
+    parser.addini("tracereplay_llm", "live or recorded")
+    parser.addini("tracereplay_db", "the store (relative to the ini file)")
+    parser.addini("tracereplay_label", "a note stored with each eval run")
+    parser.addini("tracereplay_tool_match", "strict (default) or fifo")
+    parser.addini("tracereplay_concurrency", "cases replayed at once (default 4)")
+    parser.addini("tracereplay_timeout", "seconds per case attempt (default 60)")
+
+
+class _Session:
+    """What the plugin knows for one pytest session: the settings and the outcomes so far."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        opt = config.option
+        self.suites: list[str] = list(opt.tracereplay_suites or config.getini("tracereplay_suite"))
+        self.agent: str | None = opt.tracereplay_agent or config.getini("tracereplay_agent") or None
+        self.llm: str = opt.tracereplay_llm or config.getini("tracereplay_llm") or "live"
+        self.label: str | None = opt.tracereplay_label or config.getini("tracereplay_label") or None
+        self.tool_match: str = config.getini("tracereplay_tool_match") or "strict"
+        self.concurrency = int(config.getini("tracereplay_concurrency") or 4)
+        self.timeout = float(config.getini("tracereplay_timeout") or 60)
+        self.db = _store_path(config, opt.tracereplay_db)
+        workerinput = getattr(config, "workerinput", None)
+        self.worker = workerinput is not None
+        #: the session's eval run ids derive from this (the controller's, handed to workers)
+        self.base: str = (
+            workerinput[_WORKER_KEY]
+            if workerinput is not None
+            else opt.tracereplay_eval_run or str(uuid.uuid4())
+        )
+        self.explicit_run: bool = bool(opt.tracereplay_eval_run)
+        self.reports: dict[str, dict[str, CaseReport]] = {}
+        self.eval_runs: dict[str, str] = {}
+
+    def eval_run_id(self, suite: str) -> str:
+        """One eval run per suite and session (the same in every xdist worker)."""
+        if self.explicit_run and len(self.suites) <= 1:
+            return self.base
+        try:
+            namespace = uuid.UUID(self.base)
+        except ValueError:
+            namespace = uuid.uuid5(uuid.NAMESPACE_URL, self.base)
+        return str(uuid.uuid5(namespace, suite))
+
+    def settings(self, suite: str, case_ids: tuple[str, ...], **changes: Any) -> EvalSettings:
+        from tracereplay.evaluate.evaluation import EvalSettings
+        from tracereplay.evaluate.runner import RunnerOptions
+
+        fail_fast = self.config.option.maxfail == 1  # -x
+        values: dict[str, Any] = {
+            "suite": suite,
+            "db": self.db,
+            "agent": self.agent,
+            "tool_match": self.tool_match,
+            "llm": self.llm if self.agent else "live",
+            "label": self.label,
+            "case_ids": case_ids,
+            "eval_run": self.eval_run_id(suite),
+            "in_process": self.worker,
+            # -x: one case at a time, so that the eval really stops at the first failure
+            "runner": RunnerOptions(
+                concurrency=1 if fail_fast else self.concurrency,
+                timeout_s=self.timeout,
+                fail_fast=fail_fast,
+            ),
+        }
+        values.update(changes)
+        return EvalSettings(**values)
+
+    def report_for(self, item: CaseItem) -> CaseReport | None:
+        """The case's report: evaluated now (an xdist worker), or with the session's other
+        selected items of its suite the first time one of them runs."""
+        done = self.reports.get(item.suite)
+        if done is not None:
+            return done.get(item.case.id)
+        if self.worker:
+            ids: tuple[str, ...] = (item.case.id,)
+        else:
+            ids = tuple(
+                i.case.id
+                for i in item.session.items
+                if isinstance(i, CaseItem) and i.suite == item.suite
+            )
+        outcome = _evaluate(self.settings(item.suite, ids))
+        self.eval_runs[item.suite] = outcome.record.eval_run_id
+        reports = {r.case.id: r for r in outcome.reports}
+        if not self.worker:
+            self.reports[item.suite] = reports
+        return reports.get(item.case.id)
+
+
+_STATE = pytest.StashKey[_Session]()
+
+
+def _store_path(config: pytest.Config, option: str | None) -> Path:
+    from tracereplay.store.paths import resolve_db_path
+
+    if option:
+        return resolve_db_path(option)
+    ini = config.getini("tracereplay_db")
+    if ini:
+        base = config.inipath.parent if config.inipath else config.rootpath
+        return resolve_db_path(base / ini)
+    return resolve_db_path(None)
+
+
+def _evaluate(settings: EvalSettings) -> Any:
+    from tracereplay.errors import TraceReplayError
+    from tracereplay.evaluate.evaluation import run_evaluation
+
+    try:
+        return run_evaluation(settings)
+    except TraceReplayError as err:
+        raise pytest.UsageError(f"tracereplay: {err}") from None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    state = _Session(config)
+    if state.suites or getattr(config, "workerinput", None) is not None:
+        config.stash[_STATE] = state
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: every worker evaluates into the controller's eval runs."""
+    state = node.config.stash.get(_STATE, None)
+    if state is not None:
+        node.workerinput[_WORKER_KEY] = state.base
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """The suites' cases join the collected items before ``-k``/``-m`` deselect any."""
+    state = config.stash.get(_STATE, None)
+    if state is None or not state.suites:
+        return
+    from tracereplay.errors import TraceReplayError
+
+    for suite in state.suites:
+        collector = SuiteCollector.from_parent(session, name=suite, nodeid=f"tracereplay:{suite}")
+        try:
+            collected = list(collector.collect())
+        except TraceReplayError as err:
+            raise pytest.UsageError(f"tracereplay: suite '{suite}': {err}") from None
+        config.hook.pytest_collectreport(
+            report=pytest.CollectReport(collector.nodeid, "passed", None, collected)
+        )
+        for item in collected:
+            config.hook.pytest_itemcollected(item=item)
+        items.extend(collected)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is None or state.worker or not state.suites:
+        return
+    from tracereplay.errors import TraceReplayError
+    from tracereplay.evaluate.results_store import get_eval_run
+    from tracereplay.ingest.opening import open_store
+
+    lines = []
+    try:
+        with open_store(state.db, drain=False) as store:
+            for suite in state.suites:
+                try:
+                    rec = get_eval_run(
+                        store, state.eval_runs.get(suite) or state.eval_run_id(suite)
+                    )
+                except TraceReplayError:
+                    continue  # no case of it ran (all deselected)
+                rate = "-" if rec.pass_rate is None else f"{rec.pass_rate:.1%}"
+                lines.append(
+                    f"suite {rec.suite_name}: eval run {rec.eval_run_id} ({rec.mode}):"
+                    f" {rec.passed} passed, {rec.failed} failed, {rec.errored} errored,"
+                    f" pass rate {rate}"
+                )
+    except TraceReplayError as err:
+        lines.append(f"could not read the eval runs: {err}")
+    if lines:
+        terminalreporter.section("tracereplay")
+        for line in lines:
+            terminalreporter.line(line)
+
+
+class SuiteCollector(pytest.Collector):
+    """A suite of the store: one ``CaseItem`` per case, in ``seq`` order."""
+
+    def collect(self) -> list[CaseItem]:
+        from tracereplay.ingest.opening import open_store
+        from tracereplay.store.suites import get_suite, list_cases
+
+        state = self.config.stash[_STATE]
+        with open_store(state.db) as store:
+            suite = get_suite(store, self.name)
+            cases = list_cases(store, suite.id)
+        return [CaseItem.from_parent(self, name=case_name(c), case=c) for c in cases]
+
+
+def case_name(case: EvalCase) -> str:
+    """``case<seq>[<first words of the query>]``: what ``-k`` and the reports show."""
+    words = re.findall(r"[A-Za-z0-9]+", case.query.lower())[:8]
+    return f"case{case.seq}[{'-'.join(words) or case.id[:8]}]"
+
+
+class CaseNotPassed(Exception):
+    """A case whose verdict is not PASSED; the message says why."""
+
+
+class CaseItem(pytest.Item):
+    """One case of a suite; passes when the case's verdict is PASSED."""
+
+    def __init__(self, *, case: EvalCase, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.suite = self.parent.name if self.parent is not None else ""
+        self.extra_keyword_matches.update(case.tags)
+        self.extra_keyword_matches.update({case.id, case.id[:8], f"seq{case.seq}"})
+
+    def runtest(self) -> None:
+        report = self.config.stash[_STATE].report_for(self)
+        if report is None:
+            pytest.skip("not run: the eval stopped at the first case that did not pass (-x)")
+        from tracereplay.models import Status
+
+        if report.result.status is not Status.PASSED:
+            raise CaseNotPassed(failure_text(report))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CaseNotPassed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return (
+            self.path,
+            None,
+            f"tracereplay {self.suite} case {self.case.seq} ({self.case.id[:8]})",
+        )
+
+
+def failure_text(report: CaseReport) -> str:
+    """The verdict, its reason, every check that did not pass, the response and the drift."""
+    from tracereplay.cli.eval_cmd import problem_notes
+
+    r = report.result
+    lines = [f"{r.status.value}: {r.reason}", f"query: {report.case.query}"]
+    for check in r.checks:
+        said = f"{check.check}: {check.explanation}"
+        if not check.passed and said not in r.reason:
+            lines.append(f"  {check.status.value} {said}")
+    response = next((run.response for run in report.runs if run.response is not None), None)
+    if response is not None:
+        lines.append(f"response: {response}")
+    lines += [f"  {note}" for note in problem_notes(report)]
+    return "\n".join(lines)
+
+
+def suite_cases(suite: str, db: str | Path | None = None) -> list[Any]:
+    """The suite's cases as ``pytest.param``s (ids as the plugin names its items), for
+    ``@pytest.mark.parametrize("case", suite_cases("weather"))``."""
+    from tracereplay.ingest.opening import open_store
+    from tracereplay.store.paths import resolve_db_path
+    from tracereplay.store.suites import get_suite, list_cases
+
+    with open_store(resolve_db_path(db)) as store:
+        found = get_suite(store, suite)
+        cases = list_cases(store, found.id)
+    return [pytest.param(c, id=case_name(c)) for c in cases]
+
+
+@pytest.fixture
+def tracereplay_eval(request: pytest.FixtureRequest) -> Callable[..., CaseReport]:
+    """``tracereplay_eval(case, agent=None, llm=None)``: evaluate one case (replayed with
+    ``agent``, else the plugin's ``--tracereplay-agent``, else recorded) into the session's eval
+    run of its suite, and return its ``CaseReport`` for your own assertions."""
+    config = request.config
+    state = config.stash.get(_STATE, None)
+    if state is None:
+        state = config.stash[_STATE] = _Session(config)
+
+    def evaluate(case: EvalCase, agent: str | None = None, llm: str | None = None) -> CaseReport:
+        from tracereplay.ingest.opening import open_store
+        from tracereplay.store.suites import find_suite_by_id
+
+        with open_store(state.db, drain=False) as store:
+            found = find_suite_by_id(store, case.suite_id)
+        if found is None:
+            raise pytest.UsageError(f"tracereplay: case {case.id}'s suite is not in {state.db}")
+        suite = found.name
+        changes: dict[str, Any] = {"in_process": True}
+        if agent is not None:
+            changes["agent"] = agent
+        if llm is not None:
+            changes["llm"] = llm
+        outcome = _evaluate(state.settings(suite, (case.id,), **changes))
+        return outcome.reports[0]
+
+    return evaluate
