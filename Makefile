@@ -11,7 +11,7 @@ FRAMEWORK_DIR   := tests/fixtures/frameworks
 FRAMEWORK_VENVS := .venvs
 FRAMEWORK_STAMPS := $(foreach fw,$(FRAMEWORKS),$(FRAMEWORK_VENVS)/$(fw)/.installed-stamp)
 
-.PHONY: demo test install lint format bench clean frameworks
+.PHONY: demo test install lint format bench clean frameworks dist
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,8 +58,12 @@ demo: $(STAMP)
 	BIN=$(BIN) sh examples/demo_offline.sh $(DEMO)/tracereplay.duckdb
 	@echo "== browse it: $(BIN)/tracereplay --db $(DEMO)/tracereplay.duckdb ui   (then open http://127.0.0.1:8765/)"
 
+# the wheel and sdist a user installs (pip install dist/tracereplay-*.whl)
+dist: $(STAMP)
+	rm -rf dist && $(BIN)/python -m build --outdir dist .
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py
 
 clean:
-	rm -rf $(VENV) $(FRAMEWORK_VENVS) $(DEMO) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(FRAMEWORK_VENVS) $(DEMO) dist build .pytest_cache .ruff_cache

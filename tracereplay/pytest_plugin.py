@@ -116,6 +116,8 @@ class _Session:
         self.explicit_run: bool = bool(opt.tracereplay_eval_run)
         self.reports: dict[str, dict[str, CaseReport]] = {}
         self.eval_runs: dict[str, str] = {}
+        #: suites whose evaluation could not be carried out: why (each of their items fails so)
+        self.failures: dict[str, str] = {}
 
     def eval_run_id(self, suite: str) -> str:
         """One eval run per suite and session (the same in every xdist worker)."""
@@ -155,6 +157,8 @@ class _Session:
     def report_for(self, item: CaseItem) -> CaseReport | None:
         """The case's report: evaluated now (an xdist worker), or with the session's other
         selected items of its suite the first time one of them runs."""
+        if item.suite in self.failures:
+            raise CaseNotPassed(self.failures[item.suite])
         done = self.reports.get(item.suite)
         if done is not None:
             return done.get(item.case.id)
@@ -166,7 +170,14 @@ class _Session:
                 for i in item.session.items
                 if isinstance(i, CaseItem) and i.suite == item.suite
             )
-        outcome = _evaluate(self.settings(item.suite, ids))
+        from tracereplay.errors import TraceReplayError
+        from tracereplay.evaluate.evaluation import run_evaluation
+
+        try:
+            outcome = run_evaluation(self.settings(item.suite, ids))
+        except TraceReplayError as err:  # the agent does not load, the store is gone ...
+            self.failures[item.suite] = f"ERROR: the suite could not be evaluated: {err}"
+            raise CaseNotPassed(self.failures[item.suite]) from None
         self.eval_runs[item.suite] = outcome.record.eval_run_id
         reports = {r.case.id: r for r in outcome.reports}
         if not self.worker:

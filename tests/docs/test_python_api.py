@@ -18,7 +18,7 @@ import tracereplay
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "python-api.md").read_text(encoding="utf-8")
 PUBLIC = ("tracereplay", "tracereplay.models", "tracereplay.sdk", "tracereplay.checks",
-          "tracereplay.evaluate")  # fmt: skip
+          "tracereplay.evaluate", "tracereplay.pytest_plugin")  # fmt: skip
 
 
 def _documented(module: str) -> list[str]:

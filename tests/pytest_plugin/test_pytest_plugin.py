@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -42,7 +43,7 @@ RECORD = """
 import sys
 
 import tracereplay
-from agent import answer
+from my_agent import answer
 
 tracereplay.configure(service_name="weather", db=sys.argv[1])
 for city in ["Paris", "Rome", "Oslo"]:
@@ -52,32 +53,28 @@ for city in ["Paris", "Rome", "Oslo"]:
 tracereplay.flush()
 """
 
-OWN_TESTS = """
-import pytest
-
-from tracereplay.pytest_plugin import suite_cases
-
-
-@pytest.mark.parametrize("case", suite_cases("weather", "store.duckdb"))
-def test_weather(case, tracereplay_eval):
-    report = tracereplay_eval(case, agent="agent:answer")
-    assert report.result.status.value == "PASSED", report.result.reason
-    assert "degrees" in report.runs[0].response
-"""
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "pytest.md").read_text()
+#: the test file of docs/pytest.md, as written there
+OWN_TESTS = re.findall(r"^```python\n(.*?)^```", DOC, re.S | re.M)[0]
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A sample project: agent.py, three recorded runs promoted into suite ``weather``."""
+    """A sample project: my_agent.py, three recorded runs promoted into suite ``weather``."""
     root = tmp_path_factory.mktemp("project")
-    (root / "agent.py").write_text(textwrap.dedent(AGENT))
+    (root / "my_agent.py").write_text(textwrap.dedent(AGENT))
     (root / "record.py").write_text(textwrap.dedent(RECORD))
+    (root / "evals").mkdir()
     env = _env(root)
     subprocess.run(
-        [sys.executable, "record.py", "store.duckdb"], cwd=root, env=env, check=True, timeout=120
+        [sys.executable, "record.py", "evals/tracereplay.duckdb"],
+        cwd=root,
+        env=env,
+        check=True,
+        timeout=120,
     )
     promoted = subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", "store.duckdb", "promote", "--where",
+        [sys.executable, "-m", "tracereplay", "--db", "evals/tracereplay.duckdb", "promote", "--where",
          "kind = 'live'", "--suite", "weather"],
         cwd=root, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -101,26 +98,26 @@ def pytest_in(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess
 
 
 def _eval_runs(root: Path) -> list[dict]:
-    with open_store(root / "store.duckdb") as store:
+    with open_store(root / "evals/tracereplay.duckdb") as store:
         return store.query_dicts(
             "SELECT eval_run_id, mode, status, total_cases, passed, failed, errored"
             " FROM eval_runs ORDER BY started_at"
         )
 
 
-REPLAY = ["--tracereplay", "weather", "--tracereplay-db", "store.duckdb"]
-AGENT_OPT = ["--tracereplay-agent", "agent:answer"]
+REPLAY = ["--tracereplay", "weather", "--tracereplay-db", "evals/tracereplay.duckdb"]
+AGENT_OPT = ["--tracereplay-agent", "my_agent:answer"]
 
 
 def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", "store.duckdb", *args],
+        [sys.executable, "-m", "tracereplay", "--db", "evals/tracereplay.duckdb", *args],
         cwd=root, env=_env(root), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
 
 
 def test_each_case_is_an_item_replayed_airtight_and_stored_as_one_eval_run(project: Path) -> None:
-    cli_eval = _cli(project, "eval", "weather", "--agent", "agent:answer")
+    cli_eval = _cli(project, "eval", "weather", "--agent", "my_agent:answer")
     assert cli_eval.returncode == 0, cli_eval.stdout + cli_eval.stderr
     before = len(_eval_runs(project))
     done = pytest_in(project, *REPLAY, *AGENT_OPT, "-v")
@@ -185,8 +182,8 @@ def test_xdist_workers_make_one_eval_run(project: Path) -> None:
 
 def test_the_ini_file_names_suite_agent_and_store(tmp_path: Path, project: Path) -> None:
     (project / "pytest.ini").write_text(
-        "[pytest]\ntracereplay_suite = weather\ntracereplay_agent = agent:answer\n"
-        "tracereplay_db = store.duckdb\n"
+        "[pytest]\ntracereplay_suite = weather\ntracereplay_agent = my_agent:answer\n"
+        "tracereplay_db = evals/tracereplay.duckdb\n"
     )
     try:
         done = pytest_in(project, "-q")
@@ -199,7 +196,9 @@ def test_the_ini_file_names_suite_agent_and_store(tmp_path: Path, project: Path)
 def test_parametrized_cases_in_your_own_test_function(project: Path) -> None:
     (project / "test_own.py").write_text(textwrap.dedent(OWN_TESTS))
     try:
-        done = pytest_in(project, "test_own.py", "-q", "--tracereplay-db", "store.duckdb")
+        done = pytest_in(
+            project, "test_own.py", "-q", "--tracereplay-db", "evals/tracereplay.duckdb"
+        )
     finally:
         (project / "test_own.py").unlink()
     assert done.returncode == 0, done.stdout + done.stderr
@@ -208,10 +207,20 @@ def test_parametrized_cases_in_your_own_test_function(project: Path) -> None:
 
 
 def test_an_unknown_suite_is_one_usage_error(project: Path) -> None:
-    done = pytest_in(project, "--tracereplay", "nope", "--tracereplay-db", "store.duckdb")
+    done = pytest_in(
+        project, "--tracereplay", "nope", "--tracereplay-db", "evals/tracereplay.duckdb"
+    )
     assert done.returncode == 4  # pytest's usage error
     assert "tracereplay: suite 'nope'" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_an_agent_that_does_not_load_fails_each_item_in_one_line(project: Path) -> None:
+    done = pytest_in(project, *REPLAY, "--tracereplay-agent", "nope:answer", "-q")
+    assert done.returncode == 1
+    assert "3 failed" in done.stdout
+    assert "ERROR: the suite could not be evaluated: --agent 'nope:answer'" in done.stdout
+    assert "Traceback" not in done.stdout and "UsageError" not in done.stdout
 
 
 def test_without_a_suite_the_plugin_does_nothing(project: Path) -> None:
@@ -223,3 +232,34 @@ def test_without_a_suite_the_plugin_does_nothing(project: Path) -> None:
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout
     assert "tracereplay" not in done.stdout
     assert json.dumps(done.stdout)  # printable
+
+
+def _doc_blocks(lang: str) -> list[str]:
+    return re.findall(rf"^```{lang}\n(.*?)^```", DOC, re.S | re.M)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        re.sub(r"\s+#.*$", "", line).strip()
+        for block in _doc_blocks("sh")
+        for line in block.splitlines()
+        if line.startswith("pytest ")
+    ],
+)
+def test_the_docs_command_lines_run(project: Path, line: str) -> None:
+    args = line.split()[1:]
+    done = pytest_in(project, *args, TRACEREPLAY_DB=str(project / "evals/tracereplay.duckdb"))
+    assert done.returncode == 0, line + "\n" + done.stdout + done.stderr
+    assert " passed" in done.stdout
+
+
+def test_the_docs_pyproject_settings_run(project: Path) -> None:
+    [toml] = _doc_blocks("toml")
+    (project / "pyproject.toml").write_text(toml)
+    try:
+        done = pytest_in(project, "-q")
+    finally:
+        (project / "pyproject.toml").unlink()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
