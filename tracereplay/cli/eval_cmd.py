@@ -362,14 +362,13 @@ def print_summary(outcome: EvalOutcome) -> None:
         line.append(f" ({rec.agent})")
     console.print(line)
     parts = Text()
-    parts.append(f"{rec.passed} passed", style="green")
-    parts.append(", ")
+    # the pass rate is the headline: the share of cases that passed, every case counted
+    rate = rec.pass_rate if rec.pass_rate is not None else 0.0
+    parts.append(f"pass rate {rate:.1%}", style="bold")
+    parts.append(f": {rec.passed} of {rec.total_cases} cases passed, ")
     parts.append(f"{rec.failed} failed", style="red" if rec.failed else "")
     parts.append(", ")
     parts.append(f"{rec.errored} errored", style="yellow" if rec.errored else "")
-    parts.append(f" of {rec.total_cases} cases")
-    if rec.pass_rate is not None:
-        parts.append(f"  pass rate {rec.pass_rate:.1%}")
     if rec.aggregate_score is not None:
         parts.append(f"  score {rec.aggregate_score:.3f}")
     if rec.finished_at is not None:
