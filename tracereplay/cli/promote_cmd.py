@@ -106,7 +106,7 @@ def promote(
       tracereplay promote 3f2a9c1e
       tracereplay promote 3f2a9c1e --suite support-regressions --tag refunds
       tracereplay promote 3f2a9c1e --expected "21 °C" --expected-tool get_weather
-      tracereplay promote --where "status = 'failed'" --suite regressions --limit 50
+      tracereplay promote --where "status = 'failed'" --suite regressions
     """
     if (run_id is None) == (where is None):
         raise BadParameterError("give a RUN_ID or --where PREDICATE (one of the two)")
