@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 
@@ -44,14 +45,76 @@ def test_every_command_and_option_is_documented() -> None:
     assert not missing, "not documented in docs/: " + ", ".join(sorted(missing))
 
 
-def test_every_command_help_has_an_example_and_exit_codes() -> None:
+def _help(path: str, columns: int) -> str:
     from typer.testing import CliRunner
 
-    runner = CliRunner()
+    result = CliRunner().invoke(app, [*path.split(), "--help"], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, (path, result.output)
+    return result.output
+
+
+def _examples(doc: str) -> list[str]:
+    """The example command lines of a docstring (indented lines starting with tracereplay)."""
+    return [
+        line.strip()
+        for line in inspect.cleandoc(doc).splitlines()
+        if line.startswith(" ") and line.strip().startswith("tracereplay ")
+    ]
+
+
+def _prose(doc: str) -> list[str]:
+    """The docstring's paragraphs of prose (not indented, no rich markup), each on one line."""
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return [
+        " ".join(p.split())
+        for p in paragraphs
+        if p.strip()
+        and not any(line[:1].isspace() for line in p.splitlines())
+        and "[" not in p
+        and not p.lstrip().startswith("- ")
+    ]
+
+
+def test_every_command_help_has_an_example_that_fits_80_columns() -> None:
+    for path, cmd in _commands():
+        examples = _examples(cmd.help or "")
+        assert examples, f"`{path} --help` has no example"
+        shown = [line.strip() for line in _help(path, 80).splitlines()]
+        for example in examples:
+            assert example in shown, f"`{path} --help`: {example!r} breaks at 80 columns"
+
+
+def test_help_prose_reflows_to_the_terminal_width() -> None:
+    """A docstring's line breaks are not kept: at 200 columns each paragraph is one line."""
+    for path, cmd in _commands():
+        text = " ".join(_help(path, 200).split("\n"))
+        lines = [" ".join(line.split()) for line in _help(path, 200).splitlines()]
+        for paragraph in _prose(cmd.help or ""):
+            if len(paragraph) < 190:
+                assert paragraph in lines, f"`{path} --help` breaks {paragraph[:50]!r}..."
+        assert text
+
+
+def test_long_option_lists_are_grouped_and_leave_room_for_the_help() -> None:
+    for path, cmd in _commands():
+        output = _help(path, 80)
+        panels = output.count("╭─")
+        options = sum(1 for p in cmd.params if p.opts and p.opts[0].startswith("-"))
+        assert options <= 12 or panels >= 3, f"`{path} --help`: {options} options in one panel"
+        for line in output.splitlines():
+            line = line.rstrip().removesuffix("│").rstrip()
+            if line.startswith("│ -") and "  " in line[3:]:
+                start = line.index("  ", 3)
+                while line[start] == " ":
+                    start += 1
+                assert start <= 40, f"`{path} --help`: the help starts at column {start}"
+    assert len(_help("eval", 80).splitlines()) < 100
+
+
+def test_every_command_help_has_exit_codes() -> None:
     for path, _ in _commands():
-        result = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "80"})
-        assert result.exit_code == 0, (path, result.output)
-        assert "Exit code" in result.output, f"`{path} --help` does not give its exit codes"
-        assert "<bool>" not in result.output and "<str>" not in result.output, path
-        width = max(len(line) for line in result.output.splitlines())
+        result_output = _help(path, 80)
+        assert "Exit code" in result_output, f"`{path} --help` does not give its exit codes"
+        assert "<bool>" not in result_output and "<str>" not in result_output, path
+        width = max(len(line) for line in result_output.splitlines())
         assert width <= 80, f"`{path} --help` is {width} columns wide"

@@ -119,3 +119,37 @@ def test_diff_refuses_runs_of_two_suites_and_unknown_ids(db: Path, tmp_path: Pat
     assert "Traceback" not in result.output
     missing = cli(db, "diff", a, "ffffffff")
     assert missing.exit_code == 2 and "no eval run id starts with 'ffffffff'" in missing.output
+
+
+def test_diff_at_80_columns_shows_each_reason_in_full_and_no_query_for_passed_cases(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    before = eval_json(db, tmp_path, "weather", "--agent", "replay_agents:weather", exit_code=0)
+    after = eval_json(
+        db, tmp_path, "weather", "--agent", "replay_agents:weather_no_population", exit_code=1
+    )
+    a, b = before["eval_run"]["eval_run_id"], after["eval_run"]["eval_run_id"]
+    result = cli(db, "diff", a, b)
+    assert result.exit_code == 1, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    flat = " ".join(result.stdout.split())
+    for case in after["cases"]:
+        assert " ".join(case["reason"].split()) in flat  # the whole reason, not ~10 characters
+    fixed = cli(db, "diff", b, a)
+    assert "Fixed 3" in fixed.stdout
+    for case in after["cases"]:  # passed in B: no reason, and no query in its place
+        assert case["query"][:20] not in fixed.stdout
+
+
+def test_diff_last_takes_the_suite_as_its_argument(db: Path, tmp_path: Path) -> None:
+    for _ in range(2):
+        eval_json(db, tmp_path, "weather", "--agent", "replay_agents:weather", exit_code=0)
+    positional = cli(db, "diff", "--last", "weather", "--format", "json")
+    assert positional.exit_code == 0, positional.output
+    option = cli(db, "diff", "--last", "--suite", "weather", "--format", "json")
+    assert json.loads(positional.stdout) == json.loads(option.stdout)
+    both = cli(db, "diff", "--last", "weather", "--suite", "weather")
+    assert both.exit_code == 2 and "error: give the suite once" in both.stderr
+    two = cli(db, "diff", "--last", "a", "b")
+    assert two.exit_code == 2 and "--last takes one SUITE at most" in two.stderr

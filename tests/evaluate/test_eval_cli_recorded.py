@@ -9,6 +9,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import orjson
 import pytest
 from replay_fixtures import AGENTS, CITIES, cli, eval_json, make_suite, query, rows
 
@@ -88,7 +89,14 @@ def test_failures_and_errors_exit_1_and_land_in_junit_xml(
     )
     assert result.exit_code == 1, result.output
     assert "[bold]sunny[/bold]" in result.stdout  # user text is never rich markup
-    assert "1 passed, 2 failed, 1 errored of 4 cases" in result.stdout
+    # the pass rate leads the summary; the ERROR case scores 0 in the eval run's score
+    [summary] = [line for line in result.stdout.splitlines() if "of 4 cases" in line]
+    assert summary.startswith("pass rate 25.0%: 1 of 4 cases passed, 2 failed, 1 errored")
+    doc = orjson.loads(out.read_bytes())
+    scores = [c["score"] for c in doc["cases"]]
+    assert [c["score"] for c in doc["cases"] if c["status"] == "ERROR"] == [0.0]
+    assert doc["eval_run"]["aggregate_score"] == pytest.approx(sum(scores) / 4)
+    assert f"score {sum(scores) / 4:.3f}" in summary
     root = ET.parse(junit).getroot()
     suite = root.find("testsuite")
     assert suite is not None and suite.get("name") == "oslo"
@@ -117,7 +125,7 @@ def test_a_check_that_cannot_run_is_an_error_and_is_retried(db: Path, tmp_path: 
     assert cli(db, "promote", "--where", "kind = 'live'", "--suite", "judged").exit_code == 0
     doc = eval_json(db, tmp_path, "judged", "--retries", "1", exit_code=1)
     for case in doc["cases"]:
-        assert case["status"] == "ERROR" and case["score"] == 1.0  # nonEmpty ran and passed
+        assert case["status"] == "ERROR" and case["score"] == 0.0  # an ERROR case scores 0
         judge = [c for c in case["checks"] if c["check"] == "llmJudge"][0]
         assert judge["status"] == "ERROR" and judge["score"] is None
         assert case["repetitions"][0]["attempts"] == 2  # an ERROR is retried
@@ -173,7 +181,7 @@ def test_the_results_table_lists_each_case(db: Path) -> None:
     for city in CITIES[:3]:
         assert query(city)[:20] in result.stdout
     assert result.stdout.count("PASSED") == 3
-    assert "3 passed, 0 failed, 0 errored of 3 cases" in result.stdout
+    assert "pass rate 100.0%: 3 of 3 cases passed, 0 failed, 0 errored" in result.stdout
 
 
 HANGING_CHECK = """

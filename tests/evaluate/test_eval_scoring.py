@@ -49,12 +49,12 @@ def test_failed_check_fails_the_case_and_score_is_the_mean():
     assert r.reason == "containsExpected: response does not contain the expected text 'sunny'"
 
 
-def test_failed_wins_over_error_and_errors_do_not_count_in_the_score():
+def test_failed_wins_over_error_and_an_errored_check_scores_0_in_the_mean():
     checks = [*CHECKS, CheckSpec(kind="regex", name="bad", pattern="(")]
     subject = make_subject("Rainy, 12 C", expected="sunny")
     r = _valid(score_case(subject.case, checks, subject))
     assert r.status is Status.FAILED
-    assert r.score == pytest.approx(2 / 3)
+    assert r.score == pytest.approx(2 / 4)
     assert "bad (error): regex: invalid regular expression" in r.reason
 
 
@@ -62,14 +62,15 @@ def test_error_without_failure_is_an_error():
     checks = [CheckSpec(kind="nonEmpty"), CheckSpec(kind="maxLatencyMs", limit=10)]
     subject = make_subject("hello")
     r = _valid(score_case(subject.case, checks, subject))
-    assert r.status is Status.ERROR and r.score == 1.0
+    assert r.status is Status.ERROR and r.score == 0.0  # an ERROR case scores 0
     assert r.reason.startswith("maxLatencyMs (error): the run's duration is unknown")
 
 
-def test_all_errored_has_no_score():
+def test_an_error_case_scores_0():
     subject = make_subject("hello")
     r = score_case(subject.case, [CheckSpec(kind="nope")], subject)
-    assert r.status is Status.ERROR and r.score is None
+    assert r.status is Status.ERROR and r.score == 0.0
+    assert error_result("c", "timed out after 5s").score == 0.0
 
 
 def test_no_checks_is_an_error():
@@ -124,7 +125,7 @@ def test_merge_repeats():
         merge_repeats([ok, _res(Status.ERROR, None, "boom"), _res(Status.FAILED, 0.5, "bad")])
     )
     assert merged.status is Status.FAILED
-    assert merged.score == pytest.approx(0.75)
+    assert merged.score == pytest.approx((1.0 + 0.0 + 0.5) / 3)  # the ERROR repetition scores 0
     assert merged.reason == "2 of 3 repetitions did not pass; repetition 3: bad"
     merged = merge_repeats([ok, _res(Status.ERROR, None, "timed out after 5s")])
     assert merged.status is Status.ERROR and "repetition 2: timed out" in merged.reason
@@ -143,7 +144,7 @@ def test_summarize():
     )
     assert (s.total, s.passed, s.failed, s.errored) == (4, 2, 1, 1)
     assert s.pass_rate == 0.5
-    assert s.aggregate_score == pytest.approx(0.7)
+    assert s.aggregate_score == pytest.approx((1.0 + 0.8 + 0.3 + 0.0) / 4)  # every case counts
     empty = summarize([])
     assert (empty.total, empty.pass_rate, empty.aggregate_score) == (0, 0.0, None)
 
@@ -201,7 +202,7 @@ def test_error_result():
     r = _valid(error_result("case-1", "agent raised ValueError: x", duration_ms=3, run_id="r"))
     assert (r.status, r.score, r.reason, r.run_id) == (
         Status.ERROR,
-        None,
+        0.0,
         "agent raised ValueError: x",
         "r",
     )

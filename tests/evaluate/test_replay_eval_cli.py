@@ -47,17 +47,42 @@ def test_replay_answers_tools_from_the_recording_and_stores_linked_replay_runs(
         assert row["case_id"] == row["scored_case"]
 
 
-def test_strict_drift_is_an_error_naming_the_tool_and_arguments(db: Path, tmp_path: Path) -> None:
+def test_strict_drift_fails_the_case_and_the_checks_judge_what_happened(
+    db: Path, tmp_path: Path
+) -> None:
+    """The agent did something other than expected (a changed tool call): FAILED, not ERROR,
+    with the checks run on the replay it made (it ended in the unanswered call's exception)."""
     result = cli(db, "eval", "weather", "--agent", "replay_agents:weather_wrong_unit")
     assert result.exit_code == 1, result.output
     assert "no recording for tool call" in result.stdout
     doc = eval_json(db, tmp_path, "weather", "--agent", "replay_agents:weather_wrong_unit")
     for case in doc["cases"]:
-        assert case["status"] == "ERROR"
-        assert 'get_weather({"city":' in case["reason"] and '"unit":"fahrenheit"' in case["reason"]
-        [drift] = case["repetitions"][0]["replay"]["drift"]
+        assert case["status"] == "FAILED"
+        assert case["reason"].startswith("replay: no recording for tool call get_weather(")
+        assert '"unit":"fahrenheit"' in case["reason"]
+        checks = {c["check"]: c for c in case["checks"]}
+        assert checks["replay"]["status"] == "FAILED" and checks["replay"]["score"] == 0.0
+        assert checks["status"]["status"] == "FAILED"  # the run ended in that exception
+        assert {"containsExpected", "toolCallArgsMatch"} <= set(checks)
+        [rep] = case["repetitions"]
+        assert [t["tool_name"] for t in rep["tool_calls"]] == ["get_weather"]
+        [drift] = rep["replay"]["drift"]
         assert drift["tool"] == "get_weather" and drift["answered"] is False
         assert drift["recorded_arguments"] == {"city": case["query"].split()[-1].rstrip("?")}
+
+
+def test_a_drifting_agent_that_handles_the_unanswered_call_still_fails(
+    db: Path, tmp_path: Path
+) -> None:
+    doc = eval_json(
+        db, tmp_path, "weather", "--agent", "replay_agents:weather_wrong_unit_handled",
+        exit_code=1,
+    )  # fmt: skip
+    for case in doc["cases"]:
+        assert case["status"] == "FAILED"
+        checks = {c["check"]: c["status"] for c in case["checks"]}
+        assert checks["replay"] == "FAILED" and checks["status"] == "PASSED"
+        assert "21 degrees" not in case["repetitions"][0]["response"]
 
 
 def test_fifo_answers_drifted_calls_and_reports_the_drift(db: Path, tmp_path: Path) -> None:
@@ -91,9 +116,9 @@ def test_unused_recorded_calls_are_reported_and_fail_the_checks(db: Path, tmp_pa
         assert [u["tool"] for u in unused] == ["get_population"]
 
 
-def test_an_unrecorded_tool_is_an_error_unless_live_tools(db: Path, tmp_path: Path) -> None:
+def test_an_unrecorded_tool_fails_the_case_unless_live_tools(db: Path, tmp_path: Path) -> None:
     doc = eval_json(db, tmp_path, "weather", "--agent", "replay_agents:weather_extra_tool")
-    assert {c["status"] for c in doc["cases"]} == {"ERROR"}
+    assert {c["status"] for c in doc["cases"]} == {"FAILED"}
     assert all("get_time" in c["reason"] for c in doc["cases"])
     assert replay_agents.LIVE_CALLS == []
     doc = eval_json(
@@ -138,7 +163,7 @@ def test_agent_shapes_are_all_replayed_as_one_run_per_case(
     replays = rows(db, "SELECT run_id, parent_run_id FROM runs WHERE eval_run_id = ?", [run_id])
     assert len(replays) == 2 and all(r["parent_run_id"] is None for r in replays)
     if agent == "weather_twice":  # fifo gives the lower-cased call the one recording ...
-        assert {c["status"] for c in doc["cases"]} == {"ERROR"}
+        assert {c["status"] for c in doc["cases"]} == {"FAILED"}  # an extra call
         assert all("used every one" in c["reason"] for c in doc["cases"])  # ... none is left
         assert all(c["repetitions"][0]["replay"]["drift"] for c in doc["cases"])
     else:

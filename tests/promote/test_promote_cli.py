@@ -74,6 +74,58 @@ def test_a_failed_run_expects_nothing_unless_told(db: Path, cli: Cli) -> None:
     assert [t.name for t in b.expected_tool_calls] == ["get_weather"]
 
 
+def test_promoting_a_failed_run_says_which_checks_will_really_judge(db: Path, cli: Cli) -> None:
+    """A case with nothing expected passes containsExpected and toolCallArgsMatch with almost
+    any answer: promote says so, and how to give it an expected output."""
+    failed = make_run(0, status="failed", response="", error="LLM timed out")
+    add_runs(db, [failed])
+    result = cli("promote", failed.run_id[:8], "--suite", "regressions")
+    assert result.exit_code == 0, result.stderr
+    note = " ".join(result.stderr.split())
+    assert "no expected output and no expected tool calls" in note
+    assert "only status will judge it" in note
+    assert "containsExpected is skipped (nothing is expected)" in note
+    assert "toolCallArgsMatch passes (no expected tool calls)" in note
+    assert "--expected TEXT" in note and "--expected-tool NAME[:JSON]" in note
+    assert f"tracereplay case rm {result.stdout.strip()[:8]}" in note
+    # a reference run expects its own answer and calls: nothing to say
+    ok = make_run(1)
+    add_runs(db, [ok])
+    quiet = cli("promote", ok.run_id, "--suite", "regressions")
+    assert "will judge" not in quiet.stderr
+
+
+def test_promote_takes_an_expected_output_and_expected_tool_calls(db: Path, cli: Cli) -> None:
+    failed = make_run(0, status="failed", response="", error="LLM timed out")
+    add_runs(db, [failed])
+    result = cli(
+        "promote", failed.run_id, "--suite", "regressions", "--expected", "sunny",
+        "--expected-tool", 'get_weather:{"city": "Paris"}', "--expected-tool", "get_time",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "will judge" not in result.stderr
+    _, [case] = suite_and_cases(db, "regressions")
+    assert case.expected_output == "sunny"
+    assert [(t.name, t.arguments) for t in case.expected_tool_calls] == [
+        ("get_weather", {"city": "Paris"}), ("get_time", None)
+    ]  # fmt: skip
+    both = cli("promote", failed.run_id, "--suite", "other", "--expected-tool", "a",
+               "--expected-tools")  # fmt: skip
+    assert both.exit_code == 2
+    assert both.error_lines == [
+        "error: give --expected-tool or --expected-tools/--no-expected-tools, not both"
+    ]
+
+
+def test_promote_where_counts_the_cases_that_expect_nothing(db: Path, cli: Cli) -> None:
+    add_runs(db, [make_run(i, status="failed", response="") for i in range(3)])
+    result = cli("promote", "--where", "status = 'failed'", "--suite", "regressions")
+    assert result.exit_code == 0, result.stderr
+    note = " ".join(result.stderr.split())
+    assert "3 of the new cases have no expected output and no expected tool calls" in note
+    assert "only status will judge them" in note
+
+
 def test_kind_is_explicit_when_given(db: Path, cli: Cli) -> None:
     a, b = make_run(0), make_run(1)
     add_runs(db, [a, b])

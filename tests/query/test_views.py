@@ -87,7 +87,7 @@ def test_case_history_combines_repetitions_like_the_runner(store: Store) -> None
     }  # fmt: skip
     assert {s: r["flaky"] for s, r in rows.items()} == {0: False, 1: True, 2: True, 3: False}
     assert rows[1]["score"] == pytest.approx(0.5)  # mean of the repetitions: 1.0 and 0.0
-    assert rows[2]["score"] == 1.0  # the ERROR repetition has no score
+    assert rows[2]["score"] == 0.5  # the ERROR repetition scores 0 (stored without a score)
     assert rows[3]["reason"] == "FAILED rep 0" and rows[0]["reason"] is None
     assert (
         rows[1]["repetitions"],
@@ -137,7 +137,7 @@ def test_suite_trend_counts_and_changes_between_eval_runs(store: Store) -> None:
     ) == (3, 1, 1, 1, 1)
     assert second["pass_rate"] == pytest.approx(1 / 3)
     assert second["pass_rate_change"] == pytest.approx(1 / 3 - 1)
-    assert second["aggregate_score"] == pytest.approx((1.0 + 0.5) / 2)  # C has no score
+    assert second["aggregate_score"] == pytest.approx((1.0 + 0.5 + 0.0) / 3)  # C is an ERROR: 0
     assert (second["checks"], second["checks_passed"]) == (8, 6)
 
 

@@ -290,3 +290,30 @@ def test_settings_apply_for_the_block_and_are_put_back(tmp_path: Path) -> None:
         with pytest.raises(RuntimeError), store.settings(threads=1):
             raise RuntimeError("the block failed")
         assert current() == before
+
+
+def test_version_8_scores_error_cases_0_in_stored_scores_and_aggregates(tmp_path: Path) -> None:
+    """Before version 8 an ERROR case had no score and was left out of the eval run's
+    aggregate_score ("score 1.000" on a regressed eval); it now counts 0 everywhere."""
+    path = tmp_path / "v7.duckdb"
+    con = duckdb.connect(str(path))
+    assert schema.migrate(Store(con, path), target=7) == 7
+    con.execute(
+        "INSERT INTO eval_runs (eval_run_id, suite_id, suite_name, mode, started_at, status,"
+        " total_cases, passed, errored, pass_rate, aggregate_score)"
+        " VALUES ('e', 's', 'suite', 'recorded', now(), 'completed', 2, 1, 1, 0.5, 1.0)"
+    )
+    con.execute(
+        "INSERT INTO case_results (eval_run_id, case_id, repetition, status, score) VALUES"
+        " ('e', 'ok', 0, 'PASSED', 1.0), ('e', 'bad', 0, 'ERROR', NULL),"
+        " ('e', 'bad', 1, 'ERROR', 1.0)"
+    )
+    con.close()
+    with Store.open(path) as store:
+        assert schema.current_version(store.con) == schema.LATEST_VERSION
+        scores = store.query_dicts("SELECT DISTINCT score FROM case_results WHERE case_id = 'bad'")
+        assert scores == [{"score": 0.0}]
+        [run] = store.query_dicts("SELECT aggregate_score FROM eval_runs")
+        assert run["aggregate_score"] == 0.5
+        [trend] = store.query_dicts("SELECT pass_rate, aggregate_score FROM suite_trend")
+        assert trend == {"pass_rate": 0.5, "aggregate_score": 0.5}

@@ -56,13 +56,17 @@ def diff_command(
         typer.Option(
             "--last",
             help="Compare the latest eval run with the previous one of the same suite "
-            "(instead of A and B).",
+            "(instead of A and B); diff --last SUITE for a suite's.",
         ),
     ] = False,
     suite: Annotated[
         Optional[str],
         typer.Option(
-            "--suite", "-s", metavar="SUITE", help="With --last: of this suite.", show_default=False
+            "--suite",
+            "-s",
+            metavar="SUITE",
+            help="With --last: of this suite (as diff --last SUITE).",
+            show_default=False,
         ),
     ] = None,
     show_unchanged: Annotated[
@@ -79,16 +83,23 @@ def diff_command(
 
     [bold]Examples[/bold]
 
-      tracereplay diff --last                   # the latest eval run against the one before
-      tracereplay diff v1 v2                    # by label (eval --label v1)
-      tracereplay diff weather@1 weather@-1     # the suite's first and latest eval runs
-      tracereplay diff 3f2a 9c41                # unique prefixes of eval run ids
+      tracereplay diff --last               # the latest two eval runs
+      tracereplay diff --last weather       # the same, of the suite weather
+      tracereplay diff v1 v2                # by label (eval --label v1)
+      tracereplay diff weather@1 weather@-1 # a suite's first and latest eval runs
+      tracereplay diff 3f2a 9c41            # unique prefixes of eval run ids
     """
     from tracereplay.evaluate.diff import diff_eval_runs, last_two
     from tracereplay.ingest import open_store
 
-    if last and (eval_run_a or eval_run_b):
-        raise BadParameterError("give A and B, or --last, not both")
+    if last and eval_run_b:
+        raise BadParameterError(
+            "--last takes one SUITE at most (diff --last weather), not two eval runs A and B"
+        )
+    if last and eval_run_a:  # diff --last weather: the suite as the argument
+        if suite is not None:
+            raise BadParameterError("give the suite once: diff --last SUITE or --suite SUITE")
+        suite, eval_run_a = eval_run_a, None
     if not last and not (eval_run_a and eval_run_b):
         raise BadParameterError("give two eval runs A and B (or --last for the latest two)")
     if suite is not None and not last:
@@ -164,16 +175,14 @@ def print_diff(diff: EvalDiff, show_unchanged: bool, short: dict[str, str] | Non
     if not shown:
         console.print("no case changed", style="dim", markup=False)
         return
-    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, expand=True)
-    table.add_column("bucket", no_wrap=True, width=12)
-    table.add_column("#", justify="right", no_wrap=True, width=max(2, len(str(len(diff.cases)))))
-    table.add_column("case", no_wrap=True, style="cyan", width=8)
-    table.add_column("A", no_wrap=True, width=11)
-    table.add_column("B", no_wrap=True, width=11)
-    table.add_column("Δ", justify="right", no_wrap=True, width=5)
-    table.add_column("why (B)", ratio=1, min_width=10, no_wrap=True, overflow="ellipsis")
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("bucket", no_wrap=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("case", no_wrap=True, style="cyan")
+    table.add_column("A", no_wrap=True)
+    table.add_column("B", no_wrap=True)
+    table.add_column("Δ", justify="right", no_wrap=True)
     for c in shown:
-        why = c.reason_b if c.status_b and c.status_b.value != "PASSED" else ""
         table.add_row(
             Text(c.bucket, style=BUCKET_STYLE[c.bucket]),
             str(c.seq),
@@ -181,13 +190,22 @@ def print_diff(diff: EvalDiff, show_unchanged: bool, short: dict[str, str] | Non
             _side(c.status_a.value if c.status_a else None, c.score_a),
             _side(c.status_b.value if c.status_b else None, c.score_b),
             _delta(c),
-            Text(" ".join((why or c.query).split()), no_wrap=True, overflow="ellipsis"),
         )
     console.print(table)
-    for c in diff.bucket("Regressed"):
-        line = Text("Regressed ", style=BUCKET_STYLE["Regressed"])
+    print_reasons(shown)
+
+
+def print_reasons(cases: list[CaseDiff]) -> None:
+    """Why (B): the full reason of every listed case that did not pass in B, wrapped at the
+    terminal's width (a table column would cut it to a few characters at 80 columns)."""
+    failing = [c for c in cases if c.status_b is not None and c.status_b.value != "PASSED"]
+    if not failing:
+        return
+    console.print(Text("why (B)", style="bold"))
+    for c in failing:
+        line = Text(f"{c.bucket} ", style=BUCKET_STYLE[c.bucket])
         line.append(f"#{c.seq} {c.case_id[:8]}", style="cyan")
-        line.append(f"  {c.reason_b}")
+        line.append(f"  {' '.join((c.reason_b or '').split())}")
         console.print(line)
 
 

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from tracereplay.evaluate.outcomes import CaseReport, LlmReport
 
 STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
+_REPLAY = "Replay (--agent)"
+_RUNNING = "Running"
+_CASES = "Cases and checks"
+_OUTPUT = "Output"
 #: suites up to this size list every case; bigger ones list the cases that did not pass
 TABLE_ALL_UP_TO = 200
 
@@ -54,6 +58,7 @@ def eval_command(
             help="Replay: call this agent (module:callable, imported from the current directory "
             "or PYTHONPATH) for every case, its @tracereplay.tool calls answered from the "
             "recording. Without it, recorded mode scores each case's source run as recorded.",
+            rich_help_panel=_REPLAY,
         ),
     ] = None,
     tool_match: Annotated[
@@ -63,6 +68,7 @@ def eval_command(
             help="Replay: strict (default) answers a tool call from a recording with the same "
             "name and arguments; fifo from the next unused recording of that name.",
             show_default=False,
+            rich_help_panel=_REPLAY,
         ),
     ] = None,
     live_tools: Annotated[
@@ -71,6 +77,7 @@ def eval_command(
             "--live-tools",
             help="Replay: run the real tool for a call no recording answers (and for "
             "hand-written cases), instead of making the case an ERROR.",
+            rich_help_panel=_REPLAY,
         ),
     ] = False,
     llm: Annotated[
@@ -81,6 +88,7 @@ def eval_command(
             "call from the recording (no network, no API key; OpenAI and Anthropic clients and "
             "OpenAI-compatible clients on httpx).",
             show_default=False,
+            rich_help_panel=_REPLAY,
         ),
     ] = None,
     llm_match: Annotated[
@@ -90,6 +98,7 @@ def eval_command(
             help="With --llm recorded: order (default) answers LLM calls in order and reports "
             "prompt drift; strict makes a request that differs from the recorded one an ERROR.",
             show_default=False,
+            rich_help_panel=_REPLAY,
         ),
     ] = None,
     in_process: Annotated[
@@ -99,6 +108,7 @@ def eval_command(
             help="Replay: run the agent in this process (threads) instead of agent processes: "
             "a debugger can step into it, but an agent that crashes the interpreter ends the "
             "eval and a case past --timeout is abandoned, not stopped.",
+            rich_help_panel=_REPLAY,
         ),
     ] = False,
     concurrency: Annotated[
@@ -107,6 +117,7 @@ def eval_command(
             min=1,
             max=MAX_CONCURRENCY,
             help="Cases run at the same time (in replay, each in an agent process of its own).",
+            rich_help_panel=_RUNNING,
         ),
     ] = 4,
     timeout: Annotated[
@@ -116,6 +127,7 @@ def eval_command(
             help="Seconds one attempt of a case may take before it is an ERROR (0: no limit). "
             "Default: the suite's eval_defaults, else 60.",
             show_default=False,
+            rich_help_panel=_RUNNING,
         ),
     ] = None,
     retries: Annotated[
@@ -126,6 +138,7 @@ def eval_command(
             help="Run a case again this many times when it is an ERROR. Default: the suite's "
             "eval_defaults, else 0.",
             show_default=False,
+            rich_help_panel=_RUNNING,
         ),
     ] = None,
     fail_fast: Annotated[
@@ -135,6 +148,7 @@ def eval_command(
             help="Stop starting cases after the first that fails. Default: the suite's "
             "eval_defaults, else no.",
             show_default=False,
+            rich_help_panel=_RUNNING,
         ),
     ] = None,
     repeat: Annotated[
@@ -143,15 +157,24 @@ def eval_command(
             min=1,
             max=MAX_REPEAT,
             help="Run every case N times; it passes only if every time passes.",
+            rich_help_panel=_RUNNING,
         ),
     ] = 1,
     tag: Annotated[
         Optional[list[str]],
-        typer.Option("--tag", help="Only cases with this tag (repeatable: any of them)."),
+        typer.Option(
+            "--tag",
+            help="Only cases with this tag (repeatable: any of them).",
+            rich_help_panel=_CASES,
+        ),
     ] = None,
     case: Annotated[
         Optional[list[str]],
-        typer.Option("--case", help="Only this case (id or unique prefix; repeatable)."),
+        typer.Option(
+            "--case",
+            help="Only this case (id or unique prefix; repeatable).",
+            rich_help_panel=_CASES,
+        ),
     ] = None,
     checks: Annotated[
         Optional[list[str]],
@@ -159,10 +182,14 @@ def eval_command(
             "--checks",
             help="Import this module (or .py file) first: its @check functions become check "
             "kinds (repeatable).",
+            rich_help_panel=_CASES,
         ),
     ] = None,
     label: Annotated[
-        Optional[str], typer.Option(help="A note stored with the eval run (e.g. a branch).")
+        Optional[str],
+        typer.Option(
+            help="A note stored with the eval run (e.g. a branch).", rich_help_panel=_OUTPUT
+        ),
     ] = None,
     eval_run: Annotated[
         Optional[str],
@@ -172,6 +199,7 @@ def eval_command(
             "yet: several jobs (CI shards, machines) then make one eval run that diff, report "
             "and the UI show whole. Any string of letters, digits, '-', '_', '.'.",
             show_default=False,
+            rich_help_panel=_CASES,
         ),
     ] = None,
     shard: Annotated[
@@ -182,15 +210,20 @@ def eval_command(
             "from the I-th); give every job the same --eval-run (or --label) so the N shares "
             "make one eval run.",
             show_default=False,
+            rich_help_panel=_CASES,
         ),
     ] = None,
     json_file: Annotated[
         Optional[Path],
-        typer.Option("--json", help="Also write the results as JSON to this file."),
+        typer.Option(
+            "--json", help="Also write the results as JSON to this file.", rich_help_panel=_OUTPUT
+        ),
     ] = None,
     junit_file: Annotated[
         Optional[Path],
-        typer.Option("--junit", help="Also write JUnit XML (for CI) to this file."),
+        typer.Option(
+            "--junit", help="Also write JUnit XML (for CI) to this file.", rich_help_panel=_OUTPUT
+        ),
     ] = None,
     result_format: Annotated[
         Optional[ResultFormat],
@@ -200,6 +233,7 @@ def eval_command(
             "or testing-api-json (a list of EvaluationResults); to stdout instead of the table, "
             "or to --output.",
             show_default=False,
+            rich_help_panel=_OUTPUT,
         ),
     ] = None,
     output: Annotated[
@@ -209,6 +243,7 @@ def eval_command(
             "-o",
             help="With --format: write there (the table still shows).",
             show_default=False,
+            rich_help_panel=_OUTPUT,
         ),
     ] = None,
 ) -> None:
@@ -218,11 +253,11 @@ def eval_command(
 
     [bold]Examples[/bold]
 
-      tracereplay eval weather                       # recorded mode: score what the runs did
+      tracereplay eval weather           # recorded mode: score what the runs did
       tracereplay eval weather --agent weather_agent:answer --concurrency 8
-      tracereplay eval weather --agent my_agent:run --tool-match fifo --junit report.xml
-      tracereplay eval weather --agent my_agent:run --llm recorded   # offline: no API key
-      tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # job 2 of 4, one eval run
+      tracereplay eval weather --agent my_agent:run --junit report.xml
+      tracereplay eval weather --agent my_agent:run --llm recorded   # offline
+      tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # 1 job of 4
     """
     if agent is None and (tool_match is not None or live_tools or in_process):
         raise BadParameterError(
@@ -395,14 +430,13 @@ def print_summary(outcome: EvalOutcome) -> None:
         line.append(f" ({rec.agent})")
     console.print(line)
     parts = Text()
-    parts.append(f"{rec.passed} passed", style="green")
-    parts.append(", ")
+    # the pass rate is the headline: the share of cases that passed, every case counted
+    rate = rec.pass_rate if rec.pass_rate is not None else 0.0
+    parts.append(f"pass rate {rate:.1%}", style="bold")
+    parts.append(f": {rec.passed} of {rec.total_cases} cases passed, ")
     parts.append(f"{rec.failed} failed", style="red" if rec.failed else "")
     parts.append(", ")
     parts.append(f"{rec.errored} errored", style="yellow" if rec.errored else "")
-    parts.append(f" of {rec.total_cases} cases")
-    if rec.pass_rate is not None:
-        parts.append(f"  pass rate {rec.pass_rate:.1%}")
     if rec.aggregate_score is not None:
         parts.append(f"  score {rec.aggregate_score:.3f}")
     if rec.finished_at is not None:

@@ -39,7 +39,7 @@ def ingest(
     [bold]Examples[/bold]
 
       tracereplay ingest traces.pb
-      tracereplay ingest ./otel-spool/          # a Collector file-exporter directory
+      tracereplay ingest ./otel-spool/       # a Collector file-exporter directory
     """
     # imported here: DuckDB and pyarrow are not needed for `--help`
     from tracereplay.ingest import open_store

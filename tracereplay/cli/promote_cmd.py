@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import shlex
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from tracereplay.cli.common import db_path
 from tracereplay.errors import BadParameterError
+
+if TYPE_CHECKING:
+    from tracereplay.models import EvalCase, EvalSuite
 
 
 def promote(
@@ -49,7 +54,21 @@ def promote(
     expected_output: Annotated[
         Optional[str],
         typer.Option(
-            help="Expected output (default: a reference run's own response; none otherwise).",
+            "--expected",
+            "--expected-output",
+            metavar="TEXT",
+            help="Expected output: containsExpected checks the response contains it (default: "
+            "a reference run's own response; none otherwise).",
+            show_default=False,
+        ),
+    ] = None,
+    expected_tool: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--expected-tool",
+            metavar="NAME[:JSON]",
+            help="An expected tool call, by name and optionally a subset of its arguments "
+            '(get_weather:\'{"city": "Paris"}\'); repeatable. Instead of copying the run\'s.',
             show_default=False,
         ),
     ] = None,
@@ -79,22 +98,33 @@ def promote(
     """Promote a run into an eval suite as a test case; prints the case id.
 
     Promoting a run already in the suite prints the existing case's id and changes nothing.
+    A case with no expected output or tool calls (a failed run's) is judged by fewer checks:
+    promote says which, and how to give it what to expect.
 
     [bold]Examples[/bold]
 
       tracereplay promote 3f2a9c1e
       tracereplay promote 3f2a9c1e --suite support-regressions --tag refunds
-      tracereplay promote --where "status = 'failed'" --suite support-regressions --limit 50
+      tracereplay promote 3f2a9c1e --expected "21 °C" --expected-tool get_weather
+      tracereplay promote --where "status = 'failed'" --suite regressions
     """
     if (run_id is None) == (where is None):
         raise BadParameterError("give a RUN_ID or --where PREDICATE (one of the two)")
+    if expected_tool and expected_tools is not None:
+        raise BadParameterError(
+            "give --expected-tool or --expected-tools/--no-expected-tools, not both"
+        )
     from tracereplay.ingest import open_store
     from tracereplay.promote import PromoteOptions, parse_kind, promote_run, promote_where
+    from tracereplay.promote.inputs import parse_expected_tool
 
     options = PromoteOptions(
         kind=parse_kind(kind) if kind is not None else None,
         expected_output=expected_output,
         expected_tools=expected_tools,
+        expected_tool_calls=(
+            tuple(parse_expected_tool(t) for t in expected_tool) if expected_tool else None
+        ),
         tags=tuple(tag or ()),
     )
     if where is not None:
@@ -114,6 +144,8 @@ def promote(
         )
         for run, reason in bulk.skipped:
             typer.echo(f"skipped run {run}: {reason}", err=True)
+        if bulk.suite is not None:
+            _bulk_note(bulk.created, bulk.suite)
         return
     if limit is not None:
         raise BadParameterError("--limit only applies with --where")
@@ -128,6 +160,7 @@ def promote(
             f"as case #{case.seq} ({case.source_kind})",
             err=True,
         )
+        _case_note(case, result.suite, run_id)
     else:
         typer.echo(
             f"run {case.source_run_id} is already case #{case.seq} of suite "
@@ -135,6 +168,42 @@ def promote(
             err=True,
         )
     typer.echo(case.id)
+
+
+def _case_note(case: EvalCase, suite: EvalSuite, run_ident: str) -> None:
+    """When the case expects nothing: which checks will judge it, and how to give it an
+    expected output (promotion keeps a case: remove it, then promote again)."""
+    from tracereplay.promote.judging import judging, judging_note, missing_text
+
+    j = judging(case, suite.checks)
+    note = judging_note(j)
+    if note is None:
+        return
+    typer.echo(f"note: case #{case.seq} has {missing_text(j)}: {note}.", err=True)
+    typer.echo(
+        "give it what to expect: tracereplay case rm "
+        f"{case.id[:8]} && tracereplay promote {run_ident} --suite {shlex.quote(suite.name)} "
+        "--expected TEXT --expected-tool NAME[:JSON]",
+        err=True,
+    )
+
+
+def _bulk_note(cases: Sequence[EvalCase], suite: EvalSuite) -> None:
+    """``--where``: how many new cases expect nothing, and what that leaves to judge them."""
+    from tracereplay.promote.judging import judging, judging_note, missing_text
+
+    found = [(c, judging(c, suite.checks)) for c in cases]
+    idle = [(c, j) for c, j in found if judging_note(j) is not None]
+    if not idle:
+        return
+    _, j = idle[0]
+    note = judging_note(j, "them")
+    typer.echo(
+        f"note: {len(idle)} of the new cases have {missing_text(j)}: {note}. Promote them one "
+        "by one with --expected TEXT / --expected-tool NAME[:JSON], or edit the suite file "
+        "(tracereplay suite export, then tracereplay suite import).",
+        err=True,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -134,7 +134,8 @@ def serve_command(
 
       tracereplay serve
       OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 python my_agent.py
-      tracereplay serve --host 0.0.0.0 --token s3cret --tls-cert cert.pem --tls-key key.pem
+      tracereplay serve --host 0.0.0.0 --token s3cret \\
+          --tls-cert cert.pem --tls-key key.pem
     """
     from tracereplay.serve.lifecycle import serve  # grpc and the store load only to serve
 

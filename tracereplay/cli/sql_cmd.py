@@ -178,10 +178,10 @@ def sql(
 
     [bold]Examples[/bold]
 
-      tracereplay sql "SELECT * FROM suite_trend ORDER BY started_at DESC LIMIT 10"
+      tracereplay sql "SELECT * FROM suite_trend ORDER BY started_at DESC"
       tracereplay sql "SELECT * FROM tool_usage" --format csv -o tools.csv
-      tracereplay sql -f failing.sql       # or: tracereplay sql < failing.sql
-      tracereplay sql                      # interactive prompt; statements end with ;
+      tracereplay sql -f failing.sql     # or: tracereplay sql < failing.sql
+      tracereplay sql                    # interactive; statements end with ;
     """
     if file is not None:
         if query is not None:

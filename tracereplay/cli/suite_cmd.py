@@ -62,7 +62,13 @@ def suite_list(
         ListFormat, typer.Option("--format", "-f", help="table, or json for scripts.")
     ] = ListFormat.table,
 ) -> None:
-    """List the suites: name, agent, number of cases, checks."""
+    """List the suites: name, agent, number of cases, checks.
+
+    [bold]Examples[/bold]
+
+      tracereplay suite list
+      tracereplay suite list --format json
+    """
     from tracereplay.ingest import open_store
     from tracereplay.store import suites as suite_store
 
@@ -107,7 +113,12 @@ def suite_list(
 def suite_show(
     name: Annotated[str, typer.Argument(help="Suite name (or a unique prefix of its id).")],
 ) -> None:
-    """Show a suite: its fields, its checks and a table of its cases."""
+    """Show a suite: its fields, its checks and a table of its cases.
+
+    [bold]Examples[/bold]
+
+      tracereplay suite show weather
+    """
     from tracereplay.ingest import open_store
     from tracereplay.store import suites as suite_store
 
@@ -166,7 +177,13 @@ def suite_create(
     ] = None,
     checks_module: ChecksModules = None,
 ) -> None:
-    """Create an empty suite; prints its id."""
+    """Create an empty suite; prints its id.
+
+    [bold]Examples[/bold]
+
+      tracereplay suite create weather --agent weather_agent
+      tracereplay suite create support --checks checks.yaml --require-param org
+    """
     from tracereplay.checks import load_check_modules
     from tracereplay.ingest import open_store
     from tracereplay.promote.suite_file import detect_format, load_checks
@@ -207,7 +224,13 @@ def suite_export(
         ),
     ] = None,
 ) -> None:
-    """Write a suite and all its cases (ids and seq included) to a YAML or JSON file."""
+    """Write a suite and all its cases (ids and seq included) to a YAML or JSON file.
+
+    [bold]Examples[/bold]
+
+      tracereplay suite export weather -o suites/weather.yaml
+      tracereplay suite export weather --format json > weather.json
+    """
     from tracereplay.ingest import open_store
     from tracereplay.promote.suite_file import dump_suite
     from tracereplay.store import suites as suite_store
@@ -263,6 +286,12 @@ def suite_import(
 
     The file's suite is matched by id (else by name); cases the file no longer lists are removed.
     Every problem in the file is reported with its line before anything is changed.
+
+    [bold]Examples[/bold]
+
+      tracereplay suite import suites/weather.yaml --dry-run
+      tracereplay suite import suites/weather.yaml
+      tracereplay suite import agenticassure/weather.yaml --name weather
     """
     from tracereplay.checks import load_check_modules
     from tracereplay.ingest import open_store
@@ -295,7 +324,12 @@ def suite_import(
 def suite_rm(
     name: Annotated[str, typer.Argument(help="Suite name (or a unique prefix of its id).")],
 ) -> None:
-    """Remove a suite and all its cases."""
+    """Remove a suite and all its cases.
+
+    [bold]Examples[/bold]
+
+      tracereplay suite rm weather
+    """
     from tracereplay.ingest import open_store
     from tracereplay.promote.suites import remove_suite
 
@@ -314,7 +348,11 @@ def case_add(
     expected_output: Annotated[
         Optional[str],
         typer.Option(
-            help="Text the response should contain (containsExpected).", show_default=False
+            "--expected",
+            "--expected-output",
+            metavar="TEXT",
+            help="Text the response should contain (containsExpected).",
+            show_default=False,
         ),
     ] = None,
     context: Annotated[
@@ -338,6 +376,7 @@ def case_add(
         Optional[list[str]],
         typer.Option(
             "--expected-tool",
+            metavar="NAME[:JSON]",
             help="An expected tool call: NAME, or NAME:JSON-OBJECT of arguments to match as a "
             'subset, e.g. \'get_weather:{"city": "Paris"}\' (repeatable, in order).',
             show_default=False,
@@ -348,7 +387,14 @@ def case_add(
         typer.Option("--tag", "-t", help="Tag the case (repeatable).", show_default=False),
     ] = None,
 ) -> None:
-    """Add a hand-written case at the end of a suite; prints its id."""
+    """Add a hand-written case at the end of a suite; prints its id.
+
+    [bold]Examples[/bold]
+
+      tracereplay case add -s weather -q "Weather in Lima?" --expected "Lima"
+      tracereplay case add -s weather -q "Weather in Oslo?" \\
+          --expected-tool 'get_weather:{"city": "Oslo"}' --tag smoke
+    """
     from tracereplay.ingest import open_store
     from tracereplay.promote.documents import DocumentFormatError, parse_documents
     from tracereplay.promote.inputs import parse_expected_tool, parse_params
@@ -385,7 +431,13 @@ def case_show(
         FileFormat, typer.Option("--format", "-f", help="yaml or json.")
     ] = FileFormat.yaml,
 ) -> None:
-    """Print one case in full, as it appears in a suite file."""
+    """Print one case in full, as it appears in a suite file.
+
+    [bold]Examples[/bold]
+
+      tracereplay case show 8d0b6a52
+      tracereplay case show 8d0b6a52 --format json
+    """
     from tracereplay.ingest import open_store
     from tracereplay.promote.suite_file import dump_case
     from tracereplay.store import suites as suite_store
@@ -404,7 +456,13 @@ def case_show(
 def case_rm(
     case_ids: Annotated[list[str], typer.Argument(help="Case ids (or unique prefixes).")],
 ) -> None:
-    """Remove cases (all ids are checked first); the other cases keep their seq."""
+    """Remove cases (all ids are checked first); the other cases keep their seq.
+
+    [bold]Examples[/bold]
+
+      tracereplay case rm 8d0b6a52
+      tracereplay case rm 8d0b6a52 1f3e9c07
+    """
     from tracereplay.ingest import open_store
     from tracereplay.promote.suites import remove_cases
 

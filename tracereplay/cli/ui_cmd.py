@@ -69,7 +69,7 @@ def ui(
 
     [bold]Examples[/bold]
 
-      tracereplay ui                                   # http://127.0.0.1:8765/
+      tracereplay ui                          # http://127.0.0.1:8765/
       tracereplay --db demo-work/tracereplay.duckdb ui --port 0
       tracereplay ui --host 0.0.0.0 --token "$(openssl rand -hex 16)"
     """

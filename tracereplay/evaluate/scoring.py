@@ -8,8 +8,10 @@ Case status (Supervised AI's PASSED / FAILED / ERROR):
   ``--retries`` retries exactly these;
 - else PASSED (every check passed). A case with no checks at all is an ERROR.
 
-The case score is the mean of the scores of the checks that ran (ERROR checks excluded);
-None when none ran.
+Scores count every check and every case: the case score is the mean of its checks' scores, an
+ERROR check counting 0; an ERROR case scores 0 (its evaluation could not be carried out, so
+nothing it did counts). A run's ``aggregate_score`` is the mean over every case, so a regression
+to ERROR lowers it as it lowers the pass rate (the headline figure).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def result_from_scores(
         return error_result(
             case_id, "no checks configured for this case or its suite", duration_ms=duration_ms
         )
-    failed = errored = ran = 0
+    failed = errored = 0
     total = 0.0
     for s in scores:
         st = s.status
@@ -65,11 +67,11 @@ def result_from_scores(
         elif st != _PASSED:
             errored += 1
             continue
-        if s.score is not None:
-            total += s.score
-            ran += 1
+        total += check_score(s)
     n = len(scores)
-    score = total / ran if ran else None
+    score = total / n
+    if errored and not failed:
+        score = 0.0
     if not failed and not errored:
         status = Status.PASSED
         reason = f"all {n} checks passed" if n != 1 else "all 1 check passed"
@@ -92,6 +94,16 @@ def result_from_scores(
     )
 
 
+def check_score(s: ScoreResult) -> float:
+    """What one check adds to its case's mean: its score; an ERROR check 0 (a check that
+    reported no score: 1 when it passed, else 0)."""
+    if s.status != _PASSED and s.status != _FAILED:
+        return 0.0
+    if s.score is None:
+        return 1.0 if s.status == _PASSED else 0.0
+    return s.score
+
+
 def error_result(
     case_id: str,
     reason: str,
@@ -100,13 +112,13 @@ def error_result(
     run_id: str | None = None,
     checks: list[ScoreResult] | None = None,
 ) -> EvaluationResult:
-    """An ERROR case result (agent raised, timed out, no source run ...)."""
+    """An ERROR case result (agent raised, timed out, no source run ...): it scores 0."""
     return build(
         EvaluationResult,
         {
             "case_id": case_id,
             "status": Status.ERROR,
-            "score": None,
+            "score": 0.0,
             "reason": clip(reason, _REASON_LIMIT),
             "checks": checks or [],
             "duration_ms": duration_ms,
@@ -133,7 +145,7 @@ def merge_repeats(results: Sequence[EvaluationResult]) -> EvaluationResult:
     """One result for a case run ``--repeat N`` times: it passes only if every repetition passed.
 
     The worst repetition (FAILED, then ERROR) supplies status, reason and check results; the
-    score is the mean of the repetitions' scores.
+    score is the mean over every repetition (one without a score counts 0).
     """
     if not results:
         raise ValueError("merge_repeats needs at least one result")
@@ -142,7 +154,6 @@ def merge_repeats(results: Sequence[EvaluationResult]) -> EvaluationResult:
     rank = {Status.FAILED: 0, Status.ERROR: 1, Status.PASSED: 2}
     worst_i = min(range(len(results)), key=lambda i: rank[results[i].status])
     worst = results[worst_i]
-    scored = [r.score for r in results if r.score is not None]
     n = len(results)
     bad = sum(1 for r in results if r.status != Status.PASSED)
     if worst.status == Status.PASSED:
@@ -154,7 +165,7 @@ def merge_repeats(results: Sequence[EvaluationResult]) -> EvaluationResult:
         {
             "case_id": worst.case_id,
             "status": worst.status,
-            "score": sum(scored) / len(scored) if scored else None,
+            "score": sum(r.score or 0.0 for r in results) / n,
             "reason": clip(reason, _REASON_LIMIT),
             "checks": worst.checks,
             "duration_ms": sum(r.duration_ms for r in results),
@@ -175,8 +186,8 @@ class EvalSummary(BaseModel):
 
 
 def summarize(results: Iterable[EvaluationResult]) -> EvalSummary:
-    """Counts, ``pass_rate`` = passed / total, ``aggregate_score`` = mean of case scores
-    (cases without a score, i.e. ERROR with no check run, are left out)."""
+    """Counts, ``pass_rate`` = passed / total, ``aggregate_score`` = mean over every case (a
+    case without a score counts 0; None only when there is no case)."""
     return summarize_outcomes((r.status, r.score) for r in results)
 
 
@@ -185,7 +196,6 @@ def summarize_outcomes(outcomes: Iterable[tuple[Status, float | None]]) -> EvalS
     instead of ``EvaluationResult`` objects."""
     total = passed = failed = errored = 0
     score_sum = 0.0
-    scored = 0
     for status, score in outcomes:
         total += 1
         if status == Status.PASSED:
@@ -194,14 +204,13 @@ def summarize_outcomes(outcomes: Iterable[tuple[Status, float | None]]) -> EvalS
             failed += 1
         else:
             errored += 1
-        if score is not None:
+        if score is not None and status != Status.ERROR:
             score_sum += score
-            scored += 1
     return EvalSummary(
         total=total,
         passed=passed,
         failed=failed,
         errored=errored,
         pass_rate=passed / total if total else 0.0,
-        aggregate_score=score_sum / scored if scored else None,
+        aggregate_score=score_sum / total if total else None,
     )

@@ -10,7 +10,15 @@ from typing import Any
 import orjson
 
 from tracereplay.errors import TraceReplayError
-from tracereplay.models import SOURCE_KINDS, AgentResult, Document, EvalCase, EvalSuite, Run
+from tracereplay.models import (
+    SOURCE_KINDS,
+    AgentResult,
+    Document,
+    EvalCase,
+    EvalExpectedToolCall,
+    EvalSuite,
+    Run,
+)
 from tracereplay.models.evals import SourceKind
 from tracereplay.promote.checks import default_checks
 from tracereplay.promote.suites import build
@@ -30,6 +38,8 @@ class PromoteOptions:
     kind: SourceKind | None = None
     expected_output: str | None = None
     expected_tools: bool | None = None
+    #: the tool calls the case expects, given explicitly (instead of copying the run's)
+    expected_tool_calls: tuple[EvalExpectedToolCall, ...] | None = None
     tags: tuple[str, ...] = ()
 
 
@@ -81,11 +91,13 @@ def case_from_run(
     if expected_output is None and reference:
         expected_output = run.result.response
     copy_tools = reference if options.expected_tools is None else options.expected_tools
-    expected_tools = (
+    expected_tools: list[Any] = (
         [{"name": tc.tool_name, "arguments": tc.arguments} for tc in run.result.tool_calls]
         if copy_tools
         else []
     )
+    if options.expected_tool_calls is not None:
+        expected_tools = [t.to_dict() for t in options.expected_tool_calls]
     metadata: dict[str, Any] = {"source_trace_id": run.trace_id}
     if run.error:
         metadata["source_error"] = run.error

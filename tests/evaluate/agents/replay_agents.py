@@ -84,6 +84,16 @@ def weather_wrong_unit(query: str) -> str:
     return _answer(city, get_weather(city, unit="fahrenheit"), get_population(city))
 
 
+def weather_wrong_unit_handled(query: str) -> str:
+    """The drifting agent, catching what its tool raised and answering anyway."""
+    city = city_of(query)
+    try:
+        weather_text = get_weather(city, unit="fahrenheit")
+    except Exception as exc:
+        return f"The weather service failed for {city}: {exc}"
+    return _answer(city, weather_text, get_population(city))
+
+
 def weather_extra_tool(query: str) -> str:
     """A code change: also asks the time (a call the recording never made)."""
     city = city_of(query)

@@ -127,7 +127,7 @@ class ScoredCases:
             [] if r is None else r.get("tool_calls", []) for r in results
         ]
         self.status: list[Status] = [_ERROR] * n
-        self.score: list[float | None] = [None] * n
+        self.score: list[float | None] = [0.0] * n  # an ERROR case scores 0
         self.reason: list[str] = [""] * n
         self.duration_ms: list[float] = [0.0] * n
         self.result_run_id = list(self.run_id)  # what the case result names (None: no checks)
@@ -192,7 +192,8 @@ class ScoredCases:
             bad = set(range(len(rows)))
         totals = [0.0] * len(rows)
         for c in columns:
-            totals = [t if x is None else t + x for t, x in zip(totals, c.score)]
+            # a passed check without a score counts 1, as ``check_score`` has it
+            totals = [t + (1.0 if x is None else x) for t, x in zip(totals, c.score)]
         all_passed = f"all {k} checks passed" if k != 1 else "all 1 check passed"
         status, score, reason = self.status, self.score, self.reason
         for j, i in enumerate(rows):

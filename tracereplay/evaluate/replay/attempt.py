@@ -68,8 +68,17 @@ from tracereplay.evaluate.replay.recorded_tools import (
     replay_error_reason,
 )
 from tracereplay.evaluate.runner import Job
-from tracereplay.evaluate.scoring import error_result, score_case
-from tracereplay.models import AgentResult, EvalCase, EvalSuite, Run
+from tracereplay.evaluate.scoring import error_result, result_from_scores, score_case
+from tracereplay.models import (
+    AgentResult,
+    EvalCase,
+    EvalSuite,
+    EvaluationResult,
+    Run,
+    ScoreResult,
+    Status,
+)
+from tracereplay.models.fast import build
 from tracereplay.sdk import agent_run, current_setup, run_attributes, tool_interceptor
 from tracereplay.sdk import attributes as A
 from tracereplay.sdk.agent_run import AgentRunHandle
@@ -77,6 +86,8 @@ from tracereplay.spans import Span as TrSpan
 
 #: ``gen_ai.operation.name`` of the wrapper span when the agent opened its own agent run
 WRAPPER_OPERATION = "tracereplay.replay"
+#: the label of the check result that fails a case whose tool calls the recording cannot answer
+REPLAY_CHECK = "replay"
 
 
 @dataclass
@@ -170,6 +181,7 @@ class Replayer:
                 evaluation = score_case(
                     case, self.suite.checks, subject, duration_ms=duration_ms, run_id=run_id
                 )
+            evaluation = with_replay_verdict(evaluation, report)
         return CaseRun(
             case_id=case.id,
             seq=case.seq,
@@ -293,14 +305,24 @@ class Replayer:
         replay_run: Run | None,
         source_failed: bool = False,
     ) -> tuple[AgentResult | None, str | None]:
-        """The result to score, or the reason the case is an ERROR."""
+        """The result to score, or the reason the case is an ERROR.
+
+        A call the recording cannot answer is the agent doing something else than recorded (a
+        changed or extra tool call): the replay is scored as it went, ended by the exception
+        the unanswered call raised when the agent let it through, and ``with_replay_verdict``
+        fails it. Without a recording at all (a hand-written case) nothing could be judged."""
         missing = replay_error_reason(report)
-        if missing is not None:
+        if missing is not None and not report.has_recording:
             return None, missing
         if failure is not None:
-            if isinstance(failure, (AttemptTimedOut, NoRecordingError)):
+            if isinstance(failure, AttemptTimedOut):
                 return None, str(failure)
-            if source_failed or _replays_a_recorded_failure(failure):
+            if (
+                missing is not None
+                or source_failed
+                or _replays_a_recorded_failure(failure)
+                or isinstance(failure, NoRecordingError)
+            ):
                 # the run ended in an exception as the recorded run did (or as a recorded tool
                 # failure makes it): scored as a failed run, FAILED on its status, the verdict
                 # recorded mode gives it. Otherwise the agent broke: an ERROR (retried)
@@ -316,6 +338,33 @@ class Replayer:
         if replay_run is None:
             return returned, None
         return merge_results(replay_run.result, returned, isinstance(value, AgentResult)), None
+
+
+def with_replay_verdict(evaluation: EvaluationResult, report: ReplayReport) -> EvaluationResult:
+    """The case's result with a ``replay`` check FAILED first when some tool call had no
+    recording to answer it (the agent called a tool other than recorded, or with other
+    arguments): the case fails on it whatever the agent made of the missing answer, and every
+    other check has judged what the replay did."""
+    reason = replay_error_reason(report)
+    if reason is None:
+        return evaluation
+    failed = build(
+        ScoreResult,
+        {
+            "check": REPLAY_CHECK,
+            "status": Status.FAILED,
+            "passed": False,
+            "score": 0.0,
+            "explanation": reason,
+            "details": {"unanswered": [c.to_dict() for c in report.missing]},
+        },
+    )
+    return result_from_scores(
+        evaluation.case_id,
+        [failed, *evaluation.checks],
+        duration_ms=evaluation.duration_ms,
+        run_id=evaluation.run_id,
+    )
 
 
 def merge_results(recorded: AgentResult, returned: AgentResult, full: bool) -> AgentResult:
