@@ -36,11 +36,14 @@ $(FRAMEWORK_VENVS)/%/.installed-stamp: $(FRAMEWORK_DIR)/%/requirements.txt $(FRA
 	$(FRAMEWORK_VENVS)/$*/bin/python -m pip install -q -e . -c $(FRAMEWORK_DIR)/$*/constraints.txt
 	touch $@
 
-test: $(STAMP) frameworks
+# the framework venvs are independent: built three at a time (mostly downloads and unpacking);
+# the tests run on both cores (pytest-xdist, a test file per worker) and print the slowest
+test: $(STAMP)
+	$(MAKE) -j3 frameworks
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	sh tests/report/ensure_chromium.sh
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=20
 
 lint: $(STAMP)
 	$(BIN)/ruff format .
