@@ -451,6 +451,17 @@ def last_text(messages: list[Message], role: str | None = None) -> str:
     return ""
 
 
+def sole_string(value: dict[str, Any]) -> str | None:
+    """The one string field of a payload object (``{"topic": "..."}``: a crew's kickoff
+    inputs), unless the object also holds structured values: a method's bound arguments (an
+    agent, its tools, beside a ``context`` string: OpenInference's CrewAI task span) name no
+    question."""
+    strings = [v for v in value.values() if isinstance(v, str)]
+    if len(strings) != 1 or any(isinstance(v, (dict, list)) and v for v in value.values()):
+        return None
+    return strings[0]
+
+
 def payload_text(value: Any, output: bool = False) -> str | None:
     """The question (or, with ``output``, the answer) inside an agent's input/output payload:
     plain text as is; from JSON, the one string, a ``query``/``input`` (``answer``/``output``)
@@ -473,8 +484,7 @@ def payload_text(value: Any, output: bool = False) -> str | None:
         if isinstance(value.get("messages"), list):
             value = value["messages"]
         else:
-            strings = [v for v in value.values() if isinstance(v, str)]
-            return strings[0] if len(strings) == 1 else None
+            return sole_string(value)
     if isinstance(value, list):
         strings = [v for v in value if isinstance(v, str)]
         if len(strings) == 1:
