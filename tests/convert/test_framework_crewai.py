@@ -26,6 +26,7 @@ from framework_helpers import (
     assert_plain,
     assert_simple_run,
     assert_tool_calls,
+    final_text,
     runs_of,
     sub_runs,
     the_top_run,
@@ -89,3 +90,18 @@ def test_provider_error_keeps_the_call_made_before_it() -> None:
     assert run.result.status == "failed"
     assert "scripted provider failure" in (run.error or "")
     assert_tool_calls(run, QUESTIONS["provider_error"])
+
+
+@pytest.mark.parametrize("shape", ["multi_round", "tool_error"])
+def test_the_crew_instrumentation_alone_gives_the_run_without_llm_calls(shape: str) -> None:
+    """``CrewAIInstrumentor`` alone (OpenInference's CrewAI README) records no model call: the
+    run has its agent, question, answer and tool calls (the tools' own output, no call ids,
+    round 0), and no LLM calls."""
+    runs = runs_of(FRAMEWORK, "openinference-crew-only", shape)
+    run = the_top_run(runs)
+    assert len(runs) == 1
+    assert run.agent_name == "weather_agent"
+    assert run.query == QUESTIONS[shape]
+    assert run.result.response == final_text(QUESTIONS[shape])
+    assert run.result.total_llm_calls == 0 and run.llm_calls == []
+    assert_tool_calls(run, QUESTIONS[shape], rounds=False, ids=False)
