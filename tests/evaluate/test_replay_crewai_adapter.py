@@ -1,5 +1,7 @@
 """What the CrewAI adapter decides before a replay runs, on the fixture's real crews and agents
-(in the crewai venv): which objects it takes, and how a case's query becomes kickoff inputs."""
+(in the crewai venv): which objects it takes, how a case's query becomes kickoff inputs, and
+that a tool is answered inside the tool span of an instrumentation the agent's module had
+already installed (the patch goes under its wrapper)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,17 @@ from framework_replay import FRAMEWORKS, framework_bin
 pytestmark = pytest.mark.slow  # imports CrewAI in its framework venv
 
 PROBE = """
-import json, agent
+import json
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from openinference.instrumentation.crewai import CrewAIInstrumentor
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+CrewAIInstrumentor().instrument(tracer_provider=provider)  # the agent module's own, first
+import agent
 from crewai import Agent, Crew, Task
 from tracereplay.evaluate.replay.frameworks import framework_agent
 from tracereplay.evaluate.replay.frameworks.crewai import CrewInputsError, crew_inputs
@@ -33,6 +45,17 @@ except CrewInputsError as err:
 fixed = Crew(agents=[writer], tasks=[Task(description="Write.", expected_output="x", agent=writer)])
 writer.role = "writer"
 out["none"] = crew_inputs(fixed, "q")
+
+from tracereplay.evaluate.replay.frameworks import crewai as adapter
+asked = []
+with adapter._patch.answering(adapter._answer, lambda name, args: asked.append(args) or "answered"):
+    out["answered"] = agent.get_weather.run(city="Paris")
+out["live"] = agent.get_weather.run(city="Rome")
+out["asked"] = asked
+out["spans"] = [
+    [s.attributes.get("output.value"), s.attributes.get("tracereplay.tool.replayed")]
+    for s in exporter.get_finished_spans()
+]
 print(json.dumps(out))
 """
 
@@ -59,3 +82,6 @@ def test_crews_and_agents_are_taken_and_the_query_fills_the_one_placeholder() ->
         "object of them"
     )
     assert out["none"] is None
+    assert (out["answered"], out["live"]) == ("answered", "Rome: 24°C, sunny")
+    assert out["asked"] == [{"city": "Paris"}]
+    assert out["spans"] == [["answered", True], ["Rome: 24°C, sunny", None]]

@@ -145,7 +145,9 @@ def _slot(cls: type, method: str) -> tuple[Any, str, Any] | None:
 
 
 def _is_wrapt(value: Any) -> bool:
-    return type(value).__module__.startswith("wrapt") and hasattr(value, "__wrapped__")
+    """A wrapt proxy (what OpenTelemetry instrumentors patch methods with; its ``__wrapped__``
+    is settable), by its class names: wrapt's C and Python proxies are distinct classes."""
+    return any(c.__name__ == "ObjectProxy" for c in type(value).__mro__)
 
 
 _saved: list[tuple[Any, str, Any]] = []
