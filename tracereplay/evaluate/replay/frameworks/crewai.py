@@ -36,8 +36,7 @@ import functools
 import importlib
 import os
 import re
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -49,6 +48,7 @@ from tracereplay.evaluate.replay.frameworks.base import (
     mark_replayed,
     mro_names,
 )
+from tracereplay.evaluate.replay.frameworks.openai_agents import SharedContext
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -57,7 +57,7 @@ __all__ = ["CrewAIAgent", "crew_inputs"]
 
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_crewai_answer", default=None)
 
-#: (module, class, method, how the call's tool name and arguments are read)
+#: (module, class, method) of every method a CrewAI tool executes through
 _TOOL_METHODS: tuple[tuple[str, str, str], ...] = (
     ("crewai.tools.base_tool", "BaseTool", "run"),
     ("crewai.tools.base_tool", "BaseTool", "arun"),
@@ -231,34 +231,10 @@ _INSTRUMENTORS: tuple[tuple[str, str, str], ...] = (
 _ENVIRONMENT = {"CREWAI_DISABLE_TELEMETRY": "true", "CREWAI_TRACING_ENABLED": "false"}
 
 
-class _SharedInstrumentation:
-    """The instrumentors (and CrewAI's telemetry off), installed by the first replay that runs
-    and removed by the last: instrumentors are process-wide."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._users = 0
-        self._stack: contextlib.ExitStack | None = None
-
-    @contextlib.contextmanager
-    def use(self, tracer_provider: TracerProvider) -> Iterator[None]:
-        with self._lock:
-            if self._users == 0:
-                self._stack = _instrumented(tracer_provider)
-            self._users += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._users -= 1
-                if self._users == 0 and self._stack is not None:
-                    stack, self._stack = self._stack, None
-                    stack.close()
-
-
 def _instrumented(tracer_provider: TracerProvider) -> contextlib.ExitStack:
     """Telemetry off, the tool patch in place, then the instrumentors on ``tracer_provider``
-    (the patch first, so their tool wrappers wrap it); undone by closing the stack."""
+    (the patch first, so their tool wrappers wrap it); undone by closing the stack. Entered by
+    the first replay running and closed by the last (instrumentors are process-wide)."""
     stack = contextlib.ExitStack()
     saved = {k: os.environ.get(k) for k in _ENVIRONMENT}
     os.environ.update({k: v for k, v in _ENVIRONMENT.items() if saved[k] is None})
@@ -271,7 +247,7 @@ def _instrumented(tracer_provider: TracerProvider) -> contextlib.ExitStack:
         except (ImportError, AttributeError):
             continue
         if instrumentor.is_instrumented_by_opentelemetry:
-            continue  # the agent's own instrumentation: its spans reach the global provider
+            continue  # the agent's module instrumented it: left as it is, spans where it sends them
         instrumentor.instrument(tracer_provider=tracer_provider, skip_dep_check=True)
         stack.callback(_uninstrument, instrumentor)
     return stack
@@ -288,12 +264,12 @@ def _restore_environment(saved: dict[str, str | None]) -> None:
             os.environ.pop(key, None)
 
 
-_instrumentation = _SharedInstrumentation()
+_instrumentation = SharedContext()
 
 
 # ---------------------------------------------------------------------------------- adapter
 def _is_crew(obj: Any) -> bool:
-    return "crewai.crew.Crew" in mro_names(obj)
+    return any(n.startswith("crewai.") and n.endswith(".Crew") for n in mro_names(obj))
 
 
 def _output_text(output: Any) -> str:
@@ -314,9 +290,8 @@ class CrewAIAgent(FrameworkAgent):
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:
-        names = mro_names(obj)
-        return "crewai.crew.Crew" in names or any(
-            n.startswith("crewai.") and n.endswith(".BaseAgent") for n in names
+        return _is_crew(obj) or any(
+            n.startswith("crewai.") and n.endswith(".BaseAgent") for n in mro_names(obj)
         )
 
     async def arun(self, query: str) -> str:
@@ -336,4 +311,4 @@ class CrewAIAgent(FrameworkAgent):
     def instrument(
         self, tracer_provider: TracerProvider
     ) -> contextlib.AbstractContextManager[None]:
-        return _instrumentation.use(tracer_provider)
+        return _instrumentation.use(functools.partial(_instrumented, tracer_provider))
