@@ -132,6 +132,8 @@ INPUT_VALUE: Final = "input.value"
 OUTPUT_VALUE: Final = "output.value"
 OPENINFERENCE_METADATA: Final = "metadata"
 OPENINFERENCE_AGENT_NAME: Final = "agent.name"
+#: the agent's node in a multi-agent graph: its name (CrewAI: the role; agno, AutoGen, OpenAI Agents)
+OPENINFERENCE_GRAPH_NODE_ID: Final = "graph.node.id"
 OPENINFERENCE_TOOL_NAME: Final = "tool.name"
 OPENINFERENCE_TOOL_ID: Final = "tool.id"
 OPENINFERENCE_TOOL_CALL_ID: Final = "tool_call.id"

@@ -16,6 +16,7 @@ from tracereplay.convert.framework_forms import (
     tool_output,
 )
 from tracereplay.convert.messages import normalize_message, payload_text
+from tracereplay.convert.openinference import agent_name
 from tracereplay.convert.tools import tool_execution_spans
 from tracereplay.spans import Span
 
@@ -337,3 +338,35 @@ def test_the_form_readers_take_anything(value: object) -> None:
         payload_text(raw, output=True)
         if isinstance(raw, dict):
             converse_part(raw)
+
+
+# ------------------------------------------------------------------ OpenInference agent spans
+def test_an_openinference_agent_is_named_by_its_graph_node_not_its_method_span() -> None:
+    t = Trace()
+    attrs = {
+        "openinference.span.kind": "AGENT",
+        "graph.node.id": "Weather analyst",
+        "input.value": '{"agent": {"role": "Weather analyst"}, "context": "", "tools": ["x"]}',
+        "output.value": '{"description": "weather?", "raw": "sunny"}',
+    }
+    root = t.span("Weather analyst.forecast_task._execute_core", attrs, start=0, end=100)
+    weather(t, root, 1)
+    [run] = convert_trace(t.spans)
+    assert run.agent_name == "Weather analyst"
+    # a method's bound arguments are no question: the first LLM call's user message is
+    assert run.query == "weather?"
+    # a CHAIN's graph.node.id is a graph step, not an agent name
+    chain = Trace().span("Crew.kickoff", {**attrs, "openinference.span.kind": "CHAIN"})
+    assert agent_name(chain) == "Crew.kickoff"
+
+
+def test_payload_texts_are_never_object_reprs_nor_bound_arguments() -> None:
+    assert payload_text('{"topic": "AI agents"}') == "AI agents"  # a crew's kickoff inputs
+    assert payload_text('{"topic": "AI", "year": 2026}') == "AI"
+    assert payload_text('{"agent": {}, "context": "earlier output", "tools": []}') == (
+        "earlier output"  # empty structured values do not count
+    )
+    assert payload_text('{"agent": {"role": "r"}, "context": "earlier output"}') is None
+    repr_text = "<crewai.types.streaming.CrewStreamingOutput object at 0x7fbdfa0f5b10>"
+    assert payload_text(repr_text, output=True) is None
+    assert payload_text("<b>bold</b> answer", output=True) == "<b>bold</b> answer"

@@ -92,6 +92,17 @@ CAPTURES = (
     # `exception` event (type pydantic_ai.exceptions.ToolFailedError, message "unknown city:
     # Atlantis"); the span's status is ERROR with an empty message.
     Capture("pydantic_ai", ("native",), "weather_agent"),
+    # CrewAI + OpenInference crewai and openai (tests/fixtures/frameworks/crewai/README.md):
+    # a crew of one agent and one task; its crew of two is a handoff
+    # (test_framework_crewai.py); CrewAI has no agent-as-tool shape captured. The failed
+    # round's LLM span records no model (the openai instrumentation reads it from the response).
+    Capture(
+        "crewai",
+        ("openinference",),
+        "weather_agent",
+        shapes=SIMPLE + ("provider_error",),
+        failed_model=None,
+    ),
     Capture(
         "strands",
         ("native",),

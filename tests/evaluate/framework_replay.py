@@ -164,10 +164,15 @@ def assert_replay_runs_marked(db: Path, doc: dict) -> None:
 
 
 def replays_as_recorded(
-    tmp: Path, framework: str, instrumentation: str, shapes: list[str], base_url: str
+    tmp: Path,
+    framework: str,
+    instrumentation: str,
+    shapes: list[str],
+    base_url: str,
+    attr: str = "weather_agent",
 ) -> tuple[Path, dict]:
     """The weather agent's recorded ``shapes`` promoted into a suite, scored in recorded mode,
-    then replayed with ``--agent agent:weather_agent`` from the framework's venv. Asserts what
+    then replayed with ``--agent agent:ATTR`` from the framework's venv. Asserts what
     every framework must give (the provider failure FAILED, the recorded verdicts again, no
     tool run for real, the replay runs marked) and returns the store and the replay's document."""
     db = tmp / "store.duckdb"
@@ -176,7 +181,7 @@ def replays_as_recorded(
     expected = verdicts(eval_doc(db, tmp / "recorded.json"))
     if "provider_error" in shapes:
         assert expected[weather.QUESTIONS["provider_error"]] == "FAILED"
-    doc, marks = replay(db, tmp, framework, "weather_agent", base_url)
+    doc, marks = replay(db, tmp, framework, attr, base_url)
     assert marks == [], "a tool ran for real during replay"
     assert verdicts(doc) == expected, doc["_output"]
     assert_replay_runs_marked(db, doc)

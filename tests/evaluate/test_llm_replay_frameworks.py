@@ -1,7 +1,8 @@
 """Offline replay of the framework fixtures' agents: ``--llm recorded`` answers every model call
 of pydantic-ai, the OpenAI Agents SDK (Responses API), LangGraph (langchain-openai), strands
-(``OpenAIModel``, streamed) and Google ADK (LiteLLM) from the captured recordings. No scripted
-model runs: ``OPENAI_BASE_URL`` names a port where nothing listens, so any request that reached
+(``OpenAIModel``, streamed), Google ADK (LiteLLM) and CrewAI (its native OpenAI provider, a
+crew, an agent's kickoff, a streaming crew, a crew of two) from the captured recordings. No
+scripted model runs: ``OPENAI_BASE_URL`` names a port where nothing listens, so any request that reached
 the network would fail. The verdicts are the recorded ones, with no prompt drift."""
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ CASES = [
     ("langgraph", "openinference", "delegating_agent", ["sub_agent"]),
     ("strands", "native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("google_adk", "adk_native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
+    ("crewai", "openinference", "crew", ["multi_round", "tool_error", "parallel", "provider_error"]),
+    ("crewai", "openinference", "weather_agent", ["agent_kickoff"]),
+    ("crewai", "openinference", "streaming_crew", ["streaming"]),
+    ("crewai", "openinference", "crew_of_two", ["crew_of_two"]),
 ]  # fmt: skip
 
 

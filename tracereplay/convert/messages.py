@@ -13,6 +13,7 @@ indexed attributes (OpenInference ``llm.input_messages.N.message.*``, OpenLLMetr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -42,6 +43,7 @@ _TOOL_CALL_TYPES = ("tool_call", "function_call", "tool_use")
 _TOOL_RESPONSE_TYPES = ("tool_call_response", "tool_result", "function_call_output")
 _INPUT_KEYS = ("input", "query", "question", "message", "prompt", "text", "content")
 _OUTPUT_KEYS = ("output", "answer", "response", "result", "text", "content", "message")
+_OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
 
 
 def text_part(content: Any) -> Part:
@@ -451,13 +453,31 @@ def last_text(messages: list[Message], role: str | None = None) -> str:
     return ""
 
 
+def is_object_repr(text: str) -> bool:
+    """A Python object's default repr (``<crewai.types.streaming.CrewStreamingOutput object at
+    0x7f...>``: what an instrumentation records for a return value it cannot serialize, such
+    as a streaming kickoff's handle): no question or answer."""
+    return text.startswith("<") and _OBJECT_REPR.fullmatch(text.strip()) is not None
+
+
+def sole_string(value: dict[str, Any]) -> str | None:
+    """The one string field of a payload object (``{"topic": "..."}``: a crew's kickoff
+    inputs), unless the object also holds structured values: a method's bound arguments (an
+    agent, its tools, beside a ``context`` string: OpenInference's CrewAI task span) name no
+    question."""
+    strings = [v for v in value.values() if isinstance(v, str)]
+    if len(strings) != 1 or any(isinstance(v, (dict, list)) and v for v in value.values()):
+        return None
+    return strings[0]
+
+
 def payload_text(value: Any, output: bool = False) -> str | None:
     """The question (or, with ``output``, the answer) inside an agent's input/output payload:
     plain text as is; from JSON, the one string, a ``query``/``input`` (``answer``/``output``)
     field, or the last user (assistant) message; ``None`` when no text can be told apart."""
     value = decoded(value)
     if isinstance(value, str):
-        return value
+        return None if is_object_repr(value) else value
     if isinstance(value, dict):
         # a framework's envelope around the payload ({"inputs": ..., "tags": ..., "metadata": ...})
         envelope = value.get("outputs" if output else "inputs")
@@ -473,8 +493,7 @@ def payload_text(value: Any, output: bool = False) -> str | None:
         if isinstance(value.get("messages"), list):
             value = value["messages"]
         else:
-            strings = [v for v in value.values() if isinstance(v, str)]
-            return strings[0] if len(strings) == 1 else None
+            return sole_string(value)
     if isinstance(value, list):
         strings = [v for v in value if isinstance(v, str)]
         if len(strings) == 1:

@@ -8,6 +8,8 @@ request and response JSON. Tools read ``tool.name``, ``tool.id``, ``input.value`
 
 from __future__ import annotations
 
+from tracereplay.convert.detect import AGENT
+from tracereplay.convert.detect import detect as detect_span
 from tracereplay.convert.framework_forms import tool_arguments, tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import from_openinference, parse_messages, payload_text
@@ -26,6 +28,7 @@ from tracereplay.semconv import (
     LLM_TOKEN_COUNT_COMPLETION,
     LLM_TOKEN_COUNT_PROMPT,
     OPENINFERENCE_AGENT_NAME,
+    OPENINFERENCE_GRAPH_NODE_ID,
     OPENINFERENCE_TOOL_CALL_ID,
     OPENINFERENCE_TOOL_ID,
     OPENINFERENCE_TOOL_NAME,
@@ -87,15 +90,27 @@ def tool_info(span: Span) -> ToolInfo:
     )
 
 
+def agent_name(span: Span) -> str:
+    """An OpenInference agent's own name: ``agent.name``, ``gen_ai.agent.name``, else the
+    agent's ``graph.node.id`` (the node an agent framework names after the agent: CrewAI's
+    role, whose span is named after the method it wraps, ``<role>._execute_core`` /
+    ``<role>.kickoff``), else the span name."""
+    a = span.attributes
+    return (
+        as_name(a.get(OPENINFERENCE_AGENT_NAME))
+        or as_name(a.get(GEN_AI_AGENT_NAME))
+        or (as_name(a.get(OPENINFERENCE_GRAPH_NODE_ID)) if detect_span(span)[0] == AGENT else "")
+        or span.name
+    )
+
+
 def agent_info(span: Span) -> AgentInfo:
     """An OpenInference AGENT (or CHAIN) span: name, question, answer, totals."""
     a = span.attributes
     raw_in = a.get(INPUT_VALUE)
     raw_out = a.get(OUTPUT_VALUE)
     return AgentInfo(
-        name=as_name(a.get(OPENINFERENCE_AGENT_NAME))
-        or as_name(a.get(GEN_AI_AGENT_NAME))
-        or span.name,
+        name=agent_name(span),
         query=None if raw_in is None else payload_text(raw_in),
         response=None if raw_out is None else payload_text(raw_out, output=True),
         raw_input=None if raw_in is None else as_text(raw_in),

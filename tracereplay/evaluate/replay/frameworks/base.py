@@ -99,15 +99,24 @@ class SharedPatch:
     @contextlib.contextmanager
     def answering(self, var: ContextVar[ToolAnswer | None], answer: ToolAnswer) -> Iterator[None]:
         """The patch in place and ``var`` set to ``answer`` for the block."""
+        with self.held():
+            token = var.set(answer)
+            try:
+                yield
+            finally:
+                var.reset(token)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """The patch in place for the block (answering nothing by itself: an adapter that must
+        install it before an instrumentor wraps the same methods holds it from then on)."""
         with self._lock:
             if self._users == 0:
                 self._install()
             self._users += 1
-        token = var.set(answer)
         try:
             yield
         finally:
-            var.reset(token)
             with self._lock:
                 self._users -= 1
                 if self._users == 0:
