@@ -43,7 +43,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	sh tests/report/ensure_chromium.sh
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=20
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist load --durations=20
 
 lint: $(STAMP)
 	$(BIN)/ruff format .

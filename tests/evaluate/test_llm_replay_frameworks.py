@@ -26,7 +26,6 @@ CASES = [
     ("langgraph", "openinference", "delegating_agent", ["sub_agent"]),
     ("strands", "native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("google_adk", "adk_native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
-    ("crewai", "openinference", "crew", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("crewai", "openinference", "weather_agent", ["agent_kickoff"]),
     ("crewai", "openinference", "streaming_crew", ["streaming"]),
     ("crewai", "openinference", "crew_of_two", ["crew_of_two"]),
