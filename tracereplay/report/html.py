@@ -27,7 +27,7 @@ from tracereplay.report.svg import (
     tool_errors_svg,
     trend_svg,
 )
-from tracereplay.report.trajectory import Step
+from tracereplay.report.trajectory import Step, summarize
 
 #: scripts: only the report's own (by its hash); no network, no other source of anything
 CSP = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src {script_hash()}"
@@ -264,11 +264,11 @@ def _trajectory(rep: RepetitionView, replay_mode: bool, source_found: bool) -> s
         head = '<tr><th class="num">#</th><th>recorded</th><th>replayed</th><th>match</th></tr>'
         summary = ""
         if rep.replay is not None:
-            r = rep.replay
+            n = summarize(rep.steps)
             summary = (
-                f'<p class="meta">tool matching {e(r.tool_match)}: {r.answered} answered from the '
-                f"recording, {len(r.drift)} with argument drift, {len(r.unanswered)} unanswered, "
-                f"{len(r.unused)} recordings unused</p>"
+                f'<p class="meta">tool matching {e(rep.replay.tool_match)}: {n.answered} answered'
+                f" from the recording, {n.drift} with argument drift, {n.unanswered} unanswered,"
+                f" {n.unused} recordings unused</p>"
             )
     else:
         head = '<tr><th class="num">#</th><th>tool call (recorded run)</th></tr>'

@@ -22,7 +22,7 @@ def evals_page(request: Request) -> Response:
 def eval_run_page(request: Request) -> Response:
     with access.reading(config_of(request)) as store:
         er = queries.eval_run(store, request.path_params["eval_run_id"])
-        cases = queries.eval_run_cases(store, er["eval_run_id"])
+        cases = queries.eval_run_cases(store, er["eval_run_id"], er["mode"])
         previous = store.query_dicts(
             "SELECT eval_run_id FROM suite_trend WHERE suite_id = ? AND run_number = ?",
             [er["suite_id"], (er["run_number"] or 0) - 1],

@@ -102,10 +102,12 @@ def grid_page(request: Request) -> Response:
 def _case_context(store, case_id: str) -> dict[str, Any]:
     row = queries.case_row(store, case_id)
     case = suite_store.get_cases(store, [row["case_id"]])[0]
+    history = queries.case_history(store, case.id)
     return {
         "case": case,
         "row": row,
-        "history": queries.case_history(store, case.id),
+        "history": history,
+        "latest": queries.latest_result(store, case.id, history),
         "values": {
             "query": case.query,
             "expected_output": case.expected_output or "",
