@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sql_pipeline import tracereplay
 
-from tracereplay.store import Store
+from tracereplay.ingest import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 WEATHER = ROOT / "examples" / "weather_agent"
@@ -41,7 +41,7 @@ def build(directory: Path) -> tuple[Path, str]:
     path = os.pathsep.join([str(WEATHER), os.environ.get("PYTHONPATH", "")])
     tracereplay(db, "eval", SUITE, "--agent", "eval_agent:answer_v2", "--label", "v2",
                 env={"PYTHONPATH": path})  # fmt: skip
-    with Store.open(db) as store:
+    with open_store(db) as store:  # drains the spool: the replay runs are in the file
         [(eval_run_id,)] = store.con.execute("SELECT eval_run_id FROM eval_runs").fetchall()
     return db, eval_run_id
 

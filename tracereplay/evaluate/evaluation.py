@@ -29,6 +29,7 @@ from tracereplay.evaluate.agent_process import (
     ReplayPlan,
     in_process_attempts,
     load_replayed_agent,
+    trace_replays,
 )
 from tracereplay.evaluate.git_info import GitState, git_state
 from tracereplay.evaluate.llm_replay import (
@@ -61,7 +62,12 @@ from tracereplay.evaluate.scoring import (
     summarize,
     summarize_outcomes,
 )
-from tracereplay.evaluate.sources import load_result_encodings, load_runs, load_sub_runs
+from tracereplay.evaluate.sources import (
+    load_result_encodings,
+    load_runs,
+    load_sub_runs,
+    source_service,
+)
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.opening import open_store
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
@@ -367,6 +373,7 @@ def _evaluate(
             timeout_s=options.timeout_s,
             llm=settings.llm,
             llm_match=settings.llm_match,
+            service_name=source_service(sources.values()),
         )
         inputs = _case_inputs(sources, sub_runs, encodings, llm_calls)
         if processes is not None:
@@ -374,6 +381,7 @@ def _evaluate(
             attempt = processes.attempt
         else:
             assert agent is not None
+            trace_replays(settings.db, plan.service_name)
             attempt = in_process_attempts(agent, plan, inputs)
     else:
         attempt = _recorded_attempt(suite, sources)
