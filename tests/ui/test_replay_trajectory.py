@@ -108,3 +108,20 @@ def test_show_of_the_replay_run_has_the_same_calls(drifted: tuple[Path, str]) ->
     ]
     assert calls == [r[2] for r in EXPECTED if r[2]]
     assert "✗ the run failed here" in out
+
+
+def test_failed_run_page_marks_where_it_failed(drifted: tuple[Path, str]) -> None:
+    """As ``tracereplay show`` does: the tool call that raised and ended the run."""
+    db, _ = drifted
+    _, run_id = _broken_case(db)
+    with client_for(db) as client:
+        page = parse(client.get(f"/runs/{run_id}").text)
+    marks = page.find_all(cls="failed-here")
+    assert [" ".join(m.text.split()) for m in marks] == ["✗ the run failed here"]
+    failed = [
+        (r.attrs["data-round"], _tool(t))
+        for r in page.find_all("div", cls="round")
+        for t in r.find_all("div", cls="tool")
+        if t.find_all(cls="failed-here")
+    ]
+    assert failed == [("2", "get_forecast")]
