@@ -150,9 +150,9 @@ def test_unknown_run_is_a_404_page(pipeline_client: TestClient) -> None:
 def test_suites_suite_grid_and_eval_pages(pipeline_client: TestClient, pipeline_db: Path) -> None:
     suite_id = _one(pipeline_db, "SELECT suite_id FROM eval_suites WHERE name = 'weather'")
     html = pipeline_client.get("/suites").text
-    assert 'data-suite="weather"' in html and '<svg class="spark"' in html
+    assert 'data-suite="weather"' in html and '<svg class="trc trc-spark"' in html
     html = pipeline_client.get(f"/suites/{suite_id}").text
-    assert html.count('<svg class="chart"') == 3  # pass rate + score, latency, tokens
+    assert html.count('<svg class="trc"') == 3  # pass rate + score, latency, tokens
     assert html.count("<tr data-eval-run=") == 3 and html.count("<tr data-case=") == 6
     grid = pipeline_client.get(f"/suites/{suite_id}/grid").text
     assert grid.count('class="cell ') == 6 * 3
@@ -185,7 +185,7 @@ def test_markup_from_runs_is_shown_as_text(pipeline_client: TestClient, pipeline
 
 def test_dashboard(pipeline_client: TestClient) -> None:
     html = pipeline_client.get("/dashboard").text
-    assert html.count('<svg class="chart"') == 4
+    assert html.count('<svg class="trc') == 4
     assert 'id="agents-table"' in html
     assert pipeline_client.get("/dashboard?days=0").status_code == 400
 

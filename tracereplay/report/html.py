@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from tracereplay.charts import stylesheet
 from tracereplay.evaluate.diff import BUCKETS, CaseDiff
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.data import CaseView, CheckRow, RepetitionView, ReportData
@@ -59,7 +60,8 @@ def e(value: Any) -> str:
 
 
 def _css() -> str:
-    return resources.files("tracereplay.report").joinpath("style.css").read_text(encoding="utf-8")
+    own = resources.files("tracereplay.report").joinpath("style.css").read_text(encoding="utf-8")
+    return own + stylesheet()
 
 
 def _pct(value: float | None) -> str:
@@ -494,8 +496,8 @@ def _metrics(d: ReportData) -> str:
             '<figure><figcaption>Agent run duration</figcaption>'
             + metric_svg(
                 points,
-                [("p50", "median", [p.p50_ms for p in points]),
-                 ("p95", "95th percentile", [p.p95_ms for p in points])],
+                [(0, "median", [p.p50_ms for p in points]),
+                 (5, "95th percentile", [p.p95_ms for p in points])],
                 _ms,
                 "duration of the agent runs per eval run",
             )
@@ -506,7 +508,7 @@ def _metrics(d: ReportData) -> str:
             "<figure><figcaption>Tokens per agent run (input + output, mean)</figcaption>"
             + metric_svg(
                 points,
-                [("tokens", "tokens", [p.tokens for p in points])],
+                [(3, "tokens", [p.tokens for p in points])],
                 lambda v: f"{v:,.0f}",
                 "tokens per agent run per eval run",
             )
