@@ -125,3 +125,31 @@ def test_failed_run_page_marks_where_it_failed(drifted: tuple[Path, str]) -> Non
         if t.find_all(cls="failed-here")
     ]
     assert failed == [("2", "get_forecast")]
+
+
+def test_diff_page_links_each_side_to_the_runs_it_scored(
+    drifted: tuple[Path, str], tmp_path: Path
+) -> None:
+    """Diff the recorded eval with the replay: each case's B side links to its replay run."""
+    db, eval_run_id = drifted
+    case_id, run_id = _broken_case(db)
+    with Store.open(db) as store:
+        [(source,)] = store.con.execute(
+            "SELECT source_run_id FROM case_results WHERE case_id = ?", [case_id]
+        ).fetchall()
+    copy = tmp_path / "copy.duckdb"
+    copy.write_bytes(db.read_bytes())
+    tracereplay(copy, "eval", "weather", "--label", "recorded")
+    with Store.open(copy) as store:
+        [(recorded,)] = store.con.execute(
+            "SELECT eval_run_id FROM eval_runs WHERE label = 'recorded'"
+        ).fetchall()
+    with client_for(copy) as client:
+        page = parse(client.get(f"/diff?a={recorded}&b={eval_run_id}").text)
+    row = next(
+        tr
+        for tr in page.find("table", id="diff-table").find_all("tr")
+        if any(a.attrs.get("href") == f"/cases/{case_id}" for a in tr.find_all("a"))
+    )
+    links = [a.attrs["href"] for a in row.find_all("a")]
+    assert links == [f"/cases/{case_id}", f"/runs/{source}", f"/runs/{run_id}"]

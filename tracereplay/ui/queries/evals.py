@@ -270,8 +270,18 @@ def diff(store: Store, a_ident: str, b_ident: str) -> dict[str, Any]:
         [a["eval_run_id"], b["eval_run_id"]],
     )
     order = {"Regressed": 0, "Fixed": 1, "Changed": 2, "Added": 3, "Removed": 4, "Unchanged": 5}
+    runs: dict[tuple[str, str], list[str]] = {}
+    for eval_run_id, case_id, run_id in store.con.execute(
+        "SELECT eval_run_id, case_id, run_id FROM case_results"
+        " WHERE eval_run_id IN (?, ?) AND run_id IS NOT NULL ORDER BY repetition",
+        [a["eval_run_id"], b["eval_run_id"]],
+    ).fetchall():
+        runs.setdefault((eval_run_id, case_id), []).append(run_id)
     for row in rows:
         row["bucket"] = _bucket(row)
+        # the runs each side scored (replay runs, or the source run in recorded mode)
+        row["a_runs"] = runs.get((a["eval_run_id"], row["case_id"]), [])
+        row["b_runs"] = runs.get((b["eval_run_id"], row["case_id"]), [])
     rows.sort(key=lambda r: (order[r["bucket"]], r["seq"] if r["seq"] is not None else 0))
     counts = {k: sum(1 for r in rows if r["bucket"] == k) for k in order}
     return {"a": a, "b": b, "rows": rows, "counts": counts}
