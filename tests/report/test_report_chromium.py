@@ -99,9 +99,9 @@ def test_summary_cards(replay_dom: tuple[Node, str]) -> None:
 def test_trend_chart_has_every_eval_run_of_the_suite(replay_dom: tuple[Node, str]) -> None:
     dom, _ = replay_dom
     svg = dom.find("section", id="trend").find("svg")
-    dots = svg.find_all("circle")
+    dots = svg.find_all("circle", "trc-c0")  # the pass rate's (the score's are trc-c1)
     assert len(dots) == 3
-    assert ["current" in d.classes() for d in dots] == [False, False, True]
+    assert ["trc-current" in d.classes() for d in dots] == [False, False, True]
     assert [float(d.attrs["cy"]) for d in dots][0] < float(dots[2].attrs["cy"])  # 100% above 0%
     assert "pass rate 100.0% (6/6)" in dots[0].find("title").text
     labels = [t.text for t in svg.find_all("text") if t.text.startswith("v")]
@@ -191,4 +191,4 @@ def test_the_first_recorded_eval_run(pipeline_db: Path, tmp_path: Path) -> None:
     assert [r.find("strong").text for r in table.find("tbody").find_all("tr")] == [
         "get_weather", "get_population"
     ]  # fmt: skip
-    assert len(dom.find("section", id="trend").find_all("circle")) == 3
+    assert len(dom.find("section", id="trend").find_all("circle", "trc-c0")) == 3  # pass rate

@@ -25,7 +25,7 @@ from tracereplay.report.data import (
 )
 from tracereplay.report.html import INLINE_CASES, render_report
 from tracereplay.report.script import SCRIPT, script_hash
-from tracereplay.report.svg import MAX_LABELS, trend_svg
+from tracereplay.report.svg import trend_svg
 from tracereplay.report.trajectory import align
 
 T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
@@ -169,7 +169,7 @@ def test_a_big_suite_stays_under_the_page_budget(monkeypatch: pytest.MonkeyPatch
     )
 
 
-def test_the_trend_axis_labels_at_most_a_dozen_runs() -> None:
+def test_the_trend_axis_thins_its_labels() -> None:
     points = [
         TrendPoint(eval_run_id=f"{i:08x}", run_number=i + 1, started_at=T0 + timedelta(hours=i),
                    run_status="completed", cases=10, passed=i % 10, pass_rate=(i % 10) / 10,
@@ -179,5 +179,7 @@ def test_the_trend_axis_labels_at_most_a_dozen_runs() -> None:
     svg = parse(trend_svg(points)).find("svg")
     assert len(svg.find_all("circle")) == 40
     labels = [t.text for t in svg.find_all("text") if t.text.startswith("#")]
-    assert len(labels) <= MAX_LABELS + 1 and labels[-1] == "#40"
-    assert not svg.find_all("polyline", "score")  # no aggregate score known: no score line
+    # labels that fit side by side (tests/ui/test_charts_browser.py measures them), the last
+    # and the current run's among them
+    assert 5 <= len(labels) <= 20 and labels[-1] == "#40"
+    assert len(svg.find_all("polyline")) == 1  # no aggregate score known: no score line

@@ -151,15 +151,15 @@ def test_main_path(server: tuple[str, Path], page: Page) -> None:
     assert proc.returncode == 0, proc.stderr
     page.goto(suite_url)
     assert page.locator("#eval-runs tbody tr").count() == 1
-    expect(page.locator("#trend-charts svg.chart")).to_have_count(3)
-    assert page.locator("#trend-charts svg.chart").first.locator("circle").count() == 2
+    expect(page.locator("#trend-charts svg.trc")).to_have_count(3)
+    assert page.locator("#trend-charts svg.trc").first.locator("circle").count() == 2
 
     proc = tracereplay(db, "eval", "browser-suite", "--label", "second")
     assert proc.returncode == 0, proc.stderr
     page.reload()
     assert page.locator("#eval-runs tbody tr").count() == 2
     # the trend now has a line through both eval runs (pass rate and score)
-    assert page.locator("#trend-charts svg.chart").first.locator("polyline").count() == 2
+    assert page.locator("#trend-charts svg.trc").first.locator("polyline").count() == 2
     _shot(page, "suite", full=True)
 
     # the eval run's page: the case passed, with its checks and trajectory

@@ -24,16 +24,31 @@ def _total(html: str) -> int:
     return int(match.group(1).replace(",", ""))
 
 
-def test_runs_page_lists_every_run_newest_first(
+def test_runs_page_lists_live_runs_newest_first(
     pipeline_client: TestClient, pipeline_db: Path
 ) -> None:
-    response = pipeline_client.get("/runs")
+    response = pipeline_client.get("/runs")  # as `tracereplay runs`: live runs only
     assert response.status_code == 200
     html = response.text
-    assert _total(html) == int(_one(pipeline_db, "SELECT count(*) FROM runs"))
-    newest = _one(pipeline_db, "SELECT run_id FROM runs ORDER BY started_at DESC, run_id LIMIT 1")
+    assert _total(html) == int(_one(pipeline_db, "SELECT count(*) FROM runs WHERE kind = 'live'"))
+    assert "replay</td>" not in html
+    newest = _one(
+        pipeline_db,
+        "SELECT run_id FROM runs WHERE kind = 'live' ORDER BY started_at DESC, run_id LIMIT 1",
+    )
     first = re.search(r'<tr data-run-id="([^"]+)"', html)
     assert first and first.group(1) == newest
+    assert "Clear all filters" not in html  # the default is no filter of the user's
+    # one link shows the replays too
+    link = re.search(r'<a href="([^"]+)" id="show-replays">', html)
+    assert link and link.group(1) == "/runs?kind=all"
+    every = pipeline_client.get("/runs?kind=all").text
+    assert _total(every) == int(_one(pipeline_db, "SELECT count(*) FROM runs"))
+    assert 'id="show-replays"' not in every and "replay</td>" in every
+    replays = pipeline_client.get("/runs?kind=replay").text
+    assert _total(replays) == int(
+        _one(pipeline_db, "SELECT count(*) FROM runs WHERE kind = 'replay'")
+    )
 
 
 def test_facets_count_what_the_other_filters_keep(
@@ -69,13 +84,13 @@ def test_search_finds_query_response_and_error_text(
             f" OR contains(lower(error), lower('{word}'))",
         )
     )
-    html = pipeline_client.get("/runs", params={"q": word}).text
+    html = pipeline_client.get("/runs", params={"q": word, "kind": "all"}).text
     assert _total(html) == expected > 0
     assert _total(pipeline_client.get("/runs", params={"q": "no such text 5%_"}).text) == 0
 
 
 def test_sorting_paging_and_time_range(pipeline_client: TestClient, pipeline_db: Path) -> None:
-    html = pipeline_client.get("/runs?sort=duration&order=desc&size=2").text
+    html = pipeline_client.get("/runs?kind=all&sort=duration&order=desc&size=2").text
     slowest = _one(pipeline_db, "SELECT run_id FROM runs ORDER BY duration_ms DESC, run_id LIMIT 1")
     assert re.search(r'<tr data-run-id="([^"]+)"', html).group(1) == slowest  # type: ignore[union-attr]
     assert html.count("<tr data-run-id=") == 2 and 'id="next-page"' in html
@@ -135,9 +150,9 @@ def test_unknown_run_is_a_404_page(pipeline_client: TestClient) -> None:
 def test_suites_suite_grid_and_eval_pages(pipeline_client: TestClient, pipeline_db: Path) -> None:
     suite_id = _one(pipeline_db, "SELECT suite_id FROM eval_suites WHERE name = 'weather'")
     html = pipeline_client.get("/suites").text
-    assert 'data-suite="weather"' in html and '<svg class="spark"' in html
+    assert 'data-suite="weather"' in html and '<svg class="trc trc-spark"' in html
     html = pipeline_client.get(f"/suites/{suite_id}").text
-    assert html.count('<svg class="chart"') == 3  # pass rate + score, latency, tokens
+    assert html.count('<svg class="trc"') == 3  # pass rate + score, latency, tokens
     assert html.count("<tr data-eval-run=") == 3 and html.count("<tr data-case=") == 6
     grid = pipeline_client.get(f"/suites/{suite_id}/grid").text
     assert grid.count('class="cell ') == 6 * 3
@@ -170,7 +185,7 @@ def test_markup_from_runs_is_shown_as_text(pipeline_client: TestClient, pipeline
 
 def test_dashboard(pipeline_client: TestClient) -> None:
     html = pipeline_client.get("/dashboard").text
-    assert html.count('<svg class="chart"') == 4
+    assert html.count('<svg class="trc') == 4
     assert 'id="agents-table"' in html
     assert pipeline_client.get("/dashboard?days=0").status_code == 400
 

@@ -42,15 +42,24 @@ def test_filter_round_trips_through_the_address() -> None:
         {"status": ["failed", "success"], "agent": ["a b"], "q": [" refund "], "sort": ["tokens"],
          "order": ["asc"], "page": ["3"], "since": ["7d"]}
     )  # fmt: skip
-    assert flt.values == {"status": ("failed", "success"), "agent": ("a b",)}
+    # no kind in the address: live runs (as `tracereplay runs`)
+    assert flt.values == {"status": ("failed", "success"), "agent": ("a b",), "kind": ("live",)}
     assert flt.q == "refund" and flt.sort == "tokens" and not flt.desc and flt.page == 3
-    again = RunFilter.from_query(
-        {k: [v for key, v in flt.query_items() if key == k] for k, _ in flt.query_items()}
-    )
-    assert again == flt
-    toggled = flt.toggled("status", "failed").toggled("kind", "live")
-    assert toggled.values == {"status": ("success",), "agent": ("a b",), "kind": ("live",)}
-    assert toggled.page == 1
+    assert ("kind", "live") not in flt.query_items()
+
+    def again(f: RunFilter) -> RunFilter:
+        return RunFilter.from_query(
+            {k: [v for key, v in f.query_items() if key == k] for k, _ in f.query_items()}
+        )
+
+    assert again(flt) == flt
+    toggled = flt.toggled("status", "failed").toggled("kind", "replay")
+    assert toggled.values == {"status": ("success",), "agent": ("a b",), "kind": ("live", "replay")}
+    assert toggled.page == 1 and again(toggled) == toggled
+    every = flt.every_kind()  # kind=all: no kind filter
+    assert "kind" not in every.values and ("kind", "all") in every.query_items()
+    assert again(every) == every and not every.live_only and flt.live_only
+    assert flt.toggled("kind", "live").values.get("kind") is None  # unticking live: every kind
 
 
 def test_search_text_is_literal(tmp_path: Path) -> None:
@@ -65,13 +74,15 @@ def test_search_text_is_literal(tmp_path: Path) -> None:
         )
 
         def total(**params: list[str]) -> int:
-            return runs_page(store, RunFilter.from_query(params)).total
+            return runs_page(store, RunFilter.from_query({"kind": ["all"], **params})).total
 
         assert total(q=["100%"]) == 1 and total(q=["REFUND"]) == 2
         assert total(q=["o'brien"]) == 1 and total(q=["_"]) == 0
         assert total(model=["m-1"]) == 2 and total(model=["m-2"]) == 1
         assert total(model=['m-"q']) == 1 and total(model=["q"]) == 0
-        count, facets = facet_counts(store, RunFilter.from_query({"status": ["failed"]}))
+        count, facets = facet_counts(
+            store, RunFilter.from_query({"status": ["failed"], "kind": ["all"]})
+        )
         assert count == 2
         assert dict(facets["status"]) == {"success": 1, "failed": 2}  # ignores its own filter
         assert dict(facets["kind"]) == {"live": 1, "replay": 1}

@@ -11,6 +11,7 @@ from rich.tree import Tree
 
 from tracereplay.convert.messages import message_text
 from tracereplay.models import LlmCall, Run, ToolCallRecord
+from tracereplay.models.failure import failure_point, failure_text
 
 _STATUS_STYLE = {"success": "green", "failed": "red", "max_rounds_exceeded": "yellow"}
 MAX_VALUE_CHARS = 600
@@ -79,37 +80,9 @@ def fields_lines(parts: list[tuple[str, str, str]], width: int) -> list[Text]:
     return lines
 
 
-def _failure_point(run: Run) -> tuple[str, int, int] | None:
-    """Where a run that did not succeed stopped: ``("tool", round, index in round)`` for a tool
-    call that raised and was the run's last step, else ``("llm", round, 0)`` for its last LLM
-    round (the call that failed, or the round the limit stopped). None for a successful run."""
-    if run.result.status == "success":
-        return None
-    steps: list[tuple[str, int, int]] = []
-    rounds = sorted({c.round for c in run.llm_calls} | {c.round for c in run.result.tool_calls})
-    for round_no in rounds:
-        if any(c.round == round_no for c in run.llm_calls):
-            steps.append(("llm", round_no, 0))
-        calls = [c for c in run.result.tool_calls if c.round == round_no]
-        steps += [("tool", round_no, i) for i in range(len(calls))]
-    failed_tools = [
-        ("tool", c.round, i)
-        for round_no in rounds
-        for i, c in enumerate(t for t in run.result.tool_calls if t.round == round_no)
-        if c.error is not None and c.round == round_no
-    ]
-    if run.result.status == "failed" and failed_tools and failed_tools[-1] == steps[-1]:
-        return failed_tools[-1]
-    llm_steps = [s for s in steps if s[0] == "llm"]
-    if llm_steps:
-        return llm_steps[-1]
-    return steps[-1] if steps else None
-
-
 def _mark(run: Run) -> Text:
-    if run.result.status == "max_rounds_exceeded":
-        return Text("✗ round limit reached here", style="bold yellow")
-    return Text("✗ the run failed here", style="bold red")
+    style = "bold yellow" if run.result.status == "max_rounds_exceeded" else "bold red"
+    return Text(failure_text(run), style=style)
 
 
 def render_run(run: Run, width: int = 80) -> Group:
@@ -135,7 +108,7 @@ def render_run(run: Run, width: int = 80) -> Group:
         width,
     )
     head[0].stylize("bold", 0, 3)
-    fail_at = _failure_point(run)
+    fail_at = failure_point(run)
     tree = Tree(Text("run", style="bold"), guide_style="dim")
     tree.add(Text.assemble(("query  ", "bold"), _clip(run.query or "(none)")))
     for doc in run.context:

@@ -38,6 +38,7 @@ from tracereplay.evaluate.replay.agent_process import (
     ReplayPlan,
     in_process_attempts,
     load_replayed_agent,
+    trace_replays,
 )
 from tracereplay.evaluate.replay.llm import (
     LlmMatch,
@@ -64,7 +65,12 @@ from tracereplay.evaluate.scoring import (
     summarize_outcomes,
 )
 from tracereplay.evaluate.sharing import shard_cases
-from tracereplay.evaluate.sources import load_result_encodings, load_runs, load_sub_runs
+from tracereplay.evaluate.sources import (
+    load_result_encodings,
+    load_runs,
+    load_sub_runs,
+    source_service,
+)
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.opening import open_store
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
@@ -384,6 +390,7 @@ def _evaluate(
             timeout_s=options.timeout_s,
             llm=settings.llm,
             llm_match=settings.llm_match,
+            service_name=source_service(sources.values()),
         )
         inputs = _case_inputs(sources, sub_runs, encodings, llm_calls)
         if processes is not None:
@@ -391,6 +398,7 @@ def _evaluate(
             attempt = processes.attempt
         else:
             assert agent is not None
+            trace_replays(settings.db, plan.service_name)
             attempt = in_process_attempts(agent, plan, inputs)
     else:
         attempt = _recorded_attempt(suite, sources)

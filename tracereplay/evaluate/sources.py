@@ -3,6 +3,7 @@ tool calls from): two queries for any number of runs, instead of two per run."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -93,6 +94,17 @@ def load_runs(store: Store, run_ids: Iterable[str]) -> dict[str, Run]:
             },
         )
     return runs
+
+
+def source_service(runs: Iterable[Run]) -> str | None:
+    """The service most of ``runs`` came from (the name their replays carry), else None; the
+    SDK's default ``unknown_service...`` names none."""
+    names = Counter(
+        r.service_name
+        for r in runs
+        if r.service_name and not r.service_name.startswith("unknown_service")
+    )
+    return min(names, key=lambda n: (-names[n], n)) if names else None
 
 
 #: span attribute the SDK's ``@tool`` writes: how a result was recorded ("text" or "json")

@@ -6,7 +6,6 @@ from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, Field
 
 from tracereplay import __version__
@@ -14,8 +13,7 @@ from tracereplay.errors import NotFoundError
 from tracereplay.evaluate.diff import CaseDiff, diff_eval_runs
 from tracereplay.evaluate.outcomes import EvalRunRecord, ReplayReport
 from tracereplay.evaluate.results_store import get_eval_run, load_case_runs, resolve_eval_run_id
-from tracereplay.models import ToolCallRecord
-from tracereplay.report.trajectory import Step, align, recorded_only
+from tracereplay.report.trajectory import Step, stored_calls, trajectory
 from tracereplay.store.db import Store
 
 
@@ -192,33 +190,6 @@ def _previous_run(store: Store, run: EvalRunRecord) -> str | None:
     return str(rows[0]["eval_run_id"]) if rows else None
 
 
-def _recorded_calls(store: Store, run_ids: set[str]) -> dict[str, list[ToolCallRecord]]:
-    out: dict[str, list[ToolCallRecord]] = {r: [] for r in run_ids}
-    if not run_ids:
-        return out
-    found = store.query_dicts(
-        "SELECT run_id FROM runs WHERE run_id IN (SELECT unnest(?))", [sorted(run_ids)]
-    )
-    present = {r["run_id"] for r in found}
-    for row in store.query_dicts(
-        "SELECT run_id, round, tool_name, tool_call_id, arguments, result, duration_ms, error"
-        " FROM tool_calls WHERE run_id IN (SELECT unnest(?)) ORDER BY run_id, position",
-        [sorted(run_ids)],
-    ):
-        out[row["run_id"]].append(
-            ToolCallRecord(
-                round=row["round"] or 0,
-                tool_name=row["tool_name"] or "",
-                tool_call_id=row["tool_call_id"] or "",
-                arguments=orjson.loads(row["arguments"]) if row["arguments"] else {},
-                result=row["result"] or "",
-                duration_ms=row["duration_ms"] or 0.0,
-                error=row["error"],
-            )
-        )
-    return {r: calls for r, calls in out.items() if r in present}
-
-
 def load_report(store: Store, eval_run_id: str) -> ReportData:
     """Read the eval run, its suite's trend, the diff against the previous run and every case."""
     run = get_eval_run(store, eval_run_id)
@@ -264,14 +235,19 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
             )
         )
     case_runs = load_case_runs(store, run.eval_run_id, with_checks=False)
-    recorded = _recorded_calls(store, {r.source_run_id for r in case_runs if r.source_run_id})
+    calls = stored_calls(
+        store, [id_ for r in case_runs for id_ in (r.result.run_id, r.source_run_id)]
+    )
     reps: dict[str, list[RepetitionView]] = defaultdict(list)
     for cr in case_runs:
-        source = recorded.get(cr.source_run_id or "", [])
-        if run.mode == "replay":
-            steps = align(source, cr.tool_calls, cr.replay)
-        else:
-            steps = recorded_only(cr.tool_calls or source)
+        steps = trajectory(
+            calls,
+            replay_mode=run.mode == "replay",
+            run_id=cr.result.run_id,
+            source_run_id=cr.source_run_id,
+            report=cr.replay,
+            scored=cr.tool_calls,
+        )
         reps[cr.case_id].append(
             RepetitionView(
                 repetition=cr.repetition,
@@ -298,7 +274,7 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
             reason=r["reason"] or "",
             flaky=bool(r["flaky"]),
             source_run_id=r["source_run_id"],
-            source_found=r["source_run_id"] is None or r["source_run_id"] in recorded,
+            source_found=r["source_run_id"] is None or r["source_run_id"] in calls,
             bucket=buckets.get(r["case_id"]),
             repetitions=sorted(reps[r["case_id"]], key=lambda v: v.repetition),
         )

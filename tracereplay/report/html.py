@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from tracereplay.charts import stylesheet
 from tracereplay.evaluate.diff import BUCKETS, CaseDiff
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.data import CaseView, CheckRow, RepetitionView, ReportData
@@ -27,7 +28,7 @@ from tracereplay.report.svg import (
     tool_errors_svg,
     trend_svg,
 )
-from tracereplay.report.trajectory import Step
+from tracereplay.report.trajectory import Step, summarize
 
 #: scripts: only the report's own (by its hash); no network, no other source of anything
 CSP = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src {script_hash()}"
@@ -59,7 +60,8 @@ def e(value: Any) -> str:
 
 
 def _css() -> str:
-    return resources.files("tracereplay.report").joinpath("style.css").read_text(encoding="utf-8")
+    own = resources.files("tracereplay.report").joinpath("style.css").read_text(encoding="utf-8")
+    return own + stylesheet()
 
 
 def _pct(value: float | None) -> str:
@@ -264,11 +266,11 @@ def _trajectory(rep: RepetitionView, replay_mode: bool, source_found: bool) -> s
         head = '<tr><th class="num">#</th><th>recorded</th><th>replayed</th><th>match</th></tr>'
         summary = ""
         if rep.replay is not None:
-            r = rep.replay
+            n = summarize(rep.steps)
             summary = (
-                f'<p class="meta">tool matching {e(r.tool_match)}: {r.answered} answered from the '
-                f"recording, {len(r.drift)} with argument drift, {len(r.unanswered)} unanswered, "
-                f"{len(r.unused)} recordings unused</p>"
+                f'<p class="meta">tool matching {e(rep.replay.tool_match)}: {n.answered} answered'
+                f" from the recording, {n.drift} with argument drift, {n.unanswered} unanswered,"
+                f" {n.unused} recordings unused</p>"
             )
     else:
         head = '<tr><th class="num">#</th><th>tool call (recorded run)</th></tr>'
@@ -494,8 +496,8 @@ def _metrics(d: ReportData) -> str:
             '<figure><figcaption>Agent run duration</figcaption>'
             + metric_svg(
                 points,
-                [("p50", "median", [p.p50_ms for p in points]),
-                 ("p95", "95th percentile", [p.p95_ms for p in points])],
+                [(0, "median", [p.p50_ms for p in points]),
+                 (5, "95th percentile", [p.p95_ms for p in points])],
                 _ms,
                 "duration of the agent runs per eval run",
             )
@@ -506,7 +508,7 @@ def _metrics(d: ReportData) -> str:
             "<figure><figcaption>Tokens per agent run (input + output, mean)</figcaption>"
             + metric_svg(
                 points,
-                [("tokens", "tokens", [p.tokens for p in points])],
+                [(3, "tokens", [p.tokens for p in points])],
                 lambda v: f"{v:,.0f}",
                 "tokens per agent run per eval run",
             )

@@ -1,4 +1,10 @@
-"""A case's tool trajectory for the report: the recorded calls next to the replayed ones.
+"""A case's tool trajectory: the recorded calls next to the replayed ones, the one way the UI's
+eval-run and case pages and the HTML report compute it (``trajectory``).
+
+The replayed side is the run the replay made, as the store holds it (``case_results.run_id``: a
+replay run like any other, what ``tracereplay show`` prints): a replay that broke off half-way
+(a call no recording answers ends the agent) left no scored result with its calls, but its run
+has them. ``case_results.tool_calls`` is used only when that run is not in the store.
 
 Pairs are made the way replay answers calls (``tracereplay.evaluate.replay.recorded_tools``): a replayed call
 meets an unused recording of the same tool with equal arguments; failing that, the recording
@@ -9,15 +15,17 @@ unused recording of that tool (drift computed here). What is left on either side
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, Field
 
 from tracereplay.checks.matching import arg_differences, values_match
 from tracereplay.evaluate.outcomes import ArgumentDrift, ReplayReport
 from tracereplay.evaluate.replay.recorded_tools import arguments_equal, normalize_arguments
 from tracereplay.models import ToolCallRecord
+from tracereplay.store.db import Store
 
 _NOT_ANSWERED = "no recording answered this call"
 
@@ -52,6 +60,80 @@ def drifted_keys(recorded: dict[str, Any], replayed: dict[str, Any]) -> list[str
 def _differences(recorded: dict[str, Any], replayed: dict[str, Any]) -> list[str]:
     out = arg_differences(recorded, replayed)
     out += [f"{k}: not recorded" for k in replayed if k not in recorded]
+    return out
+
+
+def stored_calls(store: Store, run_ids: Iterable[str | None]) -> dict[str, list[ToolCallRecord]]:
+    """The tool calls of each stored run among ``run_ids``, in order (a run not in the store is
+    left out; a stored run without tool calls maps to ``[]``)."""
+    ids = sorted({r for r in run_ids if r})
+    if not ids:
+        return {}
+    present = store.con.execute(
+        "SELECT run_id FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
+    ).fetchall()
+    out: dict[str, list[ToolCallRecord]] = {r: [] for (r,) in present}
+    for row in store.query_dicts(
+        "SELECT run_id, round, tool_name, tool_call_id, arguments, result, duration_ms, error"
+        " FROM tool_calls WHERE run_id IN (SELECT unnest(?)) ORDER BY run_id, position",
+        [ids],
+    ):
+        if row["run_id"] in out:
+            out[row["run_id"]].append(
+                ToolCallRecord(
+                    round=row["round"] or 0,
+                    tool_name=row["tool_name"] or "",
+                    tool_call_id=row["tool_call_id"] or "",
+                    arguments=orjson.loads(row["arguments"]) if row["arguments"] else {},
+                    result=row["result"] or "",
+                    duration_ms=row["duration_ms"] or 0.0,
+                    error=row["error"],
+                )
+            )
+    return out
+
+
+def trajectory(
+    calls: Mapping[str, Sequence[ToolCallRecord]],
+    *,
+    replay_mode: bool,
+    run_id: str | None,
+    source_run_id: str | None,
+    report: ReplayReport | None = None,
+    scored: Sequence[ToolCallRecord] = (),
+) -> list[Step]:
+    """One repetition's trajectory. ``calls``: ``stored_calls`` of the eval run's scored runs and
+    source runs; ``run_id``/``source_run_id``/``report``/``scored``: its ``case_results`` row
+    (``scored``, the calls of the result it scored, stands in when the run is not stored)."""
+    made = calls.get(run_id or "", scored)
+    recorded = calls.get(source_run_id or "", [])
+    if not replay_mode:
+        return recorded_only(made or recorded)
+    return align(recorded, made, report)
+
+
+class Summary(BaseModel):
+    """A replay's tool calls counted from its trajectory."""
+
+    answered: int = 0
+    drift: int = 0
+    unanswered: int = 0
+    unused: int = 0
+
+
+def summarize(steps: Sequence[Step]) -> Summary:
+    """Answered from the recording (same call, or drift answered), with argument drift, left
+    unanswered (no recording, or drift strict matching refused), recordings never called."""
+    out = Summary()
+    for s in steps:
+        if s.status == "match" or (s.status == "drift" and s.answered):
+            out.answered += 1
+        if s.status == "drift":
+            out.drift += 1
+        if s.status == "no_recording" or (s.status == "drift" and s.answered is False):
+            out.unanswered += 1
+        if s.status == "unused":
+            out.unused += 1
     return out
 
 

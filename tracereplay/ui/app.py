@@ -13,6 +13,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from tracereplay.charts import stylesheet
 from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, TraceReplayError
 from tracereplay.ui.config import UiConfig
 from tracereplay.ui.pages import render
@@ -62,6 +63,11 @@ def _home(request: Request) -> Response:
     return RedirectResponse("/runs", status_code=307)
 
 
+def _chart_css(request: Request) -> Response:
+    """The charts' stylesheet (``tracereplay.charts``, shared with the report)."""
+    return Response(stylesheet(), media_type="text/css")
+
+
 def create_app(config: UiConfig) -> Starlette:
     """The application for one store; ``config`` says which and how it may be used."""
     app = Starlette(
@@ -73,6 +79,7 @@ def create_app(config: UiConfig) -> Starlette:
             *evals.routes,
             *dashboard.routes,
             *sql.routes,
+            Route("/static/charts.css", _chart_css, methods=["GET"]),
             Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[Middleware(Guard, config=config)],

@@ -9,11 +9,12 @@ from typing import Any
 
 import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from tracereplay import __version__
-from tracereplay.ui.charts import sparkline
+from tracereplay.charts import sparkline
 
 #: every page: scripts and styles from this server only (the waterfall's inline widths are style
 #: attributes), no framing by other sites, no referrer sent to links out
@@ -120,7 +121,7 @@ def environment() -> Environment:
     )
     env.filters.update(
         ms=ms, pct=pct, num=num, when=when, clip=clip, pretty=pretty, compact=compact,
-        score=score, spark=sparkline,
+        score=score, spark=lambda values: Markup(sparkline(values)),
     )  # fmt: skip
     env.globals.update(nav=NAV, version=__version__, message_text=message_text)
     return env

@@ -81,6 +81,9 @@ class ReplayPlan:
     timeout_s: float | None = None
     llm: LlmMode = "live"
     llm_match: LlmMatch = "order"
+    #: ``service.name`` of the replay runs when the eval sets tracereplay up for the agent
+    #: (``trace_replays``): the source runs' service
+    service_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,7 @@ def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent
                 return
             if message[0] == "plan":
                 plan = message[1]
+                trace_replays(setup.db, plan.service_name)
                 continue
             _, job, inputs = message
             assert plan is not None
@@ -168,13 +172,18 @@ def in_process_attempts(
 
 
 def load_replayed_agent(spec: str, db: Path) -> AgentCallable:
-    """Import the agent, and send the spans of its runs to the store ``db`` (unless the agent
-    set up tracereplay itself to write there or elsewhere over OTLP)."""
-    agent = load_agent(spec)
+    """Import the agent (its replays are traced by ``trace_replays``, once the plan says how)."""
+    return load_agent(spec)
+
+
+def trace_replays(db: Path, service_name: str | None) -> None:
+    """Send the spans of the agent's runs to the store ``db``, as service ``service_name`` (the
+    source runs'), unless the agent set up tracereplay itself to write there or elsewhere over
+    OTLP (its runs then carry its own service). Called before the first attempt, after the
+    agent was imported: an agent that calls ``configure()`` at import keeps its setup."""
     setup = current_setup()
     if setup is None or (setup.destination == "spool" and setup.db_path != db):
-        configure(db=db)
-    return agent
+        configure(service_name=service_name, db=db)
 
 
 def _loading_failed(setup: AgentSetup, exc: BaseException) -> str:

@@ -9,6 +9,9 @@ from typing import Any
 import orjson
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError
+from tracereplay.evaluate.outcomes import ReplayReport
+from tracereplay.models import ToolCallRecord
+from tracereplay.report.trajectory import stored_calls, summarize, trajectory
 from tracereplay.store.db import Store
 
 #: eval runs shown in a suite's grid (the most recent)
@@ -111,11 +114,36 @@ def case_row(store: Store, case_id: str) -> dict[str, Any]:
 
 
 def case_history(store: Store, case_id: str) -> list[dict[str, Any]]:
+    """The case's result in each eval run (newest first), with the runs it scored (the replay
+    runs, or the source run in recorded mode), one per repetition."""
     return store.query_dicts(
-        "SELECT eval_run_id, label, mode, started_at, status, score, reason, repetitions, flaky"
-        " FROM case_history WHERE case_id = ? ORDER BY started_at DESC LIMIT 100",
-        [case_id],
+        "WITH runs AS (SELECT eval_run_id, list(run_id ORDER BY repetition)"
+        "   FILTER (WHERE run_id IS NOT NULL) AS run_ids"
+        "   FROM case_results WHERE case_id = ? GROUP BY eval_run_id)"
+        " SELECT h.eval_run_id, h.label, h.mode, h.started_at, h.status, h.score, h.reason,"
+        " h.repetitions, h.flaky, coalesce(r.run_ids, []) AS run_ids"
+        " FROM case_history h LEFT JOIN runs r USING (eval_run_id)"
+        " WHERE h.case_id = ? ORDER BY h.started_at DESC LIMIT 100",
+        [case_id, case_id],
     )
+
+
+def latest_result(store: Store, case_id: str, history: list[dict[str, Any]]) -> dict[str, Any]:
+    """The case's repetitions in its latest eval run (``history[0]``), each with its
+    trajectory (``with_steps``); ``{}`` when it was never evaluated."""
+    if not history:
+        return {}
+    latest = history[0]
+    reps = store.query_dicts(
+        "SELECT eval_run_id, repetition, status, run_id, source_run_id, tool_calls, drift"
+        " FROM case_results WHERE case_id = ? AND eval_run_id = ? ORDER BY repetition",
+        [case_id, latest["eval_run_id"]],
+    )
+    for rep in reps:
+        rep["tool_calls"] = orjson.loads(rep["tool_calls"]) if rep["tool_calls"] else []
+        rep["drift"] = orjson.loads(rep["drift"]) if rep["drift"] else None
+    with_steps(store, reps, {latest["eval_run_id"]: latest["mode"]})
+    return {"eval": latest, "repetitions": reps}
 
 
 def resolve_eval_run(store: Store, ident: str) -> str:
@@ -158,9 +186,9 @@ def eval_run(store: Store, ident: str) -> dict[str, Any]:
     return row
 
 
-def eval_run_cases(store: Store, eval_run_id: str) -> list[CaseResultView]:
-    """Every case of an eval run: its combined status, each repetition with its checks, the
-    trajectory it scored next to the recorded one."""
+def eval_run_cases(store: Store, eval_run_id: str, mode: str) -> list[CaseResultView]:
+    """Every case of an eval run (of ``mode``): its combined status, each repetition with its
+    checks, the trajectory it scored next to the recorded one (``with_steps``)."""
     cases = store.query_dicts(
         "SELECT h.case_id, h.seq, h.query, h.status, h.score, h.reason, h.repetitions, h.flaky,"
         " c.expected_output FROM case_history h LEFT JOIN eval_cases c USING (case_id)"
@@ -168,9 +196,9 @@ def eval_run_cases(store: Store, eval_run_id: str) -> list[CaseResultView]:
         [eval_run_id],
     )
     reps = store.query_dicts(
-        "SELECT case_id, repetition, status, score, reason, attempts, duration_ms, run_id,"
-        " source_run_id, response, tool_calls, drift FROM case_results WHERE eval_run_id = ?"
-        " ORDER BY case_id, repetition",
+        "SELECT eval_run_id, case_id, repetition, status, score, reason, attempts, duration_ms,"
+        " run_id, source_run_id, response, tool_calls, drift FROM case_results"
+        " WHERE eval_run_id = ? ORDER BY case_id, repetition",
         [eval_run_id],
     )
     checks = store.query_dicts(
@@ -179,16 +207,6 @@ def eval_run_cases(store: Store, eval_run_id: str) -> list[CaseResultView]:
         " ORDER BY case_id, repetition, position",
         [eval_run_id],
     )
-    sources = sorted({r["source_run_id"] for r in reps if r["source_run_id"]})
-    recorded: dict[str, list[dict[str, Any]]] = {}
-    if sources:
-        for row in store.query_dicts(
-            "SELECT run_id, position, round, tool_name, arguments, result, error FROM tool_calls"
-            " WHERE run_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY run_id, position",
-            [sources],
-        ):
-            row["arguments"] = orjson.loads(row["arguments"]) if row["arguments"] else {}
-            recorded.setdefault(row["run_id"], []).append(row)
     checks_by: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for ch in checks:
         checks_by.setdefault((ch["case_id"], ch["repetition"]), []).append(ch)
@@ -197,10 +215,8 @@ def eval_run_cases(store: Store, eval_run_id: str) -> list[CaseResultView]:
         rep["tool_calls"] = orjson.loads(rep["tool_calls"]) if rep["tool_calls"] else []
         rep["drift"] = orjson.loads(rep["drift"]) if rep["drift"] else None
         rep["checks"] = checks_by.get((rep["case_id"], rep["repetition"]), [])
-        rep["steps"] = trajectory_steps(
-            recorded.get(rep["source_run_id"] or "", []), rep["tool_calls"]
-        )
         reps_by.setdefault(rep["case_id"], []).append(rep)
+    with_steps(store, reps, {eval_run_id: mode})
     return [
         CaseResultView(
             case_id=c["case_id"],
@@ -218,43 +234,23 @@ def eval_run_cases(store: Store, eval_run_id: str) -> list[CaseResultView]:
     ]
 
 
-def trajectory_steps(
-    recorded: list[dict[str, Any]], scored: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """The recorded tool calls next to the ones scored: a scored call is paired with the first
-    unused recorded call of the same tool (``match`` when the arguments are equal, else
-    ``drift``); what is left is ``no_recording`` (scored only) or ``unused`` (recorded only)."""
-    used: set[int] = set()
-    steps: list[dict[str, Any]] = []
-    for call in scored:
-        pair = None
-        for i, rec in enumerate(recorded):
-            if i not in used and rec["tool_name"] == call.get("tool_name"):
-                pair = i
-                break
-        if pair is None:
-            steps.append(
-                {"status": "no_recording", "recorded": None, "scored": call, "differs": []}
-            )
-            continue
-        used.add(pair)
-        rec = recorded[pair]
-        args = call.get("arguments") or {}
-        keys = sorted(
-            k for k in set(args) | set(rec["arguments"]) if args.get(k) != rec["arguments"].get(k)
+def with_steps(store: Store, reps: list[dict[str, Any]], modes: dict[str, str]) -> None:
+    """Give each ``case_results`` row (``tool_calls`` and ``drift`` parsed) its trajectory,
+    ``steps``, and its tool-call counts, ``summary``: ``tracereplay.report.trajectory``, as the
+    HTML report shows it. ``modes``: each row's eval run's mode."""
+    calls = stored_calls(store, [r for rep in reps for r in (rep["run_id"], rep["source_run_id"])])
+    for rep in reps:
+        report = ReplayReport.model_validate(rep["drift"]) if rep["drift"] else None
+        rep["steps"] = trajectory(
+            calls,
+            replay_mode=modes.get(rep["eval_run_id"]) == "replay",
+            run_id=rep["run_id"],
+            source_run_id=rep["source_run_id"],
+            report=report,
+            scored=[ToolCallRecord.model_validate(t) for t in rep["tool_calls"]],
         )
-        steps.append(
-            {
-                "status": "drift" if keys else "match",
-                "recorded": rec,
-                "scored": call,
-                "differs": keys,
-            }
-        )
-    for i, rec in enumerate(recorded):
-        if i not in used:
-            steps.append({"status": "unused", "recorded": rec, "scored": None, "differs": []})
-    return steps
+        rep["summary"] = summarize(rep["steps"]) if report is not None else None
+        rep["tool_match"] = report.tool_match if report is not None else None
 
 
 def diff(store: Store, a_ident: str, b_ident: str) -> dict[str, Any]:
@@ -274,8 +270,18 @@ def diff(store: Store, a_ident: str, b_ident: str) -> dict[str, Any]:
         [a["eval_run_id"], b["eval_run_id"]],
     )
     order = {"Regressed": 0, "Fixed": 1, "Changed": 2, "Added": 3, "Removed": 4, "Unchanged": 5}
+    runs: dict[tuple[str, str], list[str]] = {}
+    for eval_run_id, case_id, run_id in store.con.execute(
+        "SELECT eval_run_id, case_id, run_id FROM case_results"
+        " WHERE eval_run_id IN (?, ?) AND run_id IS NOT NULL ORDER BY repetition",
+        [a["eval_run_id"], b["eval_run_id"]],
+    ).fetchall():
+        runs.setdefault((eval_run_id, case_id), []).append(run_id)
     for row in rows:
         row["bucket"] = _bucket(row)
+        # the runs each side scored (replay runs, or the source run in recorded mode)
+        row["a_runs"] = runs.get((a["eval_run_id"], row["case_id"]), [])
+        row["b_runs"] = runs.get((b["eval_run_id"], row["case_id"]), [])
     rows.sort(key=lambda r: (order[r["bucket"]], r["seq"] if r["seq"] is not None else 0))
     counts = {k: sum(1 for r in rows if r["bucket"] == k) for k in order}
     return {"a": a, "b": b, "rows": rows, "counts": counts}

@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from tracereplay.models import Run, ToolCallRecord
+from tracereplay.models.failure import failure_point
 from tracereplay.store.db import Store
 
 #: spans shown in the waterfall at most (a trace can be huge)
@@ -43,6 +44,10 @@ class Round:
     new_input: list[dict[str, Any]]
     output: list[dict[str, Any]]
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    #: the run stopped at this round's LLM call / at its tool call of this index
+    #: (``tracereplay.models.failure``, as ``tracereplay show`` marks it)
+    failed_llm: bool = False
+    failed_tool: int | None = None
 
 
 @dataclass
@@ -78,6 +83,11 @@ def rounds_of(run: Run) -> list[Round]:
     for number, calls in sorted(by_round.items()):
         rounds.append(Round(number, None, [], [], calls))
     rounds.sort(key=lambda r: r.number)
+    at = failure_point(run)
+    for r in rounds if at is not None else ():
+        if r.number == at.round and (at.kind == "tool" or r.llm is not None):
+            r.failed_llm = at.kind == "llm"
+            r.failed_tool = at.index if at.kind == "tool" else None
     return rounds
 
 

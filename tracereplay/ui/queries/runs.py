@@ -37,9 +37,18 @@ _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$", re.IGNORECASE)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
+#: the kinds the runs page shows when the address names none: live runs, as ``tracereplay runs``
+DEFAULT_KINDS = ("live",)
+#: ``kind=all`` in the address: every kind (replays too)
+ALL_KINDS = "all"
+
+
 @dataclass(frozen=True)
 class RunFilter:
-    """What the runs page shows: filters (each facet a set of accepted values), search, order."""
+    """What the runs page shows: filters (each facet a set of accepted values), search, order.
+
+    Read from an address, the ``kind`` facet is ``DEFAULT_KINDS`` unless it names kinds;
+    ``kind=all`` keeps every kind (``values`` then has no ``kind``)."""
 
     values: dict[str, tuple[str, ...]] = field(default_factory=dict)
     q: str = ""
@@ -55,6 +64,8 @@ class RunFilter:
         """Read a filter from query parameters (a Starlette ``QueryParams`` or a mapping of
         lists); bad values are one-line ``BadParameterError``s."""
         values = {name: tuple(v for v in _getlist(params, name) if v) for name in FACETS}
+        kinds = values["kind"]
+        values["kind"] = () if ALL_KINDS in kinds else kinds or DEFAULT_KINDS
         sort = _get(params, "sort") or "started"
         if sort not in SORTS:
             raise BadParameterError(f"unknown sort '{sort}' (one of {', '.join(SORTS)})")
@@ -83,7 +94,10 @@ class RunFilter:
         flt = replace(self, **changes) if changes else self
         items: list[tuple[str, str]] = []
         for name in FACETS:
-            items.extend((name, v) for v in flt.values.get(name, ()))
+            chosen = flt.values.get(name, ())
+            if name == "kind" and chosen in (DEFAULT_KINDS, ()):
+                chosen = () if chosen else (ALL_KINDS,)
+            items.extend((name, v) for v in chosen)
         for name in ("q", "since", "until"):
             if getattr(flt, name):
                 items.append((name, getattr(flt, name)))
@@ -106,7 +120,19 @@ class RunFilter:
 
     @property
     def active(self) -> bool:
-        return bool(self.values or self.q or self.since or self.until)
+        """Anything chosen beyond the default (live runs, no search, any time)."""
+        chosen = {k: v for k, v in self.values.items() if (k, v) != ("kind", DEFAULT_KINDS)}
+        return bool(chosen or "kind" not in self.values or self.q or self.since or self.until)
+
+    @property
+    def live_only(self) -> bool:
+        """Only the default kinds are shown (replays left out)."""
+        return self.values.get("kind") == DEFAULT_KINDS
+
+    def every_kind(self) -> RunFilter:
+        """This filter with runs of every kind (back to page 1)."""
+        values = {k: v for k, v in self.values.items() if k != "kind"}
+        return replace(self, values=values, page=1)
 
     def where(self, skip: str | None = None) -> tuple[str, list[Any]]:
         """The WHERE clause (without the keyword) and its parameters; ``skip`` leaves one facet's

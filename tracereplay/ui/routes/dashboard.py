@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from tracereplay.charts import Series, chart
 from tracereplay.errors import BadParameterError
 from tracereplay.ui import access
-from tracereplay.ui.charts import Series, line_chart
 from tracereplay.ui.pages import ms, num, pct, render
 from tracereplay.ui.queries import dashboard as queries
 from tracereplay.ui.routes.common import config_of
@@ -34,22 +35,23 @@ def dashboard_page(request: Request) -> Response:
     charts = []
     if rows:
         charts = [
-            line_chart("live runs per day", labels,
-                       [Series("runs", [r["runs"] for r in rows], "s0")],
-                       fmt=num, tooltips=tips, bars=True),
-            line_chart("failure and tool error rates", labels,
-                       [Series("failed runs", [r["failure_rate"] for r in rows], "s1"),
-                        Series("tool errors", [r["tool_error_rate"] for r in rows], "s3",
-                               dashed=True)],
-                       fmt=lambda v: pct(v, 0), tooltips=tips),
-            line_chart("run latency", labels,
-                       [Series("p50", [r["p50_ms"] for r in rows], "s0"),
-                        Series("p95", [r["p95_ms"] for r in rows], "s2", dashed=True)],
-                       fmt=ms, tooltips=tips),
-            line_chart("tokens per day", labels,
-                       [Series("tokens", [r["tokens"] for r in rows], "s3")],
-                       fmt=num, tooltips=tips, bars=True),
+            chart("live runs per day", labels,
+                  [Series("failed", [r["failures"] for r in rows], 4, bars=True),
+                   Series("succeeded", [r["runs"] - r["failures"] for r in rows], 6, bars=True)],
+                  fmt=num, tooltips=tips, cls="runs-per-day"),
+            chart("failure and tool error rates", labels,
+                  [Series("failed runs", [r["failure_rate"] for r in rows], 4),
+                   Series("tool errors", [r["tool_error_rate"] for r in rows], 2, dashed=True)],
+                  fmt=lambda v: pct(v, 0), tooltips=tips),
+            chart("run latency", labels,
+                  [Series("p50", [r["p50_ms"] for r in rows], 0),
+                   Series("p95", [r["p95_ms"] for r in rows], 5, dashed=True)],
+                  fmt=ms, tooltips=tips),
+            chart("tokens per day", labels,
+                  [Series("tokens", [r["tokens"] for r in rows], 3, bars=True)],
+                  fmt=num, tooltips=tips),
         ]  # fmt: skip
+        charts = [Markup(c) for c in charts]
     return render(
         request,
         "dashboard.html",

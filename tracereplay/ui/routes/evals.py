@@ -11,6 +11,7 @@ from tracereplay.ui import access
 from tracereplay.ui.pages import render
 from tracereplay.ui.queries import evals as queries
 from tracereplay.ui.routes.common import config_of
+from tracereplay.ui.routes.suites import trend_charts
 
 
 def evals_page(request: Request) -> Response:
@@ -22,11 +23,12 @@ def evals_page(request: Request) -> Response:
 def eval_run_page(request: Request) -> Response:
     with access.reading(config_of(request)) as store:
         er = queries.eval_run(store, request.path_params["eval_run_id"])
-        cases = queries.eval_run_cases(store, er["eval_run_id"])
+        cases = queries.eval_run_cases(store, er["eval_run_id"], er["mode"])
         previous = store.query_dicts(
             "SELECT eval_run_id FROM suite_trend WHERE suite_id = ? AND run_number = ?",
             [er["suite_id"], (er["run_number"] or 0) - 1],
         )
+        trend = queries.suite_trend(store, er["suite_id"])
     return render(
         request,
         "eval_run.html",
@@ -34,6 +36,7 @@ def eval_run_page(request: Request) -> Response:
         er=er,
         cases=cases,
         previous=previous[0]["eval_run_id"] if previous else None,
+        charts=trend_charts(trend, er["eval_run_id"])[:1],
     )
 
 

@@ -10,6 +10,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tracereplay.errors import TraceReplayError
+from tracereplay.models.failure import failure_text
 from tracereplay.promote import format_documents
 from tracereplay.store import suites as suite_store
 from tracereplay.ui import access, edits
@@ -22,7 +23,14 @@ def run_page(request: Request) -> Response:
     config = config_of(request)
     with access.reading(config) as store:
         view = queries.run_view(store, request.path_params["run_id"])
-    return render(request, "run.html", active="runs", view=view, run=view.run)
+    return render(
+        request,
+        "run.html",
+        active="runs",
+        view=view,
+        run=view.run,
+        failure_text=failure_text(view.run),
+    )
 
 
 def _promote_form_values(store, run_id: str) -> dict[str, Any]:

@@ -6,16 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from tracereplay.charts import Series, chart
 from tracereplay.errors import TraceReplayError
 from tracereplay.promote import format_documents
 from tracereplay.store import suites as suite_store
 from tracereplay.ui import access, edits
-from tracereplay.ui.charts import Series, line_chart
 from tracereplay.ui.pages import ms, num, pct, render
 from tracereplay.ui.queries import evals as queries
 from tracereplay.ui.routes.common import config_of, redirect, refuse_if_read_only, text
@@ -34,8 +35,9 @@ def _suite_by_id(store, suite_id: str) -> dict[str, Any]:
     return queries.suite_row(store, suite.name)
 
 
-def trend_charts(trend: list[dict[str, Any]]) -> list[Any]:
-    """Pass rate and score, agent latency, tokens: one chart each, one point per eval run."""
+def trend_charts(trend: list[dict[str, Any]], current: str | None = None) -> list[Any]:
+    """Pass rate and score, agent latency, tokens: one chart each, one point per eval run;
+    ``current`` (an eval run id) is drawn larger, its label always shown."""
     labels = [r["label"] or (r["git_commit"] or "")[:7] or f"#{r['run_number']}" for r in trend]
     tips = [
         f"run {r['run_number']} · {r['eval_run_id'][:8]} · {r['mode']}"
@@ -43,33 +45,20 @@ def trend_charts(trend: list[dict[str, Any]]) -> list[Any]:
         + f" · {r['passed']}/{r['cases']} passed"
         for r in trend
     ]
-    return [
-        line_chart(
-            "pass rate and score of each eval run",
-            labels,
-            [
-                Series("pass rate", [r["pass_rate"] for r in trend], "s0"),
-                Series("score", [r["aggregate_score"] for r in trend], "s1", dashed=True),
-            ],
-            fmt=lambda v: pct(v, 0),
-            y_max=1.0,
-            tooltips=tips,
-        ),
-        line_chart(
-            "mean latency of the runs scored",
-            labels,
-            [Series("latency", [r["latency_ms"] for r in trend], "s2")],
-            fmt=ms,
-            tooltips=tips,
-        ),
-        line_chart(
-            "mean tokens of the runs scored",
-            labels,
-            [Series("tokens per run", [r["tokens"] for r in trend], "s3")],
-            fmt=num,
-            tooltips=tips,
-        ),
-    ]
+    at = next((i for i, r in enumerate(trend) if r["eval_run_id"] == current), None)
+    charts = [
+        chart("pass rate and score of each eval run", labels,
+              [Series("pass rate", [r["pass_rate"] for r in trend], 0),
+               Series("score", [r["aggregate_score"] for r in trend], 1, dashed=True)],
+              fmt=lambda v: pct(v, 0), y_max=1.0, tooltips=tips, current=at),
+        chart("mean latency of the runs scored", labels,
+              [Series("latency", [r["latency_ms"] for r in trend], 2)],
+              fmt=ms, tooltips=tips, current=at),
+        chart("mean tokens of the runs scored", labels,
+              [Series("tokens per run", [r["tokens"] for r in trend], 3)],
+              fmt=num, tooltips=tips, current=at),
+    ]  # fmt: skip
+    return [Markup(c) for c in charts]
 
 
 def suite_page(request: Request) -> Response:
@@ -102,10 +91,12 @@ def grid_page(request: Request) -> Response:
 def _case_context(store, case_id: str) -> dict[str, Any]:
     row = queries.case_row(store, case_id)
     case = suite_store.get_cases(store, [row["case_id"]])[0]
+    history = queries.case_history(store, case.id)
     return {
         "case": case,
         "row": row,
-        "history": queries.case_history(store, case.id),
+        "history": history,
+        "latest": queries.latest_result(store, case.id, history),
         "values": {
             "query": case.query,
             "expected_output": case.expected_output or "",
