@@ -108,11 +108,8 @@ class _Session:
         workerinput = getattr(config, "workerinput", None)
         self.worker = workerinput is not None
         #: the session's eval run ids derive from this (the controller's, handed to workers)
-        self.base: str = (
-            workerinput[_WORKER_KEY]
-            if workerinput is not None
-            else opt.tracereplay_eval_run or str(uuid.uuid4())
-        )
+        handed = workerinput.get(_WORKER_KEY) if workerinput is not None else None
+        self.base: str = handed or opt.tracereplay_eval_run or str(uuid.uuid4())
         self.explicit_run: bool = bool(opt.tracereplay_eval_run)
         self.reports: dict[str, dict[str, CaseReport]] = {}
         self.eval_runs: dict[str, str] = {}
@@ -212,7 +209,7 @@ def _evaluate(settings: EvalSettings) -> Any:
 
 def pytest_configure(config: pytest.Config) -> None:
     state = _Session(config)
-    if state.suites or getattr(config, "workerinput", None) is not None:
+    if state.suites:  # nothing else to do in a session that names no suite
         config.stash[_STATE] = state
 
 

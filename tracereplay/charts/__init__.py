@@ -9,6 +9,9 @@ CSS: the plot leaves room for the y-axis labels (text measured at ``CHAR_W`` per
 legend wraps into rows that fit under the plot. Points sit at the centre of equal slots (a bar
 per slot), so the first and last labels stay inside too. Each mark carries ``data-value`` (the
 value it draws) and a tooltip (SVG ``<title>``); every text is escaped. No script.
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public).
 """
 
 from __future__ import annotations
