@@ -4,7 +4,8 @@ Checked in order: ``openinference.span.kind``, ``traceloop.span.kind``, ``gen_ai
 then the legacy OpenLLMetry LLM markers (``llm.request.type``, indexed ``gen_ai.prompt.N.*``).
 An OpenInference CHAIN that LangChain names as an agent (``lc_agent_name`` in its metadata) is
 an agent; a GenAI ``invoke_*`` operation other than ``invoke_agent`` (``invoke_workflow``,
-strands' ``invoke_swarm``...) is a workflow.
+strands' ``invoke_swarm``...) is a workflow, and so is Microsoft Agent Framework's
+``workflow.run`` (``_agent_framework_workflow_role``).
 OpenLLMetry >= 0.55 LLM spans use the GenAI attributes and are parsed as GenAI, but keep the
 ``openllmetry`` label when a Traceloop marker is on them.
 """
@@ -94,6 +95,16 @@ def _langchain_role(span: Span, role: int) -> int:
     return role
 
 
+def _agent_framework_workflow_role(span: Span) -> int:
+    """Microsoft Agent Framework traces a workflow's run as ``workflow.run`` with its
+    ``workflow.id`` (and no GenAI operation), its executors' agents inside: a multi-agent
+    invocation, so a workflow, whose first agent's run is the invocation's (see
+    ``tree.fold_wrappers``)."""
+    if span.name == "workflow.run" and "workflow.id" in span.attributes:
+        return WORKFLOW
+    return OTHER
+
+
 def detect(span: Span) -> tuple[int, str]:
     """``(role, convention)`` of ``span``: role is OTHER/AGENT/WORKFLOW/LLM/TOOL, convention is
     ``"genai"``, ``"openinference"``, ``"openllmetry"`` or ``""`` when no convention applies."""
@@ -138,4 +149,7 @@ def detect(span: Span) -> tuple[int, str]:
         or GEN_AI_INPUT_MESSAGES in a
     ):
         return LLM, GENAI
+    role = _agent_framework_workflow_role(span)
+    if role != OTHER:
+        return role, GENAI
     return OTHER, ""
