@@ -1,16 +1,15 @@
 """AutoGen AgentChat's captures: what its own spans record (no content at all), what
-OpenLLMetry's OpenAI instrumentation adds, streaming without usage, and the team of two
+OpenLLMetry's OpenAI instrumentation adds, streaming without usage, and the team of two as
+one run with a handoff
 (``tests/fixtures/frameworks/autogen/README.md``). The shapes it gives the common way are in
 ``test_framework_shapes.py``."""
 
 from __future__ import annotations
 
 import pytest
-from framework_helpers import QUESTIONS, final_text, runs_of, the_top_run, top_runs
+from framework_helpers import QUESTIONS, final_text, runs_of, sub_runs, the_top_run
 
 from tracereplay.convert.content import content_setting, records_no_content
-
-TEAM_NOTE = "Forecaster, please give the forecast for Zurich tomorrow."
 
 
 @pytest.mark.parametrize("shape", ["multi_round", "tool_error", "parallel", "streaming"])
@@ -52,15 +51,44 @@ def test_streaming_has_no_tokens() -> None:
     assert all(c.input_tokens is None for c in run.llm_calls)
 
 
-def test_team_agents_are_runs_of_their_own() -> None:
-    """The team has no span of its own: in the application's span, its two agents are two
-    top-level runs of one trace; the forecaster's question is what the first agent said."""
+def test_team_is_one_run_with_a_handoff() -> None:
+    """Inside the application's span, the team's run is one send of AutoGen's runtime, its
+    agents' turns delivered beside it under the same team key: the first agent's run is the
+    team's (the question, the last speaker's answer), the forecaster a handoff with its own
+    rounds and tool call."""
     runs = runs_of("autogen", "openllmetry", "team")
-    first, forecaster = top_runs(runs)
-    assert first.trace_id == forecaster.trace_id
-    assert (first.agent_name, first.query) == ("weather_agent", QUESTIONS["handoff"])
-    assert first.result.response == TEAM_NOTE and first.result.tool_calls == []
-    assert (forecaster.agent_name, forecaster.query) == ("forecaster", TEAM_NOTE)
+    top = the_top_run(runs)
+    assert (top.agent_name, top.query) == ("weather_agent", QUESTIONS["handoff"])
+    assert top.result.response == "Snow is likely in Zurich tomorrow, -2°C."
+    assert top.result.tool_calls == [] and top.result.total_llm_calls == 1
+    (forecaster,) = sub_runs(runs, top)
+    assert forecaster.agent_name == "forecaster"
     (call,) = forecaster.result.tool_calls
     assert (call.tool_name, call.arguments) == ("get_forecast", {"city": "Zurich", "days": 1})
-    assert forecaster.result.response == "Snow is likely in Zurich tomorrow, -2°C."
+    assert call.result == "Zurich tomorrow: snow, -2°C"
+    assert forecaster.result.total_llm_calls == 2
+
+
+def test_native_team_keeps_its_two_agents() -> None:
+    """Natively (no LLM span) the first agent is still the team's run, not folded away."""
+    runs = runs_of("autogen", "native", "team")
+    top = the_top_run(runs)
+    assert top.agent_name == "weather_agent"
+    assert [r.agent_name for r in sub_runs(runs, top)] == ["forecaster"]
+
+
+def test_agent_tool_is_a_tool_call_and_a_sub_run() -> None:
+    """``AgentTool``: the tool call (argument ``task``, result AgentTool's ``<source>: <text>``)
+    and the forecaster's own run under it."""
+    runs = runs_of("autogen", "openllmetry", "sub_agent")
+    top = the_top_run(runs)
+    (call,) = top.result.tool_calls
+    assert (call.tool_name, call.arguments) == (
+        "forecaster",
+        {"task": "Forecast for Zurich, 1 day"},
+    )
+    assert call.result == "forecaster: Snow is likely in Zurich tomorrow, -2°C."
+    (sub,) = sub_runs(runs, top)
+    assert (sub.agent_name, sub.query) == ("forecaster", "Forecast for Zurich, 1 day")
+    assert [c.tool_name for c in sub.result.tool_calls] == ["get_forecast"]
+    assert top.result.response == final_text(QUESTIONS["sub_agent"])

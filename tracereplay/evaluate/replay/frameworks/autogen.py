@@ -10,10 +10,11 @@ team's ``reset``), one case at a time per object, the object's own state put bac
 ``intercept``: every tool an AgentChat agent calls (its ``FunctionTool`` s, handoff tools,
 workbench tools) runs through ``BaseTool.run_json`` (``BaseStreamTool.run_json_stream`` for
 stream tools), which opens AutoGen's ``execute_tool <name>`` span around the tool's ``run``. For
-the replay both ask the recording first: the value is the tool's return value (the workbench
-turns it into the text the model sees, as it does a real one); a recorded failure is raised
-inside the tool span, where the workbench makes it the error result the model gets, as the
-real exception was; ``RUN_LIVE`` runs the real tool.
+the replay both ask the recording first: the value is the tool's return value, as recorded
+text (``AnsweredText``: the workbench's ``return_value_as_string`` gives it back as it is, also
+for tools that format their own results, an ``AgentTool``'s ``TaskResult``...); a recorded
+failure is raised inside the tool span, where the workbench makes it the error result the model
+gets, as the real exception was; ``RUN_LIVE`` runs the real tool.
 
 ``instrument``: AutoGen traces agents and tools through OpenTelemetry's global tracer provider
 (the replay's) but records no content and no model call; when OpenLLMetry's OpenAI
@@ -52,12 +53,39 @@ _tracing = SharedContext()
 _KINDS = ("BaseChatAgent", "ChatAgent", "BaseGroupChat", "Team")
 
 
+class AnsweredText(str):
+    """A tool result answered from the recording: already the text the model saw."""
+
+
 def _ask(answer: ToolAnswer, name: str, args: Any) -> tuple[Any, Exception | None]:
-    """The recording's answer for one call: ``(value, None)`` or ``(None, the failure)``."""
+    """The recording's answer for one call: ``(value, None)`` or ``(None, the failure)``; a
+    text answer as ``AnsweredText``."""
     try:
-        return answer(name, dict(args or {})), None
+        value = answer(name, dict(args or {}))
     except Exception as exc:
         return None, exc
+    return (AnsweredText(value) if isinstance(value, str) else value), None
+
+
+def _tool_classes(base: type) -> list[type]:
+    """``base`` and every subclass loaded now that formats its own results."""
+    out, stack = [], [base]
+    while stack:
+        cls = stack.pop()
+        if cls is base or "return_value_as_string" in vars(cls):
+            out.append(cls)
+        stack.extend(cls.__subclasses__())
+    return out
+
+
+def _text_as_is(original: Any) -> Any:
+    def return_value_as_string(self: Any, value: Any) -> str:
+        if isinstance(value, AnsweredText):
+            return str(value)
+        return original(self, value)
+
+    return_value_as_string.__tracereplay_original__ = original  # type: ignore[attr-defined]
+    return return_value_as_string
 
 
 def _install() -> None:
@@ -106,7 +134,10 @@ def _install() -> None:
 
     BaseTool.run_json = answered_run_json  # type: ignore[method-assign]
     BaseStreamTool.run_json_stream = answered_run_json_stream  # type: ignore[method-assign]
-    _originals.update(run_json=run_json, run_json_stream=run_json_stream)
+    formatters = {cls: vars(cls)["return_value_as_string"] for cls in _tool_classes(BaseTool)}
+    for cls, original in formatters.items():
+        cls.return_value_as_string = _text_as_is(original)  # type: ignore[method-assign]
+    _originals.update(run_json=run_json, run_json_stream=run_json_stream, formatters=formatters)
 
 
 def _uninstall() -> None:
@@ -114,6 +145,8 @@ def _uninstall() -> None:
 
     BaseTool.run_json = _originals.pop("run_json")  # type: ignore[method-assign]
     BaseStreamTool.run_json_stream = _originals.pop("run_json_stream")  # type: ignore[method-assign]
+    for cls, original in _originals.pop("formatters").items():
+        cls.return_value_as_string = original  # type: ignore[method-assign]
 
 
 _patch = SharedPatch(_install, _uninstall)
