@@ -1,29 +1,18 @@
-"""Replaying the Microsoft Agent Framework fixture agent (``agent:weather_agent``, an
-``agent_framework.Agent``) and workflow (``agent:weather_workflow``) as they are: tools answered
-inside Agent Framework's tool invocation, with the model live (the scripted fake) and offline
-(``--llm recorded``)."""
+"""Replaying the Microsoft Agent Framework fixture agents as they are: ``agent:weather_agent``
+(an ``agent_framework.Agent``), ``agent:weather_agent_with_forecaster`` (an agent as a tool) and
+``agent:weather_workflow`` (a workflow of two agents); tools answered inside Agent Framework's
+tool invocation, the model live (the scripted fake) or offline (``--llm recorded``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from framework_replay import (
-    assert_replay_runs_marked,
-    eval_doc,
-    fake_openai,
-    record_suite,
-    replay,
-    replays_as_recorded,
-    verdicts,
-    weather,
-)
+from framework_replay import fake_openai, replays_as_recorded, replays_offline, weather
 
 pytestmark = pytest.mark.slow  # runs the agent in its framework venv
 
 SHAPES = ["multi_round", "tool_error", "parallel", "provider_error"]
-NOWHERE = "http://127.0.0.1:9/v1"
-WORKFLOW_NOTE = "Forecaster, please give the forecast for Zurich tomorrow."
 
 
 def test_agent_framework_agent_replays_with_the_recorded_verdicts(tmp_path: Path) -> None:
@@ -39,36 +28,29 @@ def test_agent_framework_agent_replays_with_the_recorded_verdicts(tmp_path: Path
     assert tool_error["response"] == "I could not find a city called Atlantis."
 
 
+def test_agent_framework_agent_replays_offline(tmp_path: Path) -> None:
+    replays_offline(
+        tmp_path, "agent_framework", "sensitive", [*SHAPES, "streaming"], "weather_agent"
+    )
+
+
+def test_agent_framework_agent_as_tool_replays_offline(tmp_path: Path) -> None:
+    """``forecaster.as_tool()``: the tool is answered from the recording, the forecaster does
+    not run."""
+    _, doc = replays_offline(
+        tmp_path, "agent_framework", "sensitive", ["sub_agent"], "weather_agent_with_forecaster"
+    )
+    rep = doc["cases"][0]["repetitions"][0]
+    assert [c["tool_name"] for c in rep["tool_calls"]] == ["forecaster"]
+    assert rep["replay"]["answered"] == 1
+
+
 def test_agent_framework_workflow_replays_offline(tmp_path: Path) -> None:
     """The workflow of two agents: one case (the first agent's run, the forecaster its
     handoff), both agents' model calls and the forecaster's tool answered from the recording."""
-    db = tmp_path / "store.duckdb"
-    assert record_suite(db, "agent_framework", "sensitive", ["workflow"]).cases == 1
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
-    doc, marks = replay(
-        db, tmp_path, "agent_framework", "weather_workflow", NOWHERE, "--llm", "recorded"
+    _, doc = replays_offline(
+        tmp_path, "agent_framework", "sensitive", ["workflow"], "weather_workflow"
     )
-    assert marks == [], "a tool ran for real during replay"
-    assert verdicts(doc) == expected, doc["_output"]
-    (case,) = doc["cases"]
-    rep = case["repetitions"][0]
+    rep = doc["cases"][0]["repetitions"][0]
     assert rep["response"] == "Snow is likely in Zurich tomorrow, -2°C.", doc["_output"]
     assert rep["replay"]["answered"] == 1
-    llm = rep["replay"]["llm"]
-    assert llm["errors"] == [] and llm["drift"] == [] and llm["unused"] == [], llm
-    assert_replay_runs_marked(db, doc)
-
-
-def test_agent_framework_agent_replays_offline(tmp_path: Path) -> None:
-    db = tmp_path / "store.duckdb"
-    shapes = [*SHAPES, "streaming"]
-    assert record_suite(db, "agent_framework", "sensitive", shapes).cases == len(shapes)
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
-    doc, marks = replay(
-        db, tmp_path, "agent_framework", "weather_agent", NOWHERE, "--llm", "recorded"
-    )
-    assert marks == [], "a tool ran for real during replay"
-    assert verdicts(doc) == expected, doc["_output"]
-    for case in doc["cases"]:
-        llm = case["repetitions"][0]["replay"]["llm"]
-        assert llm["errors"] == [] and llm["drift"] == [] and llm["unused"] == [], llm

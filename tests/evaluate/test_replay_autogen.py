@@ -1,6 +1,7 @@
-"""Replaying the AutoGen AgentChat fixture agent (``agent:weather_agent``, an
-``AssistantAgent``) as it is: tools answered at AutoGen's tool layer, with the model live
-(the scripted fake) and offline (``--llm recorded``)."""
+"""Replaying the AutoGen AgentChat fixture agents as they are: ``agent:weather_agent`` (an
+``AssistantAgent``), ``agent:weather_agent_with_forecaster`` (an ``AgentTool``) and
+``agent:weather_team`` (a ``RoundRobinGroupChat`` of two); tools answered at AutoGen's tool
+layer, the model live (the scripted fake) or offline (``--llm recorded``)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ from pathlib import Path
 import pytest
 from framework_replay import (
     assert_replay_runs_marked,
-    eval_doc,
     fake_model,  # noqa: F401 - a fixture
     fake_openai,
-    record_suite,
     replay,
     replays_as_recorded,
+    replays_offline,
     verdicts,
     weather,
 )
@@ -22,7 +22,7 @@ from framework_replay import (
 pytestmark = pytest.mark.slow  # runs the agent in its framework venv
 
 SHAPES = ["multi_round", "tool_error", "parallel", "provider_error"]
-NOWHERE = "http://127.0.0.1:9/v1"
+TEAM_NOTE = "Forecaster, please give the forecast for Zurich tomorrow."
 
 
 def test_autogen_agent_replays_with_the_recorded_verdicts(
@@ -38,28 +38,26 @@ def test_autogen_agent_replays_with_the_recorded_verdicts(
 
 
 def test_autogen_agent_replays_offline(tmp_path: Path) -> None:
-    db = tmp_path / "store.duckdb"
-    shapes = ["multi_round", "tool_error", "parallel", "streaming", "provider_error"]
-    assert record_suite(db, "autogen", "openllmetry", shapes).cases == len(shapes)
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
-    doc, marks = replay(db, tmp_path, "autogen", "weather_agent", NOWHERE, "--llm", "recorded")
-    assert marks == [], "a tool ran for real during replay"
-    assert verdicts(doc) == expected, doc["_output"]
-    for case in doc["cases"]:
-        llm = case["repetitions"][0]["replay"]["llm"]
-        assert llm["errors"] == [] and llm["drift"] == [] and llm["unused"] == [], llm
+    replays_offline(tmp_path, "autogen", "openllmetry", [*SHAPES, "streaming"], "weather_agent")
 
 
-TEAM_NOTE = "Forecaster, please give the forecast for Zurich tomorrow."
+def test_autogen_agent_tool_replays_offline(tmp_path: Path) -> None:
+    """An agent used as a tool (``AgentTool``): the tool is answered with the recorded text
+    (which AgentTool would format from a ``TaskResult``), the forecaster does not run."""
+    _, doc = replays_offline(
+        tmp_path, "autogen", "openllmetry", ["sub_agent"], "weather_agent_with_forecaster"
+    )
+    rep = doc["cases"][0]["repetitions"][0]
+    assert rep["response"] == weather.SCRIPT[weather.QUESTIONS["sub_agent"]][1]["text"]
+    (call,) = rep["tool_calls"]
+    assert call["result"] == "forecaster: Snow is likely in Zurich tomorrow, -2°C."
 
 
 def test_autogen_team_replays_as_recorded(tmp_path: Path) -> None:
     """The team of two (``agent:weather_team``): one case (the team's run: its first agent,
-    the forecaster a handoff), the forecaster's tool answered from the recording; live against
-    the capture's script, then offline."""
-    db = tmp_path / "store.duckdb"
-    assert record_suite(db, "autogen", "openllmetry", ["team"]).cases == 1
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    the forecaster a handoff), the forecaster's tool answered from the recording; offline, then
+    live against the capture's script."""
+    db, offline = replays_offline(tmp_path, "autogen", "openllmetry", ["team"], "weather_team")
     script = dict(weather.SCRIPT)
     script[weather.QUESTIONS["handoff"]] = [{"text": TEAM_NOTE}]
     script[TEAM_NOTE] = weather.SCRIPT[weather.QUESTIONS["handoff"]][1:]
@@ -68,33 +66,10 @@ def test_autogen_team_replays_as_recorded(tmp_path: Path) -> None:
         live, marks = replay(db, tmp_path, "autogen", "weather_team", url)
     finally:
         server.shutdown()
-    offline, offline_marks = replay(
-        db, tmp_path, "autogen", "weather_team", NOWHERE, "--llm", "recorded"
-    )
-    assert marks == [] and offline_marks == [], "a tool ran for real during replay"
+    assert marks == [], "a tool ran for real during replay"
+    assert verdicts(live) == verdicts(offline), live["_output"]
+    assert_replay_runs_marked(db, live)
     for doc in (live, offline):
-        assert verdicts(doc) == expected, doc["_output"]
-        (case,) = doc["cases"]
-        rep = case["repetitions"][0]
+        rep = doc["cases"][0]["repetitions"][0]
         assert rep["response"] == "Snow is likely in Zurich tomorrow, -2°C.", doc["_output"]
         assert rep["replay"]["answered"] == 1 and rep["replay"]["unanswered"] == []
-        assert_replay_runs_marked(db, doc)
-    llm = offline["cases"][0]["repetitions"][0]["replay"]["llm"]
-    assert llm["errors"] == [] and llm["drift"] == [] and llm["unused"] == [], llm
-
-
-def test_autogen_agent_tool_replays_offline(tmp_path: Path) -> None:
-    """An agent used as a tool (``AgentTool``): the tool is answered with the recorded text
-    (which AgentTool would format from a ``TaskResult``), the forecaster does not run."""
-    db = tmp_path / "store.duckdb"
-    assert record_suite(db, "autogen", "openllmetry", ["sub_agent"]).cases == 1
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
-    doc, marks = replay(
-        db, tmp_path, "autogen", "weather_agent_with_forecaster", NOWHERE, "--llm", "recorded"
-    )
-    assert marks == [], "a tool ran for real during replay"
-    assert verdicts(doc) == expected, doc["_output"]
-    rep = doc["cases"][0]["repetitions"][0]
-    assert rep["response"] == weather.SCRIPT[weather.QUESTIONS["sub_agent"]][1]["text"]
-    (call,) = rep["tool_calls"]
-    assert call["result"] == "forecaster: Snow is likely in Zurich tomorrow, -2°C."
