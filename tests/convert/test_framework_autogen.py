@@ -92,3 +92,18 @@ def test_agent_tool_is_a_tool_call_and_a_sub_run() -> None:
     assert (sub.agent_name, sub.query) == ("forecaster", "Forecast for Zurich, 1 day")
     assert [c.tool_name for c in sub.result.tool_calls] == ["get_forecast"]
     assert top.result.response == final_text(QUESTIONS["sub_agent"])
+
+
+def test_swarm_handoff_is_one_run_with_a_handoff() -> None:
+    """A ``Swarm``: the entry agent calls AgentChat's handoff tool ``transfer_to_forecaster``,
+    whose result no instrumentation records (the forecaster gets it as a user message); the
+    forecaster is the handoff, and its answer the run's."""
+    runs = runs_of("autogen", "openllmetry", "handoff")
+    top = the_top_run(runs)
+    assert (top.agent_name, top.query) == ("weather_agent", QUESTIONS["handoff"])
+    assert [(c.tool_name, c.result) for c in top.result.tool_calls] == [
+        ("transfer_to_forecaster", "")
+    ]
+    assert top.result.response == "Snow is likely in Zurich tomorrow, -2°C."
+    (forecaster,) = sub_runs(runs, top)
+    assert [c.tool_name for c in forecaster.result.tool_calls] == ["get_forecast"]
