@@ -73,3 +73,13 @@ def test_autogen_team_replays_as_recorded(tmp_path: Path) -> None:
         rep = doc["cases"][0]["repetitions"][0]
         assert rep["response"] == "Snow is likely in Zurich tomorrow, -2°C.", doc["_output"]
         assert rep["replay"]["answered"] == 1 and rep["replay"]["unanswered"] == []
+
+
+def test_autogen_swarm_handoff_replays_offline(tmp_path: Path) -> None:
+    """A ``Swarm`` handoff (``agent:handoff_swarm``): the handoff tool is answered from the
+    recording, with its own message where no instrumentation recorded one, so the forecaster
+    gets the conversation it got (no prompt drift)."""
+    _, doc = replays_offline(tmp_path, "autogen", "openllmetry", ["handoff"], "handoff_swarm")
+    rep = doc["cases"][0]["repetitions"][0]
+    assert rep["response"] == "Snow is likely in Zurich tomorrow, -2°C.", doc["_output"]
+    assert rep["replay"]["answered"] == 2

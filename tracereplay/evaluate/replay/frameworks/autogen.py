@@ -14,7 +14,10 @@ the replay both ask the recording first: the value is the tool's return value, a
 text (``AnsweredText``: the workbench's ``return_value_as_string`` gives it back as it is, also
 for tools that format their own results, an ``AgentTool``'s ``TaskResult``...); a recorded
 failure is raised inside the tool span, where the workbench makes it the error result the model
-gets, as the real exception was; ``RUN_LIVE`` runs the real tool.
+gets, as the real exception was; ``RUN_LIVE`` runs the real tool. A handoff tool (what
+``Handoff.handoff_tool`` makes: it returns the handoff's message, which becomes the message the
+next agent gets) is asked like any tool, but no instrumentation records its result (only the
+next agent sees it): an empty recorded result is the handoff's own message.
 
 ``instrument``: AutoGen traces agents and tools through OpenTelemetry's global tracer provider
 (the replay's) but records no content and no model call; when OpenLLMetry's OpenAI
@@ -67,6 +70,16 @@ def _ask(answer: ToolAnswer, name: str, args: Any) -> tuple[Any, Exception | Non
     return (AnsweredText(value) if isinstance(value, str) else value), None
 
 
+def _handoff_message(tool: Any) -> str | None:
+    """The message of an AgentChat handoff tool (``Handoff.handoff_tool``'s function returns
+    it and nothing else), None for any other tool."""
+    func = getattr(tool, "_func", None)
+    if callable(func) and getattr(func, "__qualname__", "").startswith("Handoff.handoff_tool."):
+        message = func()
+        return message if isinstance(message, str) else None
+    return None
+
+
 def _tool_classes(base: type) -> list[type]:
     """``base`` and every subclass loaded now that formats its own results."""
     out, stack = [], [base]
@@ -106,6 +119,8 @@ def _install() -> None:
         if failure is None and value is RUN_LIVE:
             with tool_interceptor(None):  # the real tool: an @tracereplay.tool inside runs
                 return await run_json(self, args, cancellation_token, call_id=call_id)
+        if failure is None and value == "":
+            value = AnsweredText(_handoff_message(self) or "")
         with trace_tool_span(
             tool_name=self.name, tool_description=self.description, tool_call_id=call_id
         ):
