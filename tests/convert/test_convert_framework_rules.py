@@ -370,3 +370,49 @@ def test_payload_texts_are_never_object_reprs_nor_bound_arguments() -> None:
     repr_text = "<crewai.types.streaming.CrewStreamingOutput object at 0x7fbdfa0f5b10>"
     assert payload_text(repr_text, output=True) is None
     assert payload_text("<b>bold</b> answer", output=True) == "<b>bold</b> answer"
+
+
+# ------------------------------------------------------------------ agent runtime deliveries
+def _runtime(t: Trace, op: str, destination: str, parent: Span, start: float, end: float) -> Span:
+    span = t.span(
+        f"autogen {op} {destination}",
+        {"messaging.operation": op, "messaging.destination": destination},
+        parent=parent,
+        start=start,
+        end=end,
+    )
+    span.scope_name = "autogen SingleThreadedAgentRuntime"
+    return span
+
+
+def test_a_runtime_send_adopts_the_deliveries_of_its_key() -> None:
+    """AutoGen's team: one short send to the manager, the agents' turns delivered beside it
+    under the same key; a delivery to another key (another team) stays out."""
+    t = Trace()
+    app = t.span("runtime", start=0, end=100)
+    _runtime(t, "send", "Manager_k1.(k1)-A", app, 1, 3)
+    first = _runtime(t, "process", "first_k1.(k1)-A", app, 4, 30)
+    a = agent(t, "first", parent=first, start=5, end=29)
+    weather(t, a, 5, question="first?")
+    second = _runtime(t, "process", "second_k1.(k1)-A", app, 31, 60)
+    b = agent(t, "second", parent=second, start=32, end=59)
+    weather(t, b, 32, question="second?")
+    other = _runtime(t, "process", "other_k2.(k2)-A", app, 61, 90)
+    c = agent(t, "other", parent=other, start=62, end=89)
+    weather(t, c, 62, question="other?")
+    runs = {r.agent_name: r for r in convert_trace(t.spans)}
+    assert runs["first"].parent_run_id is None
+    assert runs["second"].parent_run_id == runs["first"].run_id  # a handoff of the team's run
+    assert runs["first"].result.response == "sunny (second?)"  # the last speaker's answer
+    assert runs["other"].parent_run_id is None
+
+
+def test_spans_of_other_scopes_are_no_runtime_send() -> None:
+    t = Trace()
+    app = t.span("runtime", start=0, end=100)
+    t.span("autogen send Manager_k1.(k1)-A", {"messaging.destination": "Manager_k1.(k1)-A"},
+           parent=app, start=1, end=3)  # fmt: skip
+    for i, name in enumerate(("first", "second")):
+        a = agent(t, name, parent=app, start=10 + 40 * i, end=40 + 40 * i)
+        weather(t, a, 10 + 40 * i)
+    assert all(r.parent_run_id is None for r in convert_trace(t.spans))

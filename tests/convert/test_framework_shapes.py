@@ -66,6 +66,20 @@ CAPTURES = (
         delegation_argument="request",  # AgentTool's argument
     ),
     Capture("langgraph", ("openinference", "openllmetry"), "weather_agent"),
+    # AutoGen AgentChat's own spans (agents, tools) and OpenLLMetry's OpenAI instrumentation
+    # (the model calls): its native spans alone record no content (test_framework_autogen.py);
+    # streaming records no tokens (AgentChat does not ask for stream usage) and the team is
+    # not a sub-agent shape: both are in test_framework_autogen.py too.
+    Capture(
+        "autogen",
+        ("openllmetry",),
+        "weather_agent",
+        shapes=("multi_round", "tool_error", "parallel", "provider_error"),
+    ),
+    # Microsoft Agent Framework's own spans with sensitive data on; without it there is no
+    # content (test_framework_agent_framework.py), and its workflow is tested there too;
+    # sub_agent is `forecaster.as_tool(arg_name="input")`.
+    Capture("agent_framework", ("sensitive",), "weather_agent"),
     # create_react_agent: the graph (named LangGraph) is the run; a tool that raises fails the
     # invocation (test_framework_langgraph_react.py); no streaming or sub_agent capture.
     Capture(

@@ -186,3 +186,27 @@ def replays_as_recorded(
     assert verdicts(doc) == expected, doc["_output"]
     assert_replay_runs_marked(db, doc)
     return db, doc
+
+
+#: a port where nothing listens: an offline replay's request that reached the network fails
+NOWHERE = "http://127.0.0.1:9/v1"
+
+
+def replays_offline(
+    tmp: Path, framework: str, instrumentation: str, shapes: list[str], attr: str
+) -> tuple[Path, dict]:
+    """``shapes`` recorded and promoted, then replayed from the framework's venv with
+    ``--agent agent:ATTR --llm recorded`` and no model at all: no tool run for real, the
+    recorded verdicts, every LLM call answered with no drift and none left unused. Returns the
+    store and the replay's document."""
+    db = tmp / "store.duckdb"
+    assert record_suite(db, framework, instrumentation, shapes).cases == len(shapes)
+    expected = verdicts(eval_doc(db, tmp / "recorded.json"))
+    doc, marks = replay(db, tmp, framework, attr, NOWHERE, "--llm", "recorded")
+    assert marks == [], "a tool ran for real during replay"
+    assert verdicts(doc) == expected, doc["_output"]
+    for case in doc["cases"]:
+        llm = case["repetitions"][0]["replay"]["llm"]
+        assert llm["errors"] == [] and llm["drift"] == [] and llm["unused"] == [], llm
+    assert_replay_runs_marked(db, doc)
+    return db, doc

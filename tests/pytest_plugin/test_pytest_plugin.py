@@ -223,10 +223,11 @@ def test_an_agent_that_does_not_load_fails_each_item_in_one_line(project: Path) 
     assert "Traceback" not in done.stdout and "UsageError" not in done.stdout
 
 
-def test_without_a_suite_the_plugin_does_nothing(project: Path) -> None:
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_without_a_suite_the_plugin_does_nothing(project: Path, workers: list[str]) -> None:
     (project / "test_plain.py").write_text("def test_one():\n    assert True\n")
     try:
-        done = pytest_in(project, "test_plain.py", "-q")
+        done = pytest_in(project, "test_plain.py", "-q", *workers)
     finally:
         (project / "test_plain.py").unlink()
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout

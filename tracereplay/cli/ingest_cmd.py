@@ -53,6 +53,9 @@ def ingest(
         raise typer.Exit(2)
     import os
     import time
+    from datetime import UTC, datetime
+
+    from tracereplay.cli.content_notes import ingested_note
 
     failed = 0
     sizes = []
@@ -63,6 +66,7 @@ def ingest(
             sizes.append(0)
     total_bytes = sum(sizes)
     started = time.monotonic()
+    since = datetime.now(UTC)
     spans_seen = 0
     # workers first: they start while the store opens (and its spool drains)
     with (
@@ -108,15 +112,23 @@ def ingest(
                 _warn(f"{report.path}: skipped {rejected} ({reasons}); the rest is stored")
 
         total = ingest_files(store, files, pool, on_file, on_part=on_part)
+        note = ingested_note(store, since) if total.runs else None
     console.print(
         f"read {len(files) - failed} file(s): {total.spans} spans ({total.new_spans} new), "
         f"{total.logs} log records ({total.new_logs} new), {total.traces} traces, "
         f"{total.runs} runs",
         markup=False,
     )
+    if note is not None:
+        _note(note)
     if failed:
         print_error(f"{failed} of {len(files)} file(s) could not be read")
         raise typer.Exit(1)
+
+
+def _note(message: str) -> None:
+    """``note: <message>`` on one line to stderr."""
+    err_console.print(f"note: {message}", style="yellow", markup=False, soft_wrap=True)
 
 
 def _warn(message: str) -> None:

@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from tracereplay.cli.common import console, db_path, parse_since, short_ids
+from tracereplay.cli.common import console, db_path, err_console, parse_since, short_ids
 from tracereplay.cli.run_view import render_run
 from tracereplay.models import RUN_STATUSES
 
@@ -208,11 +208,15 @@ def show(
 
       tracereplay show 3f2a        # any unique prefix works, as with git
     """
+    from tracereplay.cli.content_notes import run_note
     from tracereplay.ingest import open_store
 
     with open_store(db_path()) as store:
         run = store.get_run(run_id)
+        note = run_note(store, run)
     console.print(render_run(run, console.width))
+    if note is not None:
+        err_console.print(f"note: {note}", style="yellow", markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

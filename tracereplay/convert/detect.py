@@ -4,13 +4,16 @@ Checked in order: ``openinference.span.kind``, ``traceloop.span.kind``, ``gen_ai
 then the legacy OpenLLMetry LLM markers (``llm.request.type``, indexed ``gen_ai.prompt.N.*``).
 An OpenInference CHAIN that LangChain names as an agent (``lc_agent_name`` in its metadata) is
 an agent; a GenAI ``invoke_*`` operation other than ``invoke_agent`` (``invoke_workflow``,
-strands' ``invoke_swarm``...) is a workflow.
+strands' ``invoke_swarm``...) is a workflow, and so are Microsoft Agent Framework's
+``workflow.run`` (``_agent_framework_workflow_role``) and a ``send`` of AutoGen's agent runtime
+(``is_runtime_send``: a team's run).
 OpenLLMetry >= 0.55 LLM spans use the GenAI attributes and are parsed as GenAI, but keep the
 ``openllmetry`` label when a Traceloop marker is on them.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tracereplay.convert.values import loads
@@ -94,6 +97,42 @@ def _langchain_role(span: Span, role: int) -> int:
     return role
 
 
+#: the key of the agent or topic an AutoGen runtime span's ``messaging.destination`` names
+#: (``<type>.(<key>)-A`` for an agent, ``-T`` for a topic)
+_RUNTIME_KEY = re.compile(r"\.\(([^()]+)\)-[AT]$")
+
+
+def runtime_key(span: Span) -> str:
+    """The key of the agent or topic a span of AutoGen's agent runtime (instrumentation scope
+    ``autogen <Runtime>``) delivers to, ``""`` for any other span. A team's runtime keys every
+    agent and topic of one team by the team's id."""
+    if not span.scope_name.startswith("autogen "):
+        return ""
+    destination = span.attributes.get("messaging.destination")
+    if type(destination) is not str:
+        return ""
+    match = _RUNTIME_KEY.search(destination)
+    return match.group(1) if match else ""
+
+
+def is_runtime_send(span: Span) -> bool:
+    """A ``send`` of AutoGen's agent runtime (span ``autogen send <destination>``): a request to
+    one agent, answered when handled. A team's ``run`` is one send to its group chat manager,
+    keyed by the team's id; the turns of the team's agents are delivered after it, from the
+    runtime's own task (``tree.adopt_deliveries`` puts them under it)."""
+    return span.name.startswith("autogen send ") and bool(runtime_key(span))
+
+
+def _agent_framework_workflow_role(span: Span) -> int:
+    """Microsoft Agent Framework traces a workflow's run as ``workflow.run`` with its
+    ``workflow.id`` (and no GenAI operation), its executors' agents inside: a multi-agent
+    invocation, so a workflow, whose first agent's run is the invocation's (see
+    ``tree.fold_wrappers``)."""
+    if span.name == "workflow.run" and "workflow.id" in span.attributes:
+        return WORKFLOW
+    return OTHER
+
+
 def detect(span: Span) -> tuple[int, str]:
     """``(role, convention)`` of ``span``: role is OTHER/AGENT/WORKFLOW/LLM/TOOL, convention is
     ``"genai"``, ``"openinference"``, ``"openllmetry"`` or ``""`` when no convention applies."""
@@ -138,4 +177,6 @@ def detect(span: Span) -> tuple[int, str]:
         or GEN_AI_INPUT_MESSAGES in a
     ):
         return LLM, GENAI
+    if is_runtime_send(span) or _agent_framework_workflow_role(span) == WORKFLOW:
+        return WORKFLOW, GENAI
     return OTHER, ""

@@ -1,8 +1,9 @@
 """The span tree of one trace, cut into runs.
 
 Rules:
-- Framework wrappers are folded into the agents they hold (``fold_wrappers``), and agent spans
-  whose parent link was lost are placed by time (``_adopt_by_time``).
+- Framework wrappers are folded into the agents they hold (``fold_wrappers``), agent spans
+  whose parent link was lost are placed by time (``_adopt_by_time``), and the messages an agent
+  runtime delivered for a team go under the send that started the team (``adopt_deliveries``).
 - Every agent span (``invoke_agent``, OpenInference AGENT, Traceloop ``agent``) heads a run. An
   agent inside another run is a run of its own (``parent_run_id``) and a tool call of its parent,
   unless a tool span of the parent already wraps it.
@@ -21,7 +22,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from tracereplay.convert.detect import AGENT, LLM, TOOL, WORKFLOW, detect
+from tracereplay.convert.detect import (
+    AGENT,
+    LLM,
+    TOOL,
+    WORKFLOW,
+    detect,
+    is_runtime_send,
+    runtime_key,
+)
 from tracereplay.spans import Span
 
 
@@ -95,8 +104,30 @@ def build_nodes(spans: list[Span]) -> tuple[list[Node], list[Node]]:
             node.parent = parent
             parent.children.append(node)
     if agents:
+        adopt_deliveries(nodes, tops)
         _adopt_by_time(nodes, tops, tools > 0)
     return nodes, tops
+
+
+def adopt_deliveries(nodes: list[Node], tops: list[Node]) -> None:
+    """An agent runtime's ``send`` (``detect.is_runtime_send``: AutoGen's, as a team's run
+    starts) adopts the later runtime spans beside it that deliver to the same key (the team's
+    id): the runtime delivers each message of the team's exchange from its own task, so their
+    spans hang off the span that was current when the runtime started (the application's), not
+    off the send that caused them. Under the send (a workflow), the team's agents are one
+    invocation: the first agent's run, the later speakers its handoffs (``fold_wrappers``)."""
+    for node in nodes:
+        if node.role != WORKFLOW or not is_runtime_send(node.span):
+            continue
+        key = runtime_key(node.span)
+        siblings = node.parent.children if node.parent is not None else tops
+        for other in list(siblings):
+            if (
+                other is not node
+                and other.span.start_ns >= node.span.start_ns
+                and runtime_key(other.span) == key
+            ):
+                _move(other, node, tops)
 
 
 def _within(inner: Span, outer: Span) -> bool:
@@ -179,12 +210,16 @@ def plan_runs(spans: list[Span]) -> list[RunPlan]:
 
 
 def _is_wrapper(plan: RunPlan) -> bool:
+    """An agent or workflow span with no LLM or tool call of its own around agents; not one
+    whose sub-runs are all its handoffs (the first agent of a folded wrapper, which records no
+    LLM call when the framework's spans have none)."""
     return (
         plan.root is not None
         and plan.root.role in (AGENT, WORKFLOW)
         and not plan.llm
         and not plan.tools
         and bool(plan.sub_agents)
+        and not all(sub.handoff for sub in plan.sub_agents)
     )
 
 

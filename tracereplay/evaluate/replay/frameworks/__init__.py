@@ -26,7 +26,8 @@ __all__ = [
     "mark_replayed",
 ]
 
-#: (module, class) of every adapter, tried in this order
+#: (module, class) of every adapter, tried in this order (before anything with a ``run``
+#: method is taken for an AgenticAssure adapter)
 ADAPTERS: tuple[tuple[str, str], ...] = (
     ("tracereplay.evaluate.replay.frameworks.pydantic_ai", "PydanticAiAgent"),
     ("tracereplay.evaluate.replay.frameworks.openai_agents", "OpenAIAgentsAgent"),
@@ -34,6 +35,8 @@ ADAPTERS: tuple[tuple[str, str], ...] = (
     ("tracereplay.evaluate.replay.frameworks.strands", "StrandsAgent"),
     ("tracereplay.evaluate.replay.frameworks.google_adk", "GoogleAdkAgent"),
     ("tracereplay.evaluate.replay.frameworks.crewai", "CrewAIAgent"),
+    ("tracereplay.evaluate.replay.frameworks.autogen", "AutoGenAgent"),
+    ("tracereplay.evaluate.replay.frameworks.agent_framework", "AgentFrameworkAgent"),
 )
 
 

@@ -1,0 +1,49 @@
+"""The one line ``ingest`` and ``show`` print about runs recorded without content.
+
+Candidates are read from the ``runs`` table (no question, no answer), confirmed on the whole run
+(``convert.content.records_no_content``), and the instrumentation that traced them is read from
+their traces' span scopes (``convert.content.content_setting`` names what records content).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from tracereplay.convert.content import no_content_note, records_no_content
+from tracereplay.models.run import Run
+from tracereplay.store.db import Store
+
+__all__ = ["ingested_note", "run_note"]
+
+#: at most this many candidate runs are loaded whole to confirm them (the note counts them)
+_CONFIRM = 200
+
+
+def _scopes(store: Store, trace_ids: list[str]) -> list[str]:
+    if not trace_ids:
+        return []
+    marks = ", ".join("?" for _ in trace_ids)
+    rows = store.query_dicts(
+        f"SELECT DISTINCT scope_name FROM spans WHERE trace_id IN ({marks}) ORDER BY 1", trace_ids
+    )
+    return [r["scope_name"] or "" for r in rows]
+
+
+def ingested_note(store: Store, since: datetime) -> str | None:
+    """The note for the runs converted since ``since`` that hold no content, or None."""
+    rows = store.query_dicts(
+        "SELECT run_id, trace_id FROM runs WHERE converted_at >= ? AND kind = 'live' "
+        "AND coalesce(query, '') = '' AND coalesce(response, '') = '' ORDER BY run_id LIMIT ?",
+        [since, _CONFIRM],
+    )
+    empty = [r for r in rows if records_no_content(store.get_run(r["run_id"]))]
+    if not empty:
+        return None
+    return no_content_note(len(empty), _scopes(store, sorted({r["trace_id"] for r in empty})))
+
+
+def run_note(store: Store, run: Run) -> str | None:
+    """The note for one run, or None when it holds content."""
+    if not records_no_content(run):
+        return None
+    return no_content_note(1, _scopes(store, [run.trace_id]))
