@@ -57,6 +57,10 @@ LLM_MODES: tuple[str, ...] = ("live", "recorded")
 LlmMatch = Literal["order", "strict"]
 LLM_MATCHES: tuple[str, ...] = ("order", "strict")
 
+#: the temperature of a request that sets none (OpenAI's and Anthropic's APIs): a recording
+#: of 1 (an instrumentation that writes the default it did not send) matches an unset one
+DEFAULT_TEMPERATURE = 1.0
+
 CAPTURE_HINT = "turn message capture on: see docs/instrumenting.md, 'Recording for offline replay'"
 
 
@@ -207,6 +211,8 @@ class RecordedLlm:
             out.append(("model", f"model: recorded {call.request_model}, replay {request.model}"))
         if call.temperature is not None:
             asked = request.temperature
+            if asked is None and abs(call.temperature - DEFAULT_TEMPERATURE) <= 1e-9:
+                asked = DEFAULT_TEMPERATURE  # what an unset temperature is (OpenLIT records it)
             if asked is None or abs(asked - call.temperature) > 1e-9:
                 shown = "not set" if asked is None else f"{asked:g}"
                 out.append(
