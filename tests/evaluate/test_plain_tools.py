@@ -234,3 +234,26 @@ def test_an_object_it_cannot_run_is_refused_in_one_line(
     assert what in message
     assert "pydantic-ai" in message and "AgenticAssure adapter" in message
     assert "@tracereplay.tool" in message
+
+
+def test_the_refusal_is_the_one_docs_evaluating_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/evaluating.md's refusal line, for its ``my_agent:runner`` (the frameworks listed
+    between "agent object of" and "or an AgenticAssure adapter" grow with the adapters)."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "evaluating.md").read_text()
+    (line,) = [x for x in doc.splitlines() if x.startswith("error: --agent 'my_agent:runner'")]
+    head, _, rest = line.removeprefix("error: ").partition("an agent object of ")
+    _, _, tail = rest.partition(", or an AgenticAssure adapter")
+    (tmp_path / "my_agent.py").write_text(
+        "class Runner:\n    def run(self, task, *, context):\n        return task\n\n"
+        "runner = Runner()\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("my_agent", None)
+    with pytest.raises(AgentLoadError) as err:
+        load_agent("my_agent:runner")
+    sys.modules.pop("my_agent", None)
+    assert str(err.value).startswith(head + "an agent object of ")
+    assert str(err.value).endswith(", or an AgenticAssure adapter" + tail)
