@@ -26,17 +26,25 @@ from framework_replay import (
 pytestmark = pytest.mark.slow  # runs the agent in its instrumentation's venv
 
 SHAPES = ["multi_round", "tool_error", "parallel", "provider_error"]
-VENVS = {"openai_v2": "plain_openai_v2", "openlit": "plain_openlit"}
+NOWHERE = "http://127.0.0.1:9/v1"  # no model listens: --llm recorded answers every call
 
 
-@pytest.mark.parametrize("instrumentation", ["openai_v2", "openlit"])
-def test_plain_loop_replays_with_the_recorded_verdicts_live_and_offline(
+def assert_offline(doc: dict, expected: dict[str, str]) -> None:
+    """The recorded verdicts, every LLM call answered from the recording, nothing drifted."""
+    assert verdicts(doc) == expected, doc["_output"]
+    for case in doc["cases"]:
+        llm = case["repetitions"][0]["replay"]["llm"]
+        assert llm["errors"] == [] and llm["drift"] == [], (case["query"], llm)
+        assert llm["answered"] == llm["recorded"]
+
+
+def test_openai_v2_loop_replays_with_the_recorded_verdicts_live_and_offline(
     tmp_path: Path,
     fake_model: str,  # noqa: F811
-    instrumentation: str,
 ) -> None:
-    venv = VENVS[instrumentation]
-    db, doc = replays_as_recorded(tmp_path, "plain", instrumentation, SHAPES, fake_model, venv=venv)
+    db, doc = replays_as_recorded(
+        tmp_path, "plain", "openai_v2", SHAPES, fake_model, venv="plain_openai_v2"
+    )
     expected = verdicts(doc)
     by_query = {c["query"]: c["repetitions"][0] for c in doc["cases"]}
     assert by_query[weather.QUESTIONS["multi_round"]]["replay"]["answered"] == 2
@@ -45,18 +53,28 @@ def test_plain_loop_replays_with_the_recorded_verdicts_live_and_offline(
     assert by_query[weather.QUESTIONS["tool_error"]]["response"] == (
         "I could not find a city called Atlantis."
     )
-    # offline: no model server at all; the LLM answered from the recording, nothing drifted
     offline, marks = replay(
-        db, tmp_path, "plain", "weather_agent", "http://127.0.0.1:9/v1", "--llm", "recorded",
-        venv=venv,
-    )  # fmt: skip
+        db, tmp_path, "plain", "weather_agent", NOWHERE, "--llm", "recorded", venv="plain_openai_v2"
+    )
     assert marks == []
-    assert verdicts(offline) == expected, offline["_output"]
-    for case in offline["cases"]:
-        llm = case["repetitions"][0]["replay"]["llm"]
-        assert llm["errors"] == [] and llm["drift"] == [], (case["query"], llm)
-        assert llm["answered"] == llm["recorded"]
+    assert_offline(offline, expected)
     assert_replay_runs_marked(db, offline)
+
+
+def test_openlit_loop_replays_offline_with_the_recorded_verdicts(tmp_path: Path) -> None:
+    """OpenLIT's recording (no assistant tool-call messages in the history, a default
+    temperature written though never sent, no input on the failed request) answers the same
+    loop offline, its tools from the recording (the live path is openai-v2's test)."""
+    db = tmp_path / "store.duckdb"
+    record_suite(db, "plain", "openlit", SHAPES)
+    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    assert expected[weather.QUESTIONS["provider_error"]] == "FAILED"
+    doc, marks = replay(
+        db, tmp_path, "plain", "weather_agent", NOWHERE, "--llm", "recorded", venv="plain_openlit"
+    )
+    assert marks == [], "a tool ran for real during replay"
+    assert_offline(doc, expected)
+    assert_replay_runs_marked(db, doc)
 
 
 def test_streaming_loop_replays_offline(tmp_path: Path) -> None:
@@ -66,11 +84,12 @@ def test_streaming_loop_replays_offline(tmp_path: Path) -> None:
     record_suite(db, "plain", "openai_v2", ["streaming"])
     expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
     doc, marks = replay(
-        db, tmp_path, "plain", "weather_agent_streaming", "http://127.0.0.1:9/v1",
-        "--llm", "recorded", venv="plain_openai_v2",
+        db, tmp_path, "plain", "weather_agent_streaming", NOWHERE, "--llm", "recorded",
+        venv="plain_openai_v2",
     )  # fmt: skip
     assert marks == []
-    assert verdicts(doc) == expected == {weather.QUESTIONS["streaming"]: "PASSED"}, doc["_output"]
+    assert expected == {weather.QUESTIONS["streaming"]: "PASSED"}
+    assert_offline(doc, expected)
     (case,) = doc["cases"]
     assert case["repetitions"][0]["replay"]["answered"] == 2
 
@@ -82,11 +101,11 @@ def test_tools_out_of_reach_run_live_and_make_the_case_an_error(
     """Tools called through another module: nothing answers them; the tool results the loop
     sends its model give them away (there are no tool spans to look at)."""
     db = tmp_path / "store.duckdb"
-    record_suite(db, "plain", "openai_v2", ["multi_round", "parallel"])
+    record_suite(db, "plain", "openai_v2", ["multi_round"])
     doc, marks = replay(
         db, tmp_path, "plain", "weather_agent_hidden", fake_model, venv="plain_openai_v2"
     )
-    assert marks, "the hidden tools did not run"
-    assert {c["status"] for c in doc["cases"]} == {"ERROR"}
-    for case in doc["cases"]:
-        assert case["reason"] == "tool get_weather ran live during replay (no --live-tools)"
+    assert marks == ["get_weather(Paris)", "get_forecast(Paris, 2)"]
+    (case,) = doc["cases"]
+    assert case["status"] == "ERROR"
+    assert case["reason"] == "tool get_weather ran live during replay (no --live-tools)"
