@@ -59,3 +59,15 @@ def test_a_recorded_default_temperature_matches_a_request_that_sets_none() -> No
     status, _, _ = hot.answer("chat", body)
     assert status == 400
     assert "temperature: recorded 0.2, replay not set" in hot.report().errors[0]
+
+
+def test_a_recorded_client_error_gives_the_provider_message_once() -> None:
+    """openai-v2 records ``str(APIStatusError)``; the client prefixes the replayed message
+    with its ``Error code: 500 - `` again, so the recording's prefix is left out."""
+    from tracereplay.evaluate.replay.llm.recording import provider_message
+
+    assert provider_message("Error code: 500 - scripted provider failure") == (
+        "scripted provider failure"
+    )
+    assert provider_message("InternalServerError: Error code: 503 - overloaded") == "overloaded"
+    assert provider_message("Error code: 500 - {'error': {'message': 'boom'}}") == "boom"

@@ -19,6 +19,7 @@ from framework_replay import (
     record_suite,
     replay,
     replays_as_recorded,
+    rows,
     verdicts,
     weather,
 )
@@ -59,6 +60,12 @@ def test_openai_v2_loop_replays_with_the_recorded_verdicts_live_and_offline(
     assert marks == []
     assert_offline(offline, expected)
     assert_replay_runs_marked(db, offline)
+    # the replayed provider failure reads as the recorded one (the client's prefix once)
+    failed = {c["query"]: c for c in offline["cases"]}[weather.QUESTIONS["provider_error"]]
+    (run,) = rows(
+        db, "SELECT error FROM runs WHERE run_id = ?", [failed["repetitions"][0]["run_id"]]
+    )
+    assert run["error"] == "InternalServerError: Error code: 500 - scripted provider failure"
 
 
 def test_openlit_loop_replays_offline_with_the_recorded_verdicts(tmp_path: Path) -> None:

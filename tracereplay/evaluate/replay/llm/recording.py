@@ -63,16 +63,20 @@ def error_status(message: str) -> int | None:
 
 _MESSAGE = re.compile(r"""['"]message['"]\s*:\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
 _PREFIX = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): ")
+#: what the OpenAI client puts before the provider's message (``str(APIStatusError)``): it puts
+#: it there again when the replayed error reaches it
+_CLIENT_PREFIX = re.compile(r"^Error code: \d{3} - ")
 
 
 def provider_message(error: str) -> str:
     """The provider's own message in a recorded failure (``... body: {'message': 'overloaded'}``
-    gives ``overloaded``), else the text without its exception class."""
+    gives ``overloaded``), else the text without its exception class and the OpenAI client's
+    ``Error code: 500 - `` (openai-v2 records ``str(error)``)."""
     found = _MESSAGE.findall(error)
     if found:
         single, double = found[-1]
         return single or double
-    return _PREFIX.sub("", error, count=1)
+    return _CLIENT_PREFIX.sub("", _PREFIX.sub("", error, count=1), count=1)
 
 
 def _json(value: Any) -> Any:
