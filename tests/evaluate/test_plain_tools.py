@@ -15,6 +15,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tracereplay.evaluate.replay.agent_loader import AgentLoadError, is_adapter_run, load_agent
 from tracereplay.evaluate.replay.airtight import ran_live
@@ -167,7 +169,7 @@ def test_results_are_counted_per_tool_in_every_api() -> None:
     sent.add("responses", responses)
     sent.add("anthropic", anthropic)
     assert sent.counts() == Counter({"a": 1, "b": 1})
-    assert results_per_tool([("call", "a({})"), ("user", "q")]) == Counter()
+    assert results_per_tool("chat", {"messages": chat["messages"][:2]}) == Counter()
 
 
 def test_a_result_the_interceptor_never_gave_is_a_tool_that_ran_live() -> None:
@@ -257,3 +259,38 @@ def test_the_refusal_is_the_one_docs_evaluating_shows(
     sys.modules.pop("my_agent", None)
     assert str(err.value).startswith(head + "an agent object of ")
     assert str(err.value).endswith(", or an AgenticAssure adapter" + tail)
+
+
+@given(
+    st.lists(
+        st.lists(st.tuples(st.sampled_from("abc"), st.booleans()), min_size=1, max_size=4),
+        max_size=5,
+    )
+)
+def test_every_answered_call_is_counted_once_for_its_tool(rounds: list) -> None:
+    """Rounds of calls, each answered or not (a history need not be valid for the API): the
+    counts are the answered calls per tool, whatever the order of the results."""
+    messages: list[dict] = [{"role": "user", "content": "q"}]
+    want: Counter[str] = Counter()
+    n = 0
+    for calls in rounds:
+        ids = []
+        for name, _ in calls:
+            n += 1
+            ids.append((f"c{n}", name))
+        messages.append(
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": i, "type": "function", "function": {"name": name, "arguments": "{}"}}
+                    for i, name in ids
+                ],
+            }
+        )
+        answered = [(i, name) for (i, name), (_, ok) in zip(ids, calls) if ok]
+        for i, name in reversed(answered):  # results in any order, by call id
+            messages.append({"role": "tool", "tool_call_id": i, "content": "r"})
+            want[name] += 1
+    sent = SentResults()
+    sent.add("chat", {"messages": messages})
+    assert sent.counts() == want

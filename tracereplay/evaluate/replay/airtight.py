@@ -3,7 +3,10 @@
 No tool runs for real in a replay unless ``--live-tools``. A tool span of the replay's trace not
 marked ``tracereplay.tool.replayed`` (and with no answered tool span inside it), or, in a trace
 with no tool spans at all, more calls of a tool in the replay run than the interceptor saw,
-makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)".
+makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)". A plain
+loop's replay (no framework) also counts the tool results its LLM requests carried
+(``llm.sent_results``): a tool the fallback could not reach leaves no span, but its result
+reaches the model.
 
 What is a tool execution is the converter's rule (``convert.tools``): a framework's summary span
 over other calls is none, and a handoff's call is one (every framework adapter asks the

@@ -6,9 +6,9 @@ Chat Completions ``tool`` message, a Responses ``function_call_output``, an Anth
 say how many times each tool ran, whatever ran it: with no tool span to look at, that is what
 tells a tool that ran for real from one the replay answered (``tracereplay.evaluate.replay.airtight``).
 
-Each request is read in the canonical form (``canonical``): a ``result`` line belongs to the
-oldest ``call`` line not yet given a result. A request carries the conversation so far, so a
-tool's count is the most any one request shows. The HTTP hook (``interceptor``) hands every
+A result belongs to the call whose id it names (else to the oldest call still waiting for
+one). A request carries the conversation so far, so a tool's count is the most any one
+request shows. The HTTP hook (``interceptor``) hands every
 LLM request of a context that is ``observing(...)`` to ``observe``.
 """
 
@@ -17,25 +17,60 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import Counter, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
-
-from tracereplay.evaluate.replay.llm.canonical import Line, parse_request
 
 __all__ = ["SentResults", "is_observing", "observe", "observing", "results_per_tool"]
 
 
-def results_per_tool(lines: Sequence[Line]) -> Counter[str]:
-    """How many results of each tool a conversation holds (each paired with the oldest call
-    still waiting for one)."""
+def _calls_and_results(api: str, body: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """``("call", id, name)`` and ``("result", id, "")`` items of one request, in order."""
+    if api == "chat":
+        for m in body.get("messages") or ():
+            if not isinstance(m, dict):
+                continue
+            for tc in m.get("tool_calls") or ():
+                if isinstance(tc, dict):
+                    fn = tc.get("function") or {}
+                    yield "call", str(tc.get("id") or ""), str(fn.get("name") or "")
+            if m.get("role") in ("tool", "function"):
+                yield "result", str(m.get("tool_call_id") or ""), str(m.get("name") or "")
+    elif api == "responses":
+        items = body.get("input")
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                yield "call", str(item.get("call_id") or ""), str(item.get("name") or "")
+            elif isinstance(item, dict) and item.get("type") == "function_call_output":
+                yield "result", str(item.get("call_id") or ""), ""
+    elif api == "anthropic":
+        for m in body.get("messages") or ():
+            content = m.get("content") if isinstance(m, dict) else None
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    yield "call", str(block.get("id") or ""), str(block.get("name") or "")
+                elif isinstance(block, dict) and block.get("type") == "tool_result":
+                    yield "result", str(block.get("tool_use_id") or ""), ""
+
+
+def results_per_tool(api: str, body: dict[str, Any]) -> Counter[str]:
+    """How many results of each tool one request of ``api`` carries: a result is its call's
+    (by call id; without a known id, the oldest call still waiting for one)."""
+    names: dict[str, str] = {}
     waiting: deque[str] = deque()
     counts: Counter[str] = Counter()
-    for kind, text in lines:
+    for kind, call_id, name in _calls_and_results(api, body):
         if kind == "call":
-            waiting.append(text.partition("(")[0])
-        elif kind == "result" and waiting:
-            counts[waiting.popleft()] += 1
+            key = call_id or f"#{len(names)}"
+            names[key] = name
+            waiting.append(key)
+            continue
+        key = call_id if call_id in names else (waiting[0] if waiting else "")
+        if key in waiting:
+            waiting.remove(key)
+            counts[names[key]] += 1
+        elif name:  # a result of a call the history does not hold (a trimmed history)
+            counts[name] += 1
     return counts
 
 
@@ -48,7 +83,7 @@ class SentResults:
 
     def add(self, api: str, body: dict[str, Any]) -> None:
         """Count the tool results of one request of ``api`` ("chat", "responses", "anthropic")."""
-        counts = results_per_tool(parse_request(api, body).lines)
+        counts = results_per_tool(api, body)
         with self._lock:
             for name, n in counts.items():
                 if n > self._counts[name]:
