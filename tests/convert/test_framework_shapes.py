@@ -117,6 +117,19 @@ CAPTURES = (
         shapes=SIMPLE + ("provider_error",),
         failed_model=None,
     ),
+    # no framework: a hand-written OpenAI-client loop (tests/fixtures/frameworks/plain), traced
+    # only by the LLM client's instrumentation inside one application span (`weather_agent`):
+    # the tool calls are rebuilt from the LLM messages (the assistant's tool calls, the tool
+    # messages of the next request); no sub-agent. OpenLIT records no input messages on a
+    # failed request, so provider_error's one tool call has no result there
+    # (test_framework_plain.py).
+    Capture(
+        "plain",
+        ("openai_v2", "openlit"),
+        "weather_agent",
+        shapes=SIMPLE,
+    ),
+    Capture("plain", ("openai_v2",), "weather_agent", shapes=("provider_error",)),
     Capture(
         "strands",
         ("native",),

@@ -101,10 +101,17 @@ def eval_doc(db: Path, out: Path, *args: str, cli: list[str] | None = None, **kw
 
 
 def replay(
-    db: Path, tmp: Path, framework: str, attr: str, base_url: str, *args: str
+    db: Path,
+    tmp: Path,
+    framework: str,
+    attr: str,
+    base_url: str,
+    *args: str,
+    venv: str | None = None,
 ) -> tuple[dict, list[str]]:
-    """Replay the suite with ``--agent agent:ATTR`` from the framework's venv; the eval's JSON
-    document and the tool marks (calls of harness tools that really ran)."""
+    """Replay the suite with ``--agent agent:ATTR`` from the framework's venv (``venv``, when
+    it is not named as the fixture folder); the eval's JSON document and the tool marks (calls
+    of harness tools that really ran)."""
     marks = tmp / "tool-marks.txt"
     marks.write_text("")
     env = {
@@ -128,7 +135,7 @@ def replay(
         "--concurrency",
         "2",
         *args,
-        cli=[str(framework_bin(framework))],
+        cli=[str(framework_bin(venv or framework))],
         cwd=str(FRAMEWORKS / framework),
         env=env,
     )
@@ -170,6 +177,8 @@ def replays_as_recorded(
     shapes: list[str],
     base_url: str,
     attr: str = "weather_agent",
+    *,
+    venv: str | None = None,
 ) -> tuple[Path, dict]:
     """The weather agent's recorded ``shapes`` promoted into a suite, scored in recorded mode,
     then replayed with ``--agent agent:ATTR`` from the framework's venv. Asserts what
@@ -181,7 +190,7 @@ def replays_as_recorded(
     expected = verdicts(eval_doc(db, tmp / "recorded.json"))
     if "provider_error" in shapes:
         assert expected[weather.QUESTIONS["provider_error"]] == "FAILED"
-    doc, marks = replay(db, tmp, framework, attr, base_url)
+    doc, marks = replay(db, tmp, framework, attr, base_url, venv=venv)
     assert marks == [], "a tool ran for real during replay"
     assert verdicts(doc) == expected, doc["_output"]
     assert_replay_runs_marked(db, doc)

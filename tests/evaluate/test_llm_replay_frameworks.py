@@ -24,6 +24,8 @@ CASES = [
     ("langgraph", "openllmetry", "weather_agent", ["multi_round", "tool_error", "parallel", "streaming", "provider_error"]),
     ("langgraph", "openinference", "handoff_graph", ["handoff"]),
     ("langgraph", "openinference", "delegating_agent", ["sub_agent"]),
+    # LangChain 1.x create_agent + OpenLLMetry, agent called as a tool: keeps that row right
+    ("langgraph", "openllmetry", "delegating_agent", ["sub_agent"]),
     ("strands", "native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("google_adk", "adk_native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("crewai", "openinference", "weather_agent", ["agent_kickoff"]),

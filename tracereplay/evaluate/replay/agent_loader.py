@@ -10,7 +10,13 @@ It may be ``async``, and returns the response text or an ``AgentResult``.
 An AgenticAssure adapter is accepted as it is: a class (instantiated without arguments, as
 ``agenticassure run --adapter`` does) or an object with ``run(input, context=None)`` returning an
 AgenticAssure ``AgentResult`` (``output``, ``tool_calls`` of ``name``/``arguments``/``result``);
-``from_agenticassure`` maps that onto tracereplay's ``AgentResult`` field by field.
+``from_agenticassure`` maps that onto tracereplay's ``AgentResult`` field by field. A ``run``
+method of another signature (``run(task, *, context)``, ``run(self)``...) makes no adapter
+(``is_adapter_run``): such an object, like any object neither callable nor a supported
+framework's agent, is refused with one line saying what ``--agent`` accepts.
+
+A plain callable's tools, when they are plain functions of its module, are answered from the
+recording by the no-framework fallback (``plain_tools``, the ``plain`` field).
 """
 
 from __future__ import annotations
@@ -27,7 +33,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from tracereplay.errors import TraceReplayError, one_line
-from tracereplay.evaluate.replay.frameworks import FrameworkAgent, framework_agent
+from tracereplay.evaluate.replay.frameworks import (
+    FrameworkAgent,
+    framework_agent,
+    supported_frameworks,
+)
+from tracereplay.evaluate.replay.plain_tools import PlainTools, agent_modules
 from tracereplay.models import AgentResult, Document, ToolCallRecord
 
 
@@ -50,6 +61,8 @@ class AgentCallable:
     takes_parameters: bool
     #: the framework adapter when ``spec`` names a framework's agent object (``fn`` is its arun)
     framework: FrameworkAgent | None = None
+    #: no framework: the plain tool functions of the agent's module (answered by name)
+    plain: PlainTools | None = None
 
     @property
     def name(self) -> str:
@@ -123,7 +136,7 @@ def load_agent(spec: str) -> AgentCallable:
             target = getattr(target, part)
         except AttributeError:
             raise AgentLoadError(f"--agent '{spec}': {module_name} has no '{attr_path}'") from None
-    if inspect.isclass(target) and callable(getattr(target, "run", None)):
+    if inspect.isclass(target) and is_adapter_run(getattr(target, "run", None), unbound=True):
         try:
             target = target()  # an AgenticAssure adapter class: built as `agenticassure run` does
         except Exception as exc:
@@ -134,15 +147,69 @@ def load_agent(spec: str) -> AgentCallable:
         adapter = framework_agent(target, spec)
         if adapter is not None:
             return AgentCallable(spec, adapter.arun, True, False, False, framework=adapter)
-        if callable(getattr(target, "run", None)):
-            return adapter_agent(spec, target)
-    if not callable(target):
-        raise AgentLoadError(
-            f"--agent '{spec}': {attr_path} is a {type(target).__name__}, not a callable "
-            "nor an agent of a supported framework (pydantic-ai, openai-agents, langgraph, "
-            "strands, google-adk, crewai, autogen, agent-framework)"
+        if is_adapter_run(getattr(target, "run", None)):
+            return _with_plain(adapter_agent(spec, target), module, target)
+    if not callable(target) or (inspect.isclass(target) and callable(getattr(target, "run", None))):
+        raise AgentLoadError(refusal(spec, attr_path, target))
+    return _with_plain(inspect_agent(spec, target), module, target)
+
+
+def refusal(spec: str, attr_path: str, target: Any) -> str:
+    """The one line for an object ``--agent`` cannot run: what it is, and what is accepted."""
+    what = "class" if inspect.isclass(target) else type(target).__name__
+    has_run = callable(getattr(target, "run", None))
+    return (
+        f"--agent '{spec}': {attr_path} is a {what}"
+        + (
+            " whose run() is not an AgenticAssure adapter's run(input, context=None)"
+            if has_run
+            else ""
         )
-    return inspect_agent(spec, target)
+        + ", not a callable nor an agent of a supported framework; --agent takes a function "
+        "fn(query) (async too), an agent object of "
+        + ", ".join(supported_frameworks())
+        + ", or an AgenticAssure adapter; for a loop of your own, point it at the function "
+        "that answers a query and mark its tools @tracereplay.tool when they are not plain "
+        "functions of its module (docs/evaluating.md)"
+    )
+
+
+def is_adapter_run(run: Any, *, unbound: bool = False) -> bool:
+    """Whether ``run`` has an AgenticAssure adapter's signature, ``run(input, context=None)``:
+    the input as its first positional parameter, then a ``context`` parameter that takes a
+    keyword (optional, or positional-or-keyword), nothing else required. A ``**kwargs`` alone
+    is no ``context`` (frameworks' ``run(messages, **kwargs)``). ``unbound``: a class's
+    function (``self`` first)."""
+    if not callable(run):
+        return False
+    try:
+        params = list(inspect.signature(run).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    P = inspect.Parameter
+    if unbound and params and params[0].kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD):
+        params = params[1:]
+    if not params or params[0].kind not in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD):
+        return False
+    rest = params[1:]
+    context = next((p for p in rest if p.name == "context"), None)
+    if context is None or context.kind not in (P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY):
+        return False
+    if context.kind is P.KEYWORD_ONLY and context.default is P.empty:
+        return False
+    return all(
+        p.default is not P.empty or p.kind in (P.VAR_POSITIONAL, P.VAR_KEYWORD)
+        for p in rest
+        if p is not context
+    )
+
+
+def _with_plain(agent: AgentCallable, module: Any, target: Any) -> AgentCallable:
+    """``agent`` with the no-framework fallback over its module's plain tool functions."""
+    from dataclasses import replace
+
+    fn = target.run if is_adapter_run(getattr(target, "run", None)) else target
+    return replace(agent, plain=PlainTools(agent_modules(module, fn), fn))
 
 
 def inspect_agent(spec: str, fn: Callable[..., Any]) -> AgentCallable:

@@ -3,7 +3,10 @@
 No tool runs for real in a replay unless ``--live-tools``. A tool span of the replay's trace not
 marked ``tracereplay.tool.replayed`` (and with no answered tool span inside it), or, in a trace
 with no tool spans at all, more calls of a tool in the replay run than the interceptor saw,
-makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)".
+makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)". A plain
+loop's replay (no framework) also counts the tool results its LLM requests carried
+(``llm.sent_results``): a tool the fallback could not reach leaves no span, but its result
+reaches the model.
 
 What is a tool execution is the converter's rule (``convert.tools``): a framework's summary span
 over other calls is none, and a handoff's call is one (every framework adapter asks the
@@ -21,14 +24,36 @@ from tracereplay.models import Run
 from tracereplay.spans import Span
 
 
-def ran_live(spans: Sequence[Span], run: Run | None, seen: Counter[str]) -> str | None:
+def ran_live(
+    spans: Sequence[Span],
+    run: Run | None,
+    seen: Counter[str],
+    sent: Counter[str] | None = None,
+) -> str | None:
     """The name of a tool that ran for real in a replay, or None.
 
     A tool span not marked ``tracereplay.tool.replayed`` ran live, unless a tool span inside it
     was answered (a framework tool wrapping an ``@tracereplay.tool`` the recording answered).
     In a trace with no tool spans at all (a framework that records none), the replay run's tool
-    calls are counted against the calls the interceptor saw.
+    calls are counted against the calls the interceptor saw. ``sent`` (a plain loop's replay:
+    the tool results its LLM requests carried, per tool) is counted against them too: a result
+    the interceptor never gave came from a tool that ran, with or without a span.
     """
+    live = _ran_live_by_spans(spans, run, seen)
+    if live is None and sent:
+        live = more_than_seen(sent, seen)
+    return live
+
+
+def more_than_seen(made: Counter[str], seen: Counter[str]) -> str | None:
+    """The first tool ``made`` counts more calls of than the interceptor ``seen``, or None."""
+    for name, count in made.items():
+        if count > seen.get(name, 0):
+            return name
+    return None
+
+
+def _ran_live_by_spans(spans: Sequence[Span], run: Run | None, seen: Counter[str]) -> str | None:
     tool_spans = tool_execution_spans(spans)
     if tool_spans:
         replayed = {
@@ -49,8 +74,4 @@ def ran_live(spans: Sequence[Span], run: Run | None, seen: Counter[str]) -> str 
         return None
     if run is None:
         return None
-    made = Counter(c.tool_name for c in run.result.tool_calls)
-    for name, count in made.items():
-        if count > seen.get(name, 0):
-            return name
-    return None
+    return more_than_seen(Counter(c.tool_name for c in run.result.tool_calls), seen)

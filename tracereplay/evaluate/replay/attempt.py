@@ -14,6 +14,10 @@ spans go to the same provider. Every span of the replay's trace is stamped with 
 marks as it starts (``TraceCapture``), so the framework's agent run, the one matching the case's
 source run, is stored as the replay run and is the run scored.
 
+No framework (a plain loop): the agent module's plain tool functions are answered by name
+for the attempt (``tracereplay.evaluate.replay.plain_tools``), and the tool results its LLM
+requests carry are counted for the airtight check.
+
 Airtight: no tool runs for real unless ``--live-tools``; one that did makes the case an ERROR
 (``tracereplay.evaluate.replay.airtight``). Framework attempts run on one shared event loop
 (``tracereplay.evaluate.replay.framework_loop``), with the replay's tracer provider as OpenTelemetry's
@@ -30,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -59,6 +64,7 @@ from tracereplay.evaluate.replay.llm import (
     answering,
     live_llm,
     llm_error_reason,
+    watching_tool_results,
 )
 from tracereplay.evaluate.replay.recorded_tools import (
     NoRecordingError,
@@ -102,6 +108,8 @@ class _AgentCall:
     inner_agent: bool = False  # it opened an agent run of its own
     spans: list[TrSpan] = field(default_factory=list)  # every span of the replay's trace
     framework_answers: int = 0  # tool executions a framework adapter answered
+    #: a plain loop's replay: the tool results its LLM requests carried, per tool
+    sent_results: Counter[str] | None = None
 
 
 @dataclass
@@ -162,7 +170,7 @@ class Replayer:
         source_failed = source is not None and source.result.status == "failed"
         result, reason = self._result(call.value, call.failure, report, replay_run, source_failed)
         if not self.live_tools and not report.missing:
-            live = ran_live(call.spans, replay_run, tools.seen_tools())
+            live = ran_live(call.spans, replay_run, tools.seen_tools(), call.sent_results)
             if live is not None:
                 result, reason = None, f"tool {live} ran live during replay (no --live-tools)"
         llm_reason = llm_error_reason(report.llm)
@@ -239,6 +247,12 @@ class Replayer:
                     stack.enter_context(global_provider(self._provider))
                     stack.enter_context(framework.instrument(self._provider))
                 stack.enter_context(framework.intercept(tools))
+            sent = None
+            if framework is None and self.agent.plain is not None:
+                # no framework: the module's plain tool functions answered by name, and the
+                # tool results its LLM requests carry counted (what escaped them ran live)
+                stack.enter_context(self.agent.plain.answering({c.tool_name for c in tools.calls}))
+                sent = stack.enter_context(watching_tool_results())
             run = stack.enter_context(
                 agent_run(
                     self.agent_name,
@@ -256,6 +270,8 @@ class Replayer:
             except Exception as exc:
                 call.failure = exc
             call.framework_answers = answers.count
+            if sent is not None:
+                call.sent_results = sent.counts()
             if self._capture is not None:
                 call.ended = to_spans(self._capture.take(call.trace_id, keep_watching=True))
             call.inner_agent = any(detect(s)[0] == AGENT for s in call.ended)

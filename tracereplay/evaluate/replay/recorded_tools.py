@@ -49,6 +49,11 @@ class RecordedToolError(Exception):
     """The recorded call failed: the replayed call fails the same way (same message)."""
 
 
+#: the word loops and frameworks put before an exception's message in the tool result the
+#: model gets (``f"Error: {exc}"``): a recorded ``Error: <message>`` (read from that result,
+#: with no exception type recorded) is raised with ``str(e) == <message>``, so the same code
+#: writes the same result again
+GENERIC_ERROR = "Error"
 _ERROR_TEXT = re.compile(r"^([A-Za-z_][\w.]*): (.*)$", re.DOTALL)
 _NEVER_RAISED = (KeyboardInterrupt, SystemExit, GeneratorExit)
 
@@ -71,11 +76,14 @@ def _exception_class(name: str) -> type[BaseException] | None:
 def recorded_exception(error: str) -> BaseException:
     """The exception a replayed call raises for a recorded failure: of the recorded type when
     that type can be found (so the agent's ``except`` clauses behave as they did), always a
-    ``RecordedToolError`` too. It reads as the recorded one: its class has the recorded class's
+    ``RecordedToolError`` too (``Error: <message>``: a ``RecordedToolError`` of ``<message>``,
+    see ``GENERIC_ERROR``). It reads as the recorded one: its class has the recorded class's
     name, module and qualified name (so a stored error names ``KeyError``, not a tracereplay
     path), and ``str(e)`` is the recorded text exactly (a ``KeyError``'s too, whose own ``str``
     would quote it again)."""
     match = _ERROR_TEXT.match(error)
+    if match is not None and match.group(1) == GENERIC_ERROR:
+        return RecordedToolError(match.group(2))
     if match is not None:
         cls = _exception_class(match.group(1))
         if cls is not None and not issubclass(cls, _NEVER_RAISED):

@@ -24,6 +24,7 @@ __all__ = [
     "count_answers",
     "framework_agent",
     "mark_replayed",
+    "supported_frameworks",
 ]
 
 #: (module, class) of every adapter, tried in this order (before anything with a ``run``
@@ -54,3 +55,13 @@ def framework_agent(obj: Any, spec: str) -> FrameworkAgent | None:
         if cls is not None and cls.accepts(obj):
             return cls(obj, spec)
     return None
+
+
+def supported_frameworks() -> list[str]:
+    """The frameworks whose agent objects ``--agent`` accepts (each adapter's ``framework``)."""
+    names = []
+    for module, name in ADAPTERS:
+        cls = _adapter(module, name)
+        if cls is not None:
+            names.append(cls.framework)
+    return names

@@ -7,7 +7,9 @@
 - ``wire``: a recorded answer rebuilt as an OpenAI Chat Completions, OpenAI Responses or
   Anthropic Messages response (JSON, or server-sent events when streamed);
 - ``interceptor``: ``RecordedLlm`` (matching, drift, errors of one case) and the httpx hook
-  that answers requests in a replay's context.
+  that answers requests in a replay's context;
+- ``sent_results``: the tool results an agent sends its model, counted per tool (the airtight
+  check of plain loops).
 """
 
 from tracereplay.evaluate.replay.llm.interceptor import (
@@ -21,6 +23,7 @@ from tracereplay.evaluate.replay.llm.interceptor import (
     install,
     live_llm,
     llm_error_reason,
+    watching_tool_results,
 )
 from tracereplay.evaluate.replay.llm.recording import RecordedCall, load_llm_recordings
 
@@ -37,4 +40,5 @@ __all__ = [
     "live_llm",
     "llm_error_reason",
     "load_llm_recordings",
+    "watching_tool_results",
 ]

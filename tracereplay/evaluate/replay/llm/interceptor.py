@@ -44,12 +44,22 @@ from tracereplay.evaluate.replay.llm.canonical import (
     same_model,
 )
 from tracereplay.evaluate.replay.llm.recording import RecordedCall, provider_message
+from tracereplay.evaluate.replay.llm.sent_results import (
+    SentResults,
+    is_observing,
+    observe,
+    observing,
+)
 from tracereplay.evaluate.replay.llm.wire import error_body, recorded_response
 
 LlmMode = Literal["live", "recorded"]
 LLM_MODES: tuple[str, ...] = ("live", "recorded")
 LlmMatch = Literal["order", "strict"]
 LLM_MATCHES: tuple[str, ...] = ("order", "strict")
+
+#: the temperature of a request that sets none (OpenAI's and Anthropic's APIs): a recording
+#: of 1 (an instrumentation that writes the default it did not send) matches an unset one
+DEFAULT_TEMPERATURE = 1.0
 
 CAPTURE_HINT = "turn message capture on: see docs/instrumenting.md, 'Recording for offline replay'"
 
@@ -201,6 +211,8 @@ class RecordedLlm:
             out.append(("model", f"model: recorded {call.request_model}, replay {request.model}"))
         if call.temperature is not None:
             asked = request.temperature
+            if asked is None and abs(call.temperature - DEFAULT_TEMPERATURE) <= 1e-9:
+                asked = DEFAULT_TEMPERATURE  # what an unset temperature is (OpenLIT records it)
             if asked is None or abs(asked - call.temperature) > 1e-9:
                 shown = "not set" if asked is None else f"{asked:g}"
                 out.append(
@@ -378,11 +390,28 @@ def _respond(module: Any, recorded: RecordedLlm, request: Any, content: bytes) -
     return response
 
 
+def _observe(request: Any, content: bytes) -> None:
+    api = endpoint(request.method, request.url.path)
+    if api is not None:
+        observe(api, content)
+
+
+@contextlib.contextmanager
+def watching_tool_results() -> Iterator[SentResults]:
+    """Count the tool results this context's LLM requests send (``sent_results``), live or
+    answered from the recording."""
+    install()
+    with observing(SentResults()) as sent:
+        yield sent
+
+
 def _patch(module: Any) -> None:
     client, aclient = module.Client, module.AsyncClient
     send, asend = client.send, aclient.send
 
     def patched_send(self: Any, request: Any, **kwargs: Any) -> Any:
+        if is_observing():
+            _observe(request, request.read())
         target = _target(request)
         if not isinstance(target, RecordedLlm):
             return send(self, request, **kwargs)
@@ -393,6 +422,8 @@ def _patch(module: Any) -> None:
         return _respond(module, target, request, request.read())
 
     async def patched_asend(self: Any, request: Any, **kwargs: Any) -> Any:
+        if is_observing():
+            _observe(request, await request.aread())
         target = _target(request)
         if not isinstance(target, RecordedLlm):
             return await asend(self, request, **kwargs)

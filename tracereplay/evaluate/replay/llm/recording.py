@@ -63,16 +63,20 @@ def error_status(message: str) -> int | None:
 
 _MESSAGE = re.compile(r"""['"]message['"]\s*:\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
 _PREFIX = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): ")
+#: what the OpenAI client puts before the provider's message (``str(APIStatusError)``): it puts
+#: it there again when the replayed error reaches it
+_CLIENT_PREFIX = re.compile(r"^Error code: \d{3} - ")
 
 
 def provider_message(error: str) -> str:
     """The provider's own message in a recorded failure (``... body: {'message': 'overloaded'}``
-    gives ``overloaded``), else the text without its exception class."""
+    gives ``overloaded``), else the text without its exception class and the OpenAI client's
+    ``Error code: 500 - `` (openai-v2 records ``str(error)``)."""
     found = _MESSAGE.findall(error)
     if found:
         single, double = found[-1]
         return single or double
-    return _PREFIX.sub("", error, count=1)
+    return _CLIENT_PREFIX.sub("", _PREFIX.sub("", error, count=1), count=1)
 
 
 def _json(value: Any) -> Any:
@@ -200,6 +204,8 @@ def load_llm_recordings(
                 error_status=error_status(error) if error else None,
             )
         )
+    for calls in by_run.values():
+        restore_tool_requests(calls)
     out: dict[str, list[RecordedCall]] = {}
     for source in sources:
         calls = list(by_run.get(source.run_id, []))
@@ -211,3 +217,42 @@ def load_llm_recordings(
         calls.sort(key=lambda c: (c.started_at is None, c.started_at or datetime.min, c.round))
         out[source.run_id] = calls
     return out
+
+
+def _tool_call_ids(message: Mapping[str, Any], kind: str) -> list[str]:
+    return [
+        str(p["id"])
+        for p in message.get("parts") or ()
+        if isinstance(p, Mapping) and p.get("type") == kind and p.get("id")
+    ]
+
+
+def restore_tool_requests(calls: Sequence[RecordedCall]) -> None:
+    """Put back the assistant tool-call messages an instrumentation left out of a request's
+    history (OpenLIT records the tool results but not the assistant message that asked for
+    them): a tool result whose call id no assistant message before it holds gets, just before
+    it, the assistant message of the run's earlier answer that made that call. ``calls``: one
+    run's calls, in order; their input messages are then what the model was really sent."""
+    asked: dict[str, dict[str, Any]] = {}
+    for call in calls:
+        present: set[str] = set()
+        restored: list[dict[str, Any]] = []
+        for message in call.input_messages:
+            if not isinstance(message, dict):
+                restored.append(message)
+                continue
+            if message.get("role") == "assistant":
+                present.update(_tool_call_ids(message, "tool_call"))
+            elif message.get("role") == "tool":
+                for call_id in _tool_call_ids(message, "tool_call_response"):
+                    origin = asked.get(call_id)
+                    if call_id not in present and origin is not None:
+                        restored.append(origin)
+                        present.update(_tool_call_ids(origin, "tool_call"))
+            restored.append(message)
+        call.input_messages = restored
+        for message in call.output_messages:
+            if isinstance(message, dict) and _tool_call_ids(message, "tool_call"):
+                origin = {"role": "assistant", "parts": list(message.get("parts") or ())}
+                for call_id in _tool_call_ids(message, "tool_call"):
+                    asked[call_id] = origin
