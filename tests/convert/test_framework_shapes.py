@@ -109,6 +109,14 @@ CAPTURES = (
         # the tool returns str(AgentResult): the forecaster's answer plus a newline
         delegation_suffix="\n",
     ),
+    # strands 0.2: the sub-agent's spans are a trace of their own (test_framework_strands_0_2.py);
+    # no Swarm, so no handoff
+    Capture(
+        "strands_0_2",
+        ("native",),
+        "weather_agent",
+        shapes=("multi_round", "tool_error", "parallel", "streaming", "provider_error"),
+    ),
 )
 
 

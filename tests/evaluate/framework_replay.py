@@ -181,3 +181,18 @@ def replays_as_recorded(
     assert verdicts(doc) == expected, doc["_output"]
     assert_replay_runs_marked(db, doc)
     return db, doc
+
+
+def replay_tool_calls(db: Path, doc: dict) -> dict[str, list[tuple[str, str | None]]]:
+    """``{query: [(tool_name, error), ...]}``: the tool calls stored for each case's replay run
+    (what the replay's own spans recorded, whatever instrumentation traced the agent)."""
+    out: dict[str, list[tuple[str, str | None]]] = {}
+    for case in doc["cases"]:
+        run_id = case["repetitions"][0].get("run_id")
+        calls = rows(
+            db,
+            "SELECT tool_name, error FROM tool_calls WHERE run_id = ? ORDER BY position",
+            [run_id],
+        )
+        out[case["query"]] = [(c["tool_name"], c["error"]) for c in calls]
+    return out
