@@ -78,7 +78,8 @@ class Recorded:
 
 
 def record_suite(db: Path, framework: str, instrumentation: str, shapes: list[str]) -> Recorded:
-    """Ingest the captured payloads of ``shapes``, promote every top-level live run."""
+    """Ingest the captured payloads of ``shapes`` (``FRAMEWORKS/<framework>/payloads/
+    <instrumentation>/<shape>``), promote every top-level live run."""
     folders = [str(FRAMEWORKS / framework / "payloads" / instrumentation / s) for s in shapes]
     ingested = main_cli(db, "ingest", *folders)
     assert ingested.returncode == 0, ingested.stdout + ingested.stderr
@@ -164,14 +165,21 @@ def assert_replay_runs_marked(db: Path, doc: dict) -> None:
 
 
 def replays_as_recorded(
-    tmp: Path, framework: str, instrumentation: str, shapes: list[str], base_url: str
+    tmp: Path,
+    framework: str,
+    instrumentation: str,
+    shapes: list[str],
+    base_url: str,
+    payloads: str | None = None,
 ) -> tuple[Path, dict]:
     """The weather agent's recorded ``shapes`` promoted into a suite, scored in recorded mode,
     then replayed with ``--agent agent:weather_agent`` from the framework's venv. Asserts what
     every framework must give (the provider failure FAILED, the recorded verdicts again, no
-    tool run for real, the replay runs marked) and returns the store and the replay's document."""
+    tool run for real, the replay runs marked) and returns the store and the replay's document.
+    ``payloads``: the fixture folder the recording comes from, when not ``framework``'s (the
+    same agent traced by another instrumentation, replayed from this venv)."""
     db = tmp / "store.duckdb"
-    recorded = record_suite(db, framework, instrumentation, shapes)
+    recorded = record_suite(db, payloads or framework, instrumentation, shapes)
     assert recorded.cases == len(shapes)
     expected = verdicts(eval_doc(db, tmp / "recorded.json"))
     if "provider_error" in shapes:
