@@ -90,6 +90,8 @@ GEN_AI_TOOL_CALL_RESULT: Final = _name(
 # not in the conventions: written by some instrumentations (strands: tool status; OpenLLMetry)
 GEN_AI_TOOL_STATUS: Final = "gen_ai.tool.status"
 TOOL_STATUS: Final = "tool.status"  # the same, by strands < 1.0
+# the agent's system prompt on its agent span, by strands < 1.0 (its LLM spans record none)
+AGENT_SYSTEM_PROMPT: Final = "system_prompt"
 GEN_AI_USAGE_TOTAL_TOKENS: Final = "gen_ai.usage.total_tokens"
 GEN_AI_AGENT_MAX_ROUNDS_EXCEEDED: Final = "gen_ai.agent.max_rounds_exceeded"
 

@@ -184,3 +184,15 @@ def test_any_events_value_reads_without_error(value: object) -> None:
     span.attributes["events"] = json.dumps(value) if value is not None else "["
     inputs, outputs = event_messages(span)
     assert isinstance(inputs, list) and isinstance(outputs, list)
+
+
+def test_an_agent_spans_system_prompt_is_its_llm_calls_system_message() -> None:
+    t = Trace()
+    root = agent(t, "a", system_prompt="be brief")
+    chat(t, root, 1, 2, [user("q")], None)
+    chat(t, root, 3, 4, [{"role": "system", "parts": []}, user("q")], None)
+    [r] = convert_trace(t.spans)
+    first, second = r.llm_calls
+    assert [m["role"] for m in first.input_messages] == ["system", "user"]
+    assert first.input_messages[0]["parts"] == [{"type": "text", "content": "be brief"}]
+    assert second.input_messages[0]["parts"] == []  # it recorded its own

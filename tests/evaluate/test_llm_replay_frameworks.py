@@ -1,6 +1,7 @@
 """Offline replay of the framework fixtures' agents: ``--llm recorded`` answers every model call
-of pydantic-ai, the OpenAI Agents SDK (Responses API), LangGraph (langchain-openai), strands
-(``OpenAIModel``, streamed) and Google ADK (LiteLLM) from the captured recordings. No scripted
+of pydantic-ai, the OpenAI Agents SDK (Responses API; recorded by OpenInference, OpenLLMetry or
+Logfire), LangGraph (langchain-openai), strands 1.x and 0.2 (``OpenAIModel``, streamed) and
+Google ADK (LiteLLM) from the captured recordings. No scripted
 model runs: ``OPENAI_BASE_URL`` names a port where nothing listens, so any request that reached
 the network would fail. The verdicts are the recorded ones, with no prompt drift."""
 
@@ -23,7 +24,9 @@ CASES = [
     ("langgraph", "openllmetry", "weather_agent", ["multi_round", "tool_error", "parallel", "streaming", "provider_error"]),
     ("langgraph", "openinference", "handoff_graph", ["handoff"]),
     ("langgraph", "openinference", "delegating_agent", ["sub_agent"]),
+    ("openai_agents_logfire", "logfire", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("strands", "native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
+    ("strands_0_2", "native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("google_adk", "adk_native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
 ]  # fmt: skip
 
