@@ -10,9 +10,15 @@ from pathlib import Path
 
 import pytest
 from framework_replay import (
+    assert_replay_runs_marked,
+    eval_doc,
     fake_model,  # noqa: F401 - a fixture
+    record_suite,
+    replay,
     replay_tool_calls,
     replays_as_recorded,
+    rows,
+    verdicts,
     weather,
 )
 
@@ -56,3 +62,28 @@ def test_agent_replays_whatever_traced_it(
     assert [n for n, _ in calls[weather.QUESTIONS["parallel"]]] == ["get_weather"] * 2, calls
     ((name, error),) = calls[weather.QUESTIONS["tool_error"]]
     assert name == "get_weather" and error, calls
+
+
+def test_handoff_replays_as_recorded_with_no_instrumentation_installed(
+    tmp_path: Path,
+    fake_model: str,  # noqa: F811
+) -> None:
+    """The triage agent's handoff, recorded by Logfire, replayed in the venv without
+    OpenInference or OpenLLMetry: the forecaster's replay run is a sub-run of triage's, as in
+    the recording, with its own tool call answered."""
+    db = tmp_path / "store.duckdb"
+    record_suite(db, "openai_agents_logfire", "logfire", ["handoff"])
+    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    doc, marks = replay(db, tmp_path, "openai_agents_logfire", "triage", fake_model)
+    assert marks == []
+    assert verdicts(doc) == expected == {weather.QUESTIONS["handoff"]: "PASSED"}, doc["_output"]
+    assert_replay_runs_marked(db, doc)
+    runs = rows(
+        db,
+        "SELECT r.agent_name, p.agent_name AS parent FROM runs r LEFT JOIN runs p "
+        "ON p.run_id = r.parent_run_id WHERE r.kind = 'replay' ORDER BY r.started_at",
+    )
+    assert runs == [
+        {"agent_name": "triage", "parent": None},
+        {"agent_name": "forecaster", "parent": "triage"},
+    ]

@@ -7,6 +7,8 @@ span on the replay's provider, under the span of the SDK span's parent (else the
 and makes it the current span while the SDK span runs (so an answered tool's ``mark_replayed``
 marks its own span); at the SDK span's end it writes what the converter reads as GenAI:
 
+- the SDK trace (one ``Runner`` invocation): ``invoke_workflow <name>``, the wrapper of its
+  agents (a handoff target is then a sub-run of the first agent, as in the recording);
 - agent: ``invoke_agent <name>`` (``gen_ai.agent.name``);
 - function tool: ``execute_tool <name>`` (``gen_ai.tool.name``, ``gen_ai.tool.call.arguments``
   and ``.result``); a handoff: ``execute_tool`` with no tool name (matched to the handoff call);
@@ -14,7 +16,7 @@ marks its own span); at the SDK span's end it writes what the converter reads as
   the Responses API input items and response (or the chat messages of a generation span),
   model, usage and finish reason;
 - a failed SDK span: status ERROR with the SDK's ``message: data``. Other SDK spans (tasks,
-  turns, guardrails) are not recorded: the tree above stays the replay's.
+  turns, guardrails) are not recorded: their children hang from the nearest recorded span.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from tracereplay.semconv import (
     GEN_AI_TOOL_NAME,
     GEN_AI_USAGE_INPUT_TOKENS,
     GEN_AI_USAGE_OUTPUT_TOKENS,
+    GEN_AI_WORKFLOW_NAME,
 )
 
 __all__ = ["GenAiProcessor", "input_messages", "output_messages"]
@@ -107,6 +110,11 @@ def output_messages(response: Any) -> tuple[list[dict[str, Any]], str]:
     return [{"role": "assistant", "parts": parts}], "tool_calls" if calls else "stop"
 
 
+def _trace_key(item: Any) -> str:
+    """The key of an SDK trace's workflow span (a trace, or a span by the trace it is in)."""
+    return f"trace:{getattr(item, 'trace_id', '')}"
+
+
 def _error_text(error: Any) -> str:
     if not isinstance(error, dict):
         return "error"
@@ -121,13 +129,24 @@ class GenAiProcessor:
         self._tracer = tracer_provider.get_tracer("tracereplay.openai_agents")
         self._lock = threading.Lock()
         self._open: dict[str, tuple[Any, Any]] = {}
+        #: SDK spans not recorded (tasks, turns): the recorded span their children hang from
+        self._alias: dict[str, str] = {}
 
     # the SDK's TracingProcessor interface
     def on_trace_start(self, trace: Any) -> None:
-        pass
+        name = getattr(trace, "name", None) or "Agent workflow"
+        otel = self._tracer.start_span(
+            f"invoke_workflow {name}",
+            attributes={GEN_AI_OPERATION_NAME: "invoke_workflow", GEN_AI_WORKFLOW_NAME: name},
+        )
+        with self._lock:
+            self._open[_trace_key(trace)] = (otel, None)
 
     def on_trace_end(self, trace: Any) -> None:
-        pass
+        with self._lock:
+            entry = self._open.pop(_trace_key(trace), None)
+        if entry is not None:
+            entry[0].end()
 
     def shutdown(self) -> None:
         pass
@@ -139,11 +158,15 @@ class GenAiProcessor:
         from opentelemetry import context, trace
 
         start = self._start(span.span_data)
-        if start is None:
-            return
-        name, attributes = start
         with self._lock:
-            parent = self._open.get(span.parent_id or "")
+            key = self._alias.get(span.parent_id or "", span.parent_id)
+            if key not in self._open:
+                key = _trace_key(span)
+            if start is None:
+                self._alias[span.span_id] = key
+                return
+            parent = self._open.get(key)
+        name, attributes = start
         ctx = trace.set_span_in_context(parent[0]) if parent is not None else None
         otel = self._tracer.start_span(name, context=ctx, attributes=attributes)
         token = context.attach(trace.set_span_in_context(otel))
@@ -155,6 +178,7 @@ class GenAiProcessor:
         from opentelemetry.trace import Status, StatusCode
 
         with self._lock:
+            self._alias.pop(span.span_id, None)
             entry = self._open.pop(span.span_id, None)
         if entry is None:
             return
