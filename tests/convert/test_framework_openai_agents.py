@@ -105,12 +105,13 @@ def test_handoff(framework: str, instrumentation: str) -> None:
     assert [c.round for c in sub.result.tool_calls] == [1]
 
 
-@pytest.mark.parametrize("shape", ["multi_round", "handoff", "sub_agent"])
+@pytest.mark.parametrize("shape", ["multi_round", "handoff", "sub_agent", "chat_completions"])
 def test_logfire_attributes_are_read(shape: str) -> None:
     """Logfire's own attributes: agent names from the SDK's span data (never the message
     template ``OpenAI Agents trace: {name}`` / ``Agent run: {name!r}``), each LLM call's
     messages from its ``events`` list (the request's, then the response's), and the finish
-    reasons Logfire sends as JSON text read as names."""
+    reasons Logfire sends as JSON text read as names. ``chat_completions`` is the SDK on the
+    Chat Completions API (generation spans: the chat messages as ``input`` / ``output``)."""
     runs = runs_of("openai_agents_logfire", "logfire", shape)
     for run in runs:
         assert "{" not in run.agent_name, run.agent_name
@@ -124,3 +125,17 @@ def test_logfire_attributes_are_read(shape: str) -> None:
         if last.finish_reason == "stop":  # (the triage agent's last call hands off)
             texts = [p["content"] for p in last.output_messages[-1]["parts"]]
             assert run.result.response in texts, (run.result.response, texts)
+
+
+def test_logfire_chat_completions_gives_the_multi_round_run() -> None:
+    """The multi_round question on the Chat Completions API: the same run as on Responses."""
+    key = QUESTIONS["multi_round"]
+    run = the_top_run(runs_of("openai_agents_logfire", "logfire", "chat_completions"))
+    assert (run.agent_name, run.query, run.result.response) == (
+        "weather_agent",
+        key,
+        final_text(key),
+    )
+    assert_llm_rounds(run, 3)
+    assert_tool_calls(run, key)
+    assert [c.tool_call_id for c in run.result.tool_calls] == ["call_0001", "call_0003"]

@@ -18,6 +18,7 @@ from typing import Any
 from tracereplay.convert.logfire import (
     LOGFIRE,
     SDK_AGENT_TYPES,
+    SDK_LLM_TYPES,
     SDK_TOOL_TYPES,
     SDK_WORKFLOW_TYPES,
     sdk_span_type,
@@ -114,6 +115,8 @@ def _logfire_role(span: Span) -> int:
         return TOOL
     if kind in SDK_WORKFLOW_TYPES:
         return WORKFLOW
+    if kind in SDK_LLM_TYPES:
+        return LLM
     return OTHER
 
 

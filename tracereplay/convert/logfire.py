@@ -7,10 +7,13 @@ integrations record beyond that:
 - LLM spans (``gen_ai.operation.name = chat``, read as GenAI first): the messages as one
   ``events`` attribute, a JSON list of GenAI <= 1.36 event dicts (``event.name`` inside each),
   the request's first and then the response's; the Responses API response as ``response``.
+  The SDK's Chat Completions calls (generation spans): the chat messages as ``input`` and
+  ``output`` (no finish reason: told by the output, tool calls or text).
 - The OpenAI Agents SDK (``logfire.instrument_openai_agents()``): each SDK span's data
   (``SpanData.export()``) spread as attributes, its ``type`` dropped when the template does not
   show it. The kind is told by that data's fields: an agent (``handoffs``, ``output_type``), a
   function tool (``input``, ``output``, ``mcp_data``), a handoff (``from_agent``, ``to_agent``),
+  a generation (``input``, ``model_config``),
   the trace (``agent_trace_id``), a task or turn (``sdk_span_type``). A failed SDK span has status
   ERROR without a message and the SDK's error as ``error`` (``{"message", "data"}``).
 """
@@ -21,7 +24,7 @@ from typing import Any
 
 from tracereplay.convert.framework_forms import tool_arguments, tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
-from tracereplay.convert.messages import Message, from_events
+from tracereplay.convert.messages import Message, from_events, parse_messages
 from tracereplay.convert.values import as_name, as_text, decoded
 from tracereplay.semconv import (
     AGENTS_ERROR,
@@ -29,6 +32,7 @@ from tracereplay.semconv import (
     AGENTS_HANDOFFS,
     AGENTS_INPUT,
     AGENTS_MCP_DATA,
+    AGENTS_MODEL_CONFIG,
     AGENTS_NAME,
     AGENTS_OUTPUT,
     AGENTS_OUTPUT_TYPE,
@@ -49,6 +53,7 @@ LOGFIRE = "logfire"
 __all__ = [
     "LOGFIRE",
     "SDK_AGENT_TYPES",
+    "SDK_LLM_TYPES",
     "SDK_TOOL_TYPES",
     "SDK_WORKFLOW_TYPES",
     "agent_info",
@@ -65,7 +70,8 @@ __all__ = [
 SDK_AGENT_TYPES = frozenset({"agent"})
 SDK_TOOL_TYPES = frozenset({"function", "handoff"})
 SDK_WORKFLOW_TYPES = frozenset({"task", "trace"})
-_SDK_TYPES = SDK_AGENT_TYPES | SDK_TOOL_TYPES | SDK_WORKFLOW_TYPES
+SDK_LLM_TYPES = frozenset({"generation"})
+_SDK_TYPES = SDK_AGENT_TYPES | SDK_TOOL_TYPES | SDK_WORKFLOW_TYPES | SDK_LLM_TYPES
 
 
 def is_logfire(span: Span) -> bool:
@@ -88,6 +94,8 @@ def sdk_span_type(attrs: dict[str, Any]) -> str:
         return "function"
     if AGENTS_FROM_AGENT in attrs and AGENTS_TO_AGENT in attrs:
         return "handoff"
+    if AGENTS_INPUT in attrs and AGENTS_MODEL_CONFIG in attrs:
+        return "generation"
     return kind
 
 
@@ -139,8 +147,18 @@ def event_messages(span: Span) -> tuple[list[Message], list[Message]]:
 
 
 def fill_llm_info(span: Span, info: LlmInfo) -> LlmInfo:
-    """``info`` (read as GenAI) with what only Logfire's own attributes give: the messages."""
-    if LOGFIRE_EVENTS in span.attributes and not (info.input_messages and info.output_messages):
+    """``info`` (read as GenAI) with what only Logfire's own attributes give: the messages
+    (an SDK generation span's chat messages as ``input`` / ``output``, else ``events``)."""
+    a = span.attributes
+    if sdk_span_type(a) in SDK_LLM_TYPES:
+        info.input_messages = info.input_messages or parse_messages(a.get(AGENTS_INPUT))[0]
+        if not info.output_messages:
+            info.output_messages = parse_messages(a.get(AGENTS_OUTPUT), "assistant")[0]
+        if not info.finish_reason and info.output_messages:
+            calls = any(p.get("type") == "tool_call" for p in info.output_messages[-1]["parts"])
+            info.finish_reason = "tool_calls" if calls else "stop"
+        return info
+    if LOGFIRE_EVENTS in a and not (info.input_messages and info.output_messages):
         inputs, outputs = event_messages(span)
         info.input_messages = info.input_messages or inputs
         info.output_messages = info.output_messages or outputs
