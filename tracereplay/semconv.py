@@ -89,6 +89,9 @@ GEN_AI_TOOL_CALL_RESULT: Final = _name(
 )
 # not in the conventions: written by some instrumentations (strands: tool status; OpenLLMetry)
 GEN_AI_TOOL_STATUS: Final = "gen_ai.tool.status"
+TOOL_STATUS: Final = "tool.status"  # the same, by strands < 1.0
+# the agent's system prompt on its agent span, by strands < 1.0 (its LLM spans record none)
+AGENT_SYSTEM_PROMPT: Final = "system_prompt"
 GEN_AI_USAGE_TOTAL_TOKENS: Final = "gen_ai.usage.total_tokens"
 GEN_AI_AGENT_MAX_ROUNDS_EXCEEDED: Final = "gen_ai.agent.max_rounds_exceeded"
 
@@ -149,6 +152,29 @@ LLM_INPUT_MESSAGES_0_ROLE: Final = LLM_INPUT_MESSAGES_PREFIX + "0.message.role"
 LLM_INPUT_MESSAGES_0_CONTENT: Final = LLM_INPUT_MESSAGES_PREFIX + "0.message.content"
 LLM_OUTPUT_MESSAGES_0_ROLE: Final = LLM_OUTPUT_MESSAGES_PREFIX + "0.message.role"
 LLM_OUTPUT_MESSAGES_0_CONTENT: Final = LLM_OUTPUT_MESSAGES_PREFIX + "0.message.content"
+
+# ------------------------------------------------------------------ Logfire (Pydantic)
+# every Logfire span: the message template (also the span's name) and the message it made
+LOGFIRE_MSG_TEMPLATE: Final = "logfire.msg_template"
+LOGFIRE_MSG: Final = "logfire.msg"
+# Logfire's LLM spans: the request's and response's messages as GenAI <= 1.36 event dicts
+# (``event.name`` inside each), one JSON list; the Responses API request input and response
+LOGFIRE_EVENTS: Final = "events"
+LOGFIRE_RESPONSE: Final = "response"
+# the OpenAI Agents SDK's span data (``SpanData.export()``) spread as attributes by Logfire
+AGENTS_SPAN_TYPE: Final = "type"
+AGENTS_SDK_SPAN_TYPE: Final = "sdk_span_type"
+AGENTS_NAME: Final = "name"
+AGENTS_INPUT: Final = "input"
+AGENTS_OUTPUT: Final = "output"
+AGENTS_ERROR: Final = "error"
+AGENTS_HANDOFFS: Final = "handoffs"
+AGENTS_OUTPUT_TYPE: Final = "output_type"
+AGENTS_MCP_DATA: Final = "mcp_data"
+AGENTS_MODEL_CONFIG: Final = "model_config"
+AGENTS_FROM_AGENT: Final = "from_agent"
+AGENTS_TO_AGENT: Final = "to_agent"
+AGENTS_TRACE_ID: Final = "agent_trace_id"
 
 # ------------------------------------------------------------------ tracereplay's own
 # on the invoke_agent span

@@ -33,19 +33,23 @@ from framework_helpers import (
     the_top_run,
 )
 
-FRAMEWORK = "openai_agents"
-INSTRUMENTATIONS = ("openinference", "openllmetry")
+#: (fixture folder, instrumentation): Logfire's captures have a folder (and venv) of their own
+CAPTURES = [
+    pytest.param("openai_agents", "openinference", id="openinference"),
+    pytest.param("openai_agents", "openllmetry", id="openllmetry"),
+    pytest.param("openai_agents_logfire", "logfire", id="logfire"),
+]
 
 
-def payload_bytes(instrumentation: str, shape: str) -> bytes:
-    folder = payload_dir(FRAMEWORK, instrumentation, shape)
+def payload_bytes(framework: str, instrumentation: str, shape: str) -> bytes:
+    folder = payload_dir(framework, instrumentation, shape)
     return b"".join(p.read_bytes() for p in sorted(folder.glob("*.pb")))
 
 
-@pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-def test_tool_error(instrumentation: str) -> None:
+@pytest.mark.parametrize(("framework", "instrumentation"), CAPTURES)
+def test_tool_error(framework: str, instrumentation: str) -> None:
     key = QUESTIONS["tool_error"]
-    runs = runs_of(FRAMEWORK, instrumentation, "tool_error")
+    runs = runs_of(framework, instrumentation, "tool_error")
     top = the_top_run(runs)
     assert len(runs) == 1, [(r.agent_name, r.parent_run_id) for r in runs]
     assert top.agent_name == "weather_agent"
@@ -58,7 +62,7 @@ def test_tool_error(instrumentation: str) -> None:
     # status only says "Error running tool (non-fatal)" + "Tool execution failed. Error
     # details are redacted.". "unknown city: Atlantis" is recorded nowhere (checked below), so
     # the error is asserted on the SDK's own message instead of assert_tool_calls' text.
-    assert b"unknown city" not in payload_bytes(instrumentation, "tool_error")
+    assert b"unknown city" not in payload_bytes(framework, instrumentation, "tool_error")
     [call] = top.result.tool_calls
     assert (call.tool_name, call.arguments) == ("get_weather", {"city": "Atlantis"})
     assert call.round == 1, call.round
@@ -67,10 +71,10 @@ def test_tool_error(instrumentation: str) -> None:
     assert "redacted" in (call.error or ""), call.error
 
 
-@pytest.mark.parametrize("instrumentation", INSTRUMENTATIONS)
-def test_handoff(instrumentation: str) -> None:
+@pytest.mark.parametrize(("framework", "instrumentation"), CAPTURES)
+def test_handoff(framework: str, instrumentation: str) -> None:
     key = QUESTIONS["handoff"]
-    runs = runs_of(FRAMEWORK, instrumentation, "handoff")
+    runs = runs_of(framework, instrumentation, "handoff")
     top = the_top_run(runs)
     assert len(runs) == 2, [(r.agent_name, r.parent_run_id) for r in runs]
     assert top.agent_name == "triage", top.agent_name
@@ -99,3 +103,39 @@ def test_handoff(instrumentation: str) -> None:
     # rounds count within the forecaster's own run (its first call is round 1)
     assert_tool_calls(sub, key, skip=("transfer_to_forecaster",), rounds=False)
     assert [c.round for c in sub.result.tool_calls] == [1]
+
+
+@pytest.mark.parametrize("shape", ["multi_round", "handoff", "sub_agent", "chat_completions"])
+def test_logfire_attributes_are_read(shape: str) -> None:
+    """Logfire's own attributes: agent names from the SDK's span data (never the message
+    template ``OpenAI Agents trace: {name}`` / ``Agent run: {name!r}``), each LLM call's
+    messages from its ``events`` list (the request's, then the response's), and the finish
+    reasons Logfire sends as JSON text read as names. ``chat_completions`` is the SDK on the
+    Chat Completions API (generation spans: the chat messages as ``input`` / ``output``)."""
+    runs = runs_of("openai_agents_logfire", "logfire", shape)
+    for run in runs:
+        assert "{" not in run.agent_name, run.agent_name
+        assert run.convention == "logfire", run.convention
+        for call in run.llm_calls:
+            assert call.input_messages and call.output_messages, (run.agent_name, call.round)
+            assert call.input_messages[0]["role"] == "system"
+            assert all(m["role"] == "assistant" for m in call.output_messages)
+            assert call.finish_reason in ("tool_calls", "stop"), call.finish_reason
+        last = run.llm_calls[-1]
+        if last.finish_reason == "stop":  # (the triage agent's last call hands off)
+            texts = [p["content"] for p in last.output_messages[-1]["parts"]]
+            assert run.result.response in texts, (run.result.response, texts)
+
+
+def test_logfire_chat_completions_gives_the_multi_round_run() -> None:
+    """The multi_round question on the Chat Completions API: the same run as on Responses."""
+    key = QUESTIONS["multi_round"]
+    run = the_top_run(runs_of("openai_agents_logfire", "logfire", "chat_completions"))
+    assert (run.agent_name, run.query, run.result.response) == (
+        "weather_agent",
+        key,
+        final_text(key),
+    )
+    assert_llm_rounds(run, 3)
+    assert_tool_calls(run, key)
+    assert [c.tool_call_id for c in run.result.tool_calls] == ["call_0001", "call_0003"]

@@ -99,6 +99,16 @@ CAPTURES = (
         # neither instrumentation records a model (or usage) on the failed round
         failed_model=None,
     ),
+    # the same agent traced by Logfire (logfire.instrument_openai_agents()): Logfire records the
+    # request's model on every Responses API span, the failed round's too
+    Capture(
+        "openai_agents_logfire",
+        ("logfire",),
+        "weather_agent",
+        shapes=("multi_round", "parallel", "streaming", "provider_error", "sub_agent"),
+        call_ids=("call_0002", "call_0004"),
+        failed_model="gpt-5.6-luna",  # the SDK's default model, as the request named it
+    ),
     # pydantic-ai's own instrumentation (Agent.instrument_all()), captured by
     # tests/fixtures/frameworks/pydantic_ai/capture.py (its README says what each span holds).
     # pydantic-ai has no handoff, so there is no handoff shape; sub_agent is agent delegation
@@ -136,6 +146,14 @@ CAPTURES = (
         "weather_agent",
         # the tool returns str(AgentResult): the forecaster's answer plus a newline
         delegation_suffix="\n",
+    ),
+    # strands 0.2: the sub-agent's spans are a trace of their own (test_framework_strands_0_2.py);
+    # no Swarm, so no handoff
+    Capture(
+        "strands_0_2",
+        ("native",),
+        "weather_agent",
+        shapes=("multi_round", "tool_error", "parallel", "streaming", "provider_error"),
     ),
 )
 

@@ -78,7 +78,8 @@ class Recorded:
 
 
 def record_suite(db: Path, framework: str, instrumentation: str, shapes: list[str]) -> Recorded:
-    """Ingest the captured payloads of ``shapes``, promote every top-level live run."""
+    """Ingest the captured payloads of ``shapes`` (``FRAMEWORKS/<framework>/payloads/
+    <instrumentation>/<shape>``), promote every top-level live run."""
     folders = [str(FRAMEWORKS / framework / "payloads" / instrumentation / s) for s in shapes]
     ingested = main_cli(db, "ingest", *folders)
     assert ingested.returncode == 0, ingested.stdout + ingested.stderr
@@ -179,13 +180,16 @@ def replays_as_recorded(
     attr: str = "weather_agent",
     *,
     venv: str | None = None,
+    payloads: str | None = None,
 ) -> tuple[Path, dict]:
     """The weather agent's recorded ``shapes`` promoted into a suite, scored in recorded mode,
     then replayed with ``--agent agent:ATTR`` from the framework's venv. Asserts what
     every framework must give (the provider failure FAILED, the recorded verdicts again, no
-    tool run for real, the replay runs marked) and returns the store and the replay's document."""
+    tool run for real, the replay runs marked) and returns the store and the replay's document.
+    ``payloads``: the fixture folder the recording comes from, when not ``framework``'s (the
+    same agent traced by another instrumentation, replayed from this venv)."""
     db = tmp / "store.duckdb"
-    recorded = record_suite(db, framework, instrumentation, shapes)
+    recorded = record_suite(db, payloads or framework, instrumentation, shapes)
     assert recorded.cases == len(shapes)
     expected = verdicts(eval_doc(db, tmp / "recorded.json"))
     if "provider_error" in shapes:
@@ -219,3 +223,18 @@ def replays_offline(
         assert llm["errors"] == [] and llm["drift"] == [] and llm["unused"] == [], llm
     assert_replay_runs_marked(db, doc)
     return db, doc
+
+
+def replay_tool_calls(db: Path, doc: dict) -> dict[str, list[tuple[str, str | None]]]:
+    """``{query: [(tool_name, error), ...]}``: the tool calls stored for each case's replay run
+    (what the replay's own spans recorded, whatever instrumentation traced the agent)."""
+    out: dict[str, list[tuple[str, str | None]]] = {}
+    for case in doc["cases"]:
+        run_id = case["repetitions"][0].get("run_id")
+        calls = rows(
+            db,
+            "SELECT tool_name, error FROM tool_calls WHERE run_id = ? ORDER BY position",
+            [run_id],
+        )
+        out[case["query"]] = [(c["tool_name"], c["error"]) for c in calls]
+    return out

@@ -1,8 +1,9 @@
 """Offline replay of the framework fixtures' agents: ``--llm recorded`` answers every model call
-of pydantic-ai, the OpenAI Agents SDK (Responses API), LangGraph (langchain-openai), strands
-(``OpenAIModel``, streamed), Google ADK (LiteLLM) and CrewAI (its native OpenAI provider, a
-crew, an agent's kickoff, a streaming crew, a crew of two) from the captured recordings. No
-scripted model runs: ``OPENAI_BASE_URL`` names a port where nothing listens, so any request that reached
+of pydantic-ai, the OpenAI Agents SDK (Responses API; recorded by OpenInference, OpenLLMetry or
+Logfire), LangGraph (langchain-openai), strands 1.x and 0.2 (``OpenAIModel``, streamed), Google
+ADK (LiteLLM) and CrewAI (its native OpenAI provider: an agent's kickoff, a streaming crew, a crew
+of two) from the captured recordings. No scripted
+model runs: ``OPENAI_BASE_URL`` names a port where nothing listens, so any request that reached
 the network would fail. The verdicts are the recorded ones, with no prompt drift."""
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ CASES = [
     ("langgraph", "openinference", "delegating_agent", ["sub_agent"]),
     # LangChain 1.x create_agent + OpenLLMetry, agent called as a tool: keeps that row right
     ("langgraph", "openllmetry", "delegating_agent", ["sub_agent"]),
+    ("openai_agents_logfire", "logfire", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("strands", "native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
+    ("strands_0_2", "native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("google_adk", "adk_native", "weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
     ("crewai", "openinference", "weather_agent", ["agent_kickoff"]),
     ("crewai", "openinference", "streaming_crew", ["streaming"]),

@@ -11,7 +11,7 @@ from typing import Any
 from tracereplay.convert import extract
 from tracereplay.convert.detect import LLM
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
-from tracereplay.convert.messages import last_text
+from tracereplay.convert.messages import last_text, system_message
 from tracereplay.convert.outcome import run_status, span_error, tool_error
 from tracereplay.convert.tools import LlmRound, SpanCall, tool_calls
 from tracereplay.convert.tree import Node, RunPlan
@@ -19,6 +19,7 @@ from tracereplay.convert.values import as_name, as_text, decoded, utc
 from tracereplay.models.fast import construct
 from tracereplay.models.run import AgentResult, Document, LlmCall, Run
 from tracereplay.semconv import (
+    AGENT_SYSTEM_PROMPT,
     CASE_ID,
     EVAL_RUN_ID,
     GEN_AI_AGENT_NAME,
@@ -104,6 +105,19 @@ def _rounds(plan: RunPlan, logs: Logs) -> list[LlmRound]:
         LlmRound(index, node.span, node.convention, _llm_info(node, plan, logs))
         for index, node in enumerate(nodes, start=1)
     ]
+
+
+def _agent_system_prompt(rounds: list[LlmRound], root: Span) -> None:
+    """The system prompt an agent span records (strands < 1.0: ``system_prompt``), as the
+    first input message of its LLM calls that record no system message: it was sent."""
+    prompt = root.attributes.get(AGENT_SYSTEM_PROMPT)
+    message = system_message(prompt) if type(prompt) is str and prompt else None
+    if message is None:
+        return
+    for r in rounds:
+        inputs = r.info.input_messages
+        if inputs and not any(m["role"] == "system" for m in inputs):
+            r.info.input_messages = [message, *inputs]
 
 
 def _llm_call(r: LlmRound) -> LlmCall:
@@ -200,6 +214,7 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
     root = root_node.span
     trace_id = root.trace_id
     rounds = _rounds(plan, logs)
+    _agent_system_prompt(rounds, root)
     # what the root itself says (an LLM span heading a run has nothing more to say)
     if root_node.role == LLM:
         agent = AgentInfo(name=as_name(root.attributes.get(GEN_AI_AGENT_NAME)) or root.name)

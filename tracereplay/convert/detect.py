@@ -1,6 +1,7 @@
 """Which convention wrote a span, and what role the span plays in an agent run.
 
-Checked in order: ``openinference.span.kind``, ``traceloop.span.kind``, ``gen_ai.operation.name``,
+Checked in order: ``openinference.span.kind``, ``traceloop.span.kind``, the OpenAI Agents SDK
+span data on a Logfire span, ``gen_ai.operation.name``,
 then the legacy OpenLLMetry LLM markers (``llm.request.type``, indexed ``gen_ai.prompt.N.*``).
 An OpenInference CHAIN that LangChain names as an agent (``lc_agent_name`` in its metadata) is
 an agent; a GenAI ``invoke_*`` operation other than ``invoke_agent`` (``invoke_workflow``,
@@ -8,7 +9,8 @@ strands' ``invoke_swarm``...) is a workflow, and so are Microsoft Agent Framewor
 ``workflow.run`` (``_agent_framework_workflow_role``) and a ``send`` of AutoGen's agent runtime
 (``is_runtime_send``: a team's run).
 OpenLLMetry >= 0.55 LLM spans use the GenAI attributes and are parsed as GenAI, but keep the
-``openllmetry`` label when a Traceloop marker is on them.
+``openllmetry`` label when a Traceloop marker is on them; Logfire's spans keep the ``logfire``
+label (their roles are GenAI's, plus what ``convert/logfire.py`` reads).
 """
 
 from __future__ import annotations
@@ -16,6 +18,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tracereplay.convert.logfire import (
+    LOGFIRE,
+    SDK_AGENT_TYPES,
+    SDK_LLM_TYPES,
+    SDK_TOOL_TYPES,
+    SDK_WORKFLOW_TYPES,
+    sdk_span_type,
+)
 from tracereplay.convert.values import loads
 from tracereplay.semconv import (
     GEN_AI_COMPLETION,
@@ -31,6 +41,7 @@ from tracereplay.semconv import (
     LEGACY_PROMPT_0_ROLE,
     LLM_REQUEST_TYPE,
     LLM_USAGE_TOTAL_TOKENS,
+    LOGFIRE_MSG_TEMPLATE,
     OPENINFERENCE_METADATA,
     OPENINFERENCE_SPAN_KIND,
     TRACELOOP_ENTITY_PATH,
@@ -133,6 +144,21 @@ def _agent_framework_workflow_role(span: Span) -> int:
     return OTHER
 
 
+def _logfire_role(span: Span) -> int:
+    """A Logfire span's role from the OpenAI Agents SDK span data it carries (see
+    ``convert/logfire.py``); OTHER when it carries none (its ``gen_ai.*`` attributes decide)."""
+    kind = sdk_span_type(span.attributes)
+    if kind in SDK_AGENT_TYPES:
+        return AGENT
+    if kind in SDK_TOOL_TYPES:
+        return TOOL
+    if kind in SDK_WORKFLOW_TYPES:
+        return WORKFLOW
+    if kind in SDK_LLM_TYPES:
+        return LLM
+    return OTHER
+
+
 def detect(span: Span) -> tuple[int, str]:
     """``(role, convention)`` of ``span``: role is OTHER/AGENT/WORKFLOW/LLM/TOOL, convention is
     ``"genai"``, ``"openinference"``, ``"openllmetry"`` or ``""`` when no convention applies."""
@@ -146,6 +172,11 @@ def detect(span: Span) -> tuple[int, str]:
     kind = a.get(TRACELOOP_SPAN_KIND)
     if kind is not None:
         return _role(_TRACELOOP_ROLES, kind), OPENLLMETRY
+    logfire = LOGFIRE_MSG_TEMPLATE in a
+    if logfire:
+        role = _logfire_role(span)
+        if role != OTHER:
+            return role, LOGFIRE
     op = a.get(GEN_AI_OPERATION_NAME)
     if op is not None:
         role = _role(_GENAI_ROLES, op)
@@ -159,7 +190,7 @@ def detect(span: Span) -> tuple[int, str]:
             or GEN_AI_USAGE_TOTAL_TOKENS in a
         ):
             return LLM, OPENLLMETRY
-        return role, GENAI
+        return role, LOGFIRE if logfire else GENAI
     request_type = a.get(LLM_REQUEST_TYPE)
     if request_type is not None:
         return (LLM if _role(_LEGACY_REQUEST_TYPES, request_type) else OTHER), OPENLLMETRY

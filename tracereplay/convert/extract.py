@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tracereplay.convert import genai, openinference, openllmetry
-from tracereplay.convert.detect import GENAI, OPENINFERENCE, OPENLLMETRY
+from tracereplay.convert import genai, logfire, openinference, openllmetry
+from tracereplay.convert.detect import GENAI, LOGFIRE, OPENINFERENCE, OPENLLMETRY
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.values import as_name
 from tracereplay.semconv import (
@@ -26,7 +26,8 @@ def llm_info(span: Span, convention: str, logs: Sequence[LogRecord] = ()) -> Llm
     """The LLM call recorded by ``span``."""
     if convention == OPENINFERENCE:
         return openinference.llm_info(span)
-    return openllmetry.llm_info(span, logs)  # GenAI form first, then the indexed form
+    info = openllmetry.llm_info(span, logs)  # GenAI form first, then the indexed form
+    return logfire.fill_llm_info(span, info) if convention == LOGFIRE else info
 
 
 def tool_info(span: Span, convention: str) -> ToolInfo:
@@ -35,6 +36,8 @@ def tool_info(span: Span, convention: str) -> ToolInfo:
         return openinference.tool_info(span)
     if convention == OPENLLMETRY:
         return openllmetry.tool_info(span)
+    if convention == LOGFIRE and logfire.sdk_span_type(span.attributes):
+        return logfire.tool_info(span)
     return genai.tool_info(span)
 
 
@@ -43,6 +46,12 @@ def agent_info(span: Span, convention: str) -> AgentInfo:
     a = span.attributes
     if convention == GENAI:
         return genai.agent_info(span)
+    if convention == LOGFIRE:
+        if logfire.sdk_span_type(a):
+            return logfire.agent_info(span)
+        info = genai.agent_info(span)
+        info.name = logfire.display_name(span) if info.name == span.name else info.name
+        return info
     if convention == OPENINFERENCE:
         return openinference.agent_info(span)
     if convention == OPENLLMETRY:
@@ -60,6 +69,6 @@ def agent_info(span: Span, convention: str) -> AgentInfo:
         as_name(a.get(GEN_AI_AGENT_NAME))
         or as_name(a.get(OPENINFERENCE_AGENT_NAME))
         or as_name(a.get(TRACELOOP_ENTITY_NAME))
-        or span.name
+        or logfire.display_name(span)
     )
     return info

@@ -62,6 +62,7 @@ from tracereplay.semconv import (
     GEN_AI_USAGE_OUTPUT_TOKENS,
     GEN_AI_USAGE_PROMPT_TOKENS,
     GEN_AI_WORKFLOW_NAME,
+    TOOL_STATUS,
 )
 from tracereplay.spans import LogRecord, Span
 
@@ -189,6 +190,12 @@ def _tool_events(span: Span) -> tuple[Any, Any, str]:
     return args, result, call_id
 
 
+def _tool_status(attrs: dict[str, Any]) -> str:
+    """The tool's own status, where an instrumentation writes one (``gen_ai.tool.status``;
+    strands < 1.0 ``tool.status``): ``success`` / ``error``."""
+    return as_name(attrs.get(GEN_AI_TOOL_STATUS)) or as_name(attrs.get(TOOL_STATUS))
+
+
 def tool_info(span: Span) -> ToolInfo:
     """A GenAI ``execute_tool`` span's call: the ``gen_ai.tool.call.*`` attributes, else its
     events; the result is taken out of the framework's wrapper (``tool_result``)."""
@@ -205,8 +212,9 @@ def tool_info(span: Span) -> ToolInfo:
         result = event_result if result is None else result
         call_id = call_id or event_id
     text, result_id, error = tool_result(result)
-    if error is None and as_name(a.get(GEN_AI_TOOL_STATUS)) == "error" and text:
-        error = text
+    if error is None and _tool_status(a) == "error" and text:
+        # the status says it failed; "Error: " is the framework's wording of the result
+        error = text[7:] if text.startswith("Error: ") and text[7:].strip() else text
     return ToolInfo(
         name=name,
         call_id=call_id or result_id,

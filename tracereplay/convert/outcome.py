@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracereplay.convert.logfire import sdk_error
 from tracereplay.convert.values import as_name, as_text, is_true
 from tracereplay.errors import one_line
 from tracereplay.semconv import (
@@ -42,7 +43,8 @@ def span_error(span: Span) -> str | None:
     control flow, ``CONTROL_FLOW_EXCEPTIONS``). The message is the status message, else the
     exception's ``type: message``, else ``error.type``, else ``"error"``; a status message
     that spans lines (a traceback), or that is the exception's bare message, gives way to the
-    exception's ``type: message`` (so a replay can raise the recorded class).
+    exception's ``type: message`` (so a replay can raise the recorded class). An ERROR status
+    without a message takes the OpenAI Agents SDK's error a Logfire span records (``error``).
     """
     if span.status_code == STATUS_OK:
         return None
@@ -68,7 +70,7 @@ def span_error(span: Span) -> str | None:
     ):
         message = exception or one_line(message)
     if span.status_code == STATUS_ERROR:
-        return message or exception or error_type or "error"
+        return message or exception or error_type or sdk_error(span) or "error"
     return exception or error_type or None
 
 

@@ -2,8 +2,9 @@
 
 Rules:
 - Framework wrappers are folded into the agents they hold (``fold_wrappers``), agent spans
-  whose parent link was lost are placed by time (``_adopt_by_time``), and the messages an agent
-  runtime delivered for a team go under the send that started the team (``adopt_deliveries``).
+  whose parent link was lost are placed by time (``_adopt_by_time``), and so are spans whose
+  parent was never exported (``_adopt_orphans``); the messages an agent runtime delivered for
+  a team go under the send that started the team (``adopt_deliveries``).
 - Every agent span (``invoke_agent``, OpenInference AGENT, Traceloop ``agent``) heads a run. An
   agent inside another run is a run of its own (``parent_run_id``) and a tool call of its parent,
   unless a tool span of the parent already wraps it.
@@ -105,6 +106,7 @@ def build_nodes(spans: list[Span]) -> tuple[list[Node], list[Node]]:
             parent.children.append(node)
     if agents:
         adopt_deliveries(nodes, tops)
+        _adopt_orphans(tops)
         _adopt_by_time(nodes, tops, tools > 0)
     return nodes, tops
 
@@ -128,6 +130,20 @@ def adopt_deliveries(nodes: list[Node], tops: list[Node]) -> None:
                 and runtime_key(other.span) == key
             ):
                 _move(other, node, tops)
+
+
+def _adopt_orphans(tops: list[Node]) -> None:
+    """A top span whose parent was never exported (its parent id names no span of the trace: a
+    framework that did not end the span around a failure, strands 0.2's event-loop cycle) and
+    that runs within a top agent span's time moves under that agent (the latest to start, when
+    several hold it): its LLM call or tool call was the agent's."""
+    agents = [n for n in tops if n.role == AGENT]
+    if not agents:
+        return
+    for node in [n for n in tops if n.role != AGENT and n.span.parent_span_id]:
+        holders = [a for a in agents if _within(node.span, a.span)]
+        if holders:
+            _move(node, max(holders, key=lambda a: _order(a.span)), tops)
 
 
 def _within(inner: Span, outer: Span) -> bool:

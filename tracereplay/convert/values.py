@@ -94,7 +94,10 @@ def is_true(value: Any) -> bool:
 
 
 def first_name(value: Any) -> str:
-    """The first string of a list (``["stop"]`` -> ``"stop"``), or the string itself."""
+    """The first string of a list (``["stop"]`` -> ``"stop"``; also sent as JSON text, as
+    Logfire sends lists), or the string itself."""
+    if type(value) is str and value[:1] == "[":
+        value = decoded(value)
     if isinstance(value, (list, tuple)):
         for item in value:
             name = as_name(item)

@@ -23,11 +23,13 @@
   ``OpenAIAgentsInstrumentor`` (``openinference-instrumentation-openai-agents``) or OpenLLMetry's
   (``opentelemetry-instrumentation-openai-agents``) on the replay's ``TracerProvider``, as the
   *only* SDK trace processor, and puts the SDK's processors (and its disabled flag) back after.
-  With neither installed, SDK tracing is disabled for the replay (nothing is ever sent to
-  OpenAI); the replay run is then only the tracereplay wrapper run, without the agent's LLM and
-  tool spans (install one of the two instrumentations to score on them). An answered tool's
-  span is marked replayed as OpenTelemetry's current span: both instrumentations make the span
-  they start for the SDK's running (tool) span the current one.
+  With neither installed (the agent traced by Logfire, by the SDK's own exporter, or not at
+  all), the adapter's own processor (``openai_agents_spans.GenAiProcessor``) writes the SDK's
+  agent, model and tool spans as GenAI spans on the replay's provider, so the replay run has
+  its LLM calls and tool calls whatever traced the recording; nothing is ever sent to OpenAI.
+  An answered tool's span is marked replayed as OpenTelemetry's current span: both
+  instrumentations and the adapter's processor make the span they start for the SDK's running
+  (tool) span the current one.
 """
 
 from __future__ import annotations
@@ -103,17 +105,19 @@ def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
     from agents import set_trace_processors
     from agents.tracing import get_trace_provider
 
+    from tracereplay.evaluate.replay.frameworks.openai_agents_spans import GenAiProcessor
+
     sdk_provider = get_trace_provider()
     saved = _saved_tracing(sdk_provider)
     instrumentor = _instrumentor()
     try:
         set_trace_processors([])  # nothing ever reaches the SDK's exporter to OpenAI
-        if instrumentor is None:
-            sdk_provider.set_disabled(True)
+        sdk_provider.set_disabled(False)
+        if instrumentor is None:  # none to install (Logfire's, the SDK's own): ours
+            set_trace_processors([GenAiProcessor(tracer_provider)])
         else:
-            sdk_provider.set_disabled(False)
             instrumentor.instrument(tracer_provider=tracer_provider)
-            _instrumented.set()
+        _instrumented.set()
         yield
     finally:
         _instrumented.clear()
