@@ -46,7 +46,10 @@ def test_failed_check_fails_the_case_and_score_is_the_mean():
     r = _valid(score_case(subject.case, CHECKS, subject))
     assert r.status is Status.FAILED
     assert r.score == pytest.approx(2 / 3)
-    assert r.reason == "containsExpected: response does not contain the expected text 'sunny'"
+    assert r.reason == (
+        "containsExpected: response does not contain the expected text 'sunny';"
+        " the response: 'Rainy, 12 C'"
+    )
 
 
 def test_failed_wins_over_error_and_an_errored_check_scores_0_in_the_mean():
