@@ -158,3 +158,44 @@ def test_installed_command_runs_end_to_end(tmp_path: Path) -> None:
     )
     assert shown.returncode == 0, shown.stderr
     assert len(json.loads(shown.stdout)) == 1
+
+
+METRICS = {
+    "resourceMetrics": [{"scopeMetrics": [{"metrics": [{
+        "name": "gen_ai.client.token.usage",
+        "sum": {"dataPoints": [{"asInt": "5", "timeUnixNano": "1700000000000000000"}]},
+    }]}]}]
+}  # fmt: skip
+UNTRACED_LOGS = {
+    "resourceLogs": [{"scopeLogs": [{"logRecords": [
+        {"timeUnixNano": "1700000000000000000", "body": {"stringValue": "hello"},
+         "eventName": "gen_ai.user.message"},
+        {"timeUnixNano": "1700000000000000001", "body": {"stringValue": "again"}},
+    ]}]}]
+}  # fmt: skip
+
+
+def test_ingest_says_what_it_did_not_store(tmp_path: Path) -> None:
+    """A metrics file, or log records without a trace id, are not stored: ingest says so
+    instead of a bare "0 new"."""
+    db = tmp_path / "s.duckdb"
+    (tmp_path / "metrics.json").write_text(json.dumps(METRICS))
+    (tmp_path / "logs.json").write_text(json.dumps(UNTRACED_LOGS))
+    result = cli(db, "ingest", str(tmp_path / "metrics.json"))
+    assert result.exit_code == 0, result.output
+    assert "metrics.json: holds metrics, which tracereplay does not store" in result.stderr
+    result = cli(db, "ingest", str(tmp_path / "logs.json"))
+    assert result.exit_code == 0, result.output
+    warning = " ".join(result.stderr.split())
+    assert "logs.json: 2 log records have no trace id: not stored" in warning
+    assert "0 log records" in result.stdout
+    with Store.open(db) as store:
+        assert store.count("logs") == 0
+    # with spans in the same batch, too: a log record joins a run only through its trace
+    mixed = {**json.loads(GENAI_JSON.read_text()), **UNTRACED_LOGS}
+    (tmp_path / "mixed.json").write_text(json.dumps(mixed))
+    result = cli(db, "ingest", str(tmp_path / "mixed.json"))
+    assert result.exit_code == 0, result.output
+    assert "mixed.json: 2 log records have no trace id" in " ".join(result.stderr.split())
+    with Store.open(db) as store:
+        assert store.query_dicts("SELECT count(*) AS n FROM logs WHERE trace_id = ''") == [{"n": 0}]

@@ -48,7 +48,8 @@ def test_every_command_and_option_is_documented() -> None:
 def _help(path: str, columns: int) -> str:
     from typer.testing import CliRunner
 
-    result = CliRunner().invoke(app, [*path.split(), "--help"], env={"COLUMNS": str(columns)})
+    args = [*path.split(), "--help"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": str(columns)})
     assert result.exit_code == 0, (path, result.output)
     return result.output
 
@@ -93,6 +94,12 @@ def test_help_prose_reflows_to_the_terminal_width() -> None:
             if len(paragraph) < 190:
                 assert paragraph in lines, f"`{path} --help` breaks {paragraph[:50]!r}..."
         assert text
+    # a group's list of commands: each command's first paragraph, reflowed too
+    listing = [" ".join(line.strip("│ ").split()) for line in _help("", 200).splitlines()]
+    for path, cmd in _commands():
+        if " " not in path:
+            first = " ".join(inspect.cleandoc(cmd.help or "").split("\n\n")[0].split())
+            assert any(line == f"{path} {first}" for line in listing), first
 
 
 def test_long_option_lists_are_grouped_and_leave_room_for_the_help() -> None:
@@ -118,3 +125,12 @@ def test_every_command_help_has_exit_codes() -> None:
         assert "<bool>" not in result_output and "<str>" not in result_output, path
         width = max(len(line) for line in result_output.splitlines())
         assert width <= 80, f"`{path} --help` is {width} columns wide"
+
+
+def test_the_cli_reference_table_lists_every_command() -> None:
+    """docs/cli.md says it covers every command: its table names each top-level command."""
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = [line for line in text.splitlines() if line.startswith("| `")]
+    listed = {name for line in table for name in re.findall(r"`([a-z]+)", line.split("|")[1])}
+    for name in {path.split()[0] for path, _ in _commands()}:
+        assert name in listed, f"docs/cli.md's command table does not list `{name}`"

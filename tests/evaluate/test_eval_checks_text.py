@@ -39,6 +39,18 @@ class TestContainsExpected:
         assert (r.status, r.score) == (Status.FAILED, 0.0)
         assert "does not contain the expected text 'sunny'" in r.explanation
 
+    def test_a_failure_shows_the_response(self):
+        r = run("containsExpected", make_subject("Rainy, 12 C in Paris", expected="sunny"))
+        assert r.explanation == (
+            "response does not contain the expected text 'sunny'; the response: "
+            "'Rainy, 12 C in Paris'"
+        )
+        assert run("containsExpected", make_subject("", expected="sunny")).explanation == (
+            "response does not contain the expected text 'sunny'; the response is empty"
+        )
+        long = run("containsExpected", make_subject("x" * 500, expected="sunny"))
+        assert len(long.explanation) < 200 and long.explanation.endswith("…'")
+
     def test_expected_surrounding_whitespace_is_ignored(self):
         assert run("containsExpected", make_subject("rain later", expected="  rain\n")).passed
 

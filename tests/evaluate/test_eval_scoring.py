@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import pytest
 from eval_check_helpers import call, expect, make_case, make_run, make_subject
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tracereplay.evaluate import (
     case_status,
     error_result,
     evaluate_recorded,
     merge_repeats,
+    result_from_scores,
     score_case,
     score_recorded,
     summarize,
@@ -46,7 +49,10 @@ def test_failed_check_fails_the_case_and_score_is_the_mean():
     r = _valid(score_case(subject.case, CHECKS, subject))
     assert r.status is Status.FAILED
     assert r.score == pytest.approx(2 / 3)
-    assert r.reason == "containsExpected: response does not contain the expected text 'sunny'"
+    assert r.reason == (
+        "containsExpected: response does not contain the expected text 'sunny';"
+        " the response: 'Rainy, 12 C'"
+    )
 
 
 def test_failed_wins_over_error_and_an_errored_check_scores_0_in_the_mean():
@@ -205,4 +211,35 @@ def test_error_result():
         0.0,
         "agent raised ValueError: x",
         "r",
+    )
+
+
+_statuses = st.sampled_from([Status.PASSED, Status.FAILED, Status.ERROR])
+
+
+@st.composite
+def _check_results(draw: st.DrawFn) -> ScoreResult:
+    status = draw(_statuses)
+    score = None if status is Status.ERROR else draw(st.floats(0.0, 1.0))
+    return ScoreResult(check="c", status=status, passed=status is Status.PASSED, score=score)
+
+
+@given(st.lists(_check_results(), min_size=1, max_size=8))
+def test_the_case_score_counts_every_check_and_an_error_case_scores_0(scores) -> None:
+    r = result_from_scores("c", scores)
+    assert r.status is case_status(scores)
+    if r.status is Status.ERROR:
+        assert r.score == 0.0
+    else:
+        mean = sum(s.score if s.score is not None else 0.0 for s in scores) / len(scores)
+        assert r.score == pytest.approx(mean)
+
+
+@given(st.lists(st.tuples(_statuses, st.floats(0.0, 1.0)), min_size=1, max_size=20))
+def test_the_aggregate_score_counts_every_case(cases) -> None:
+    results = [_res(status, 0.0 if status is Status.ERROR else score) for status, score in cases]
+    s = summarize(results)
+    assert s.aggregate_score == pytest.approx(sum(r.score for r in results) / len(results))
+    assert s.pass_rate == pytest.approx(
+        sum(r.status is Status.PASSED for r in results) / len(results)
     )

@@ -85,6 +85,17 @@ def test_a_drifting_agent_that_handles_the_unanswered_call_still_fails(
         assert "21 degrees" not in case["repetitions"][0]["response"]
 
 
+def test_an_unreachable_llm_is_an_error_that_points_at_llm_recorded(
+    db: Path, tmp_path: Path
+) -> None:
+    doc = eval_json(db, tmp_path, "weather", "--agent", "replay_agents:weather_llm_unreachable")
+    for case in doc["cases"]:
+        assert case["status"] == "ERROR"
+        assert case["reason"].startswith("the agent raised APIConnectionError: ")
+        assert "could not reach its LLM" in case["reason"]
+        assert "--llm recorded" in case["reason"]
+
+
 def test_fifo_answers_drifted_calls_and_reports_the_drift(db: Path, tmp_path: Path) -> None:
     doc = eval_json(
         db,

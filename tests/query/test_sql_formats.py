@@ -53,6 +53,18 @@ def test_csv_quotes_what_needs_it_and_writes_nested_values_as_json(db: Path) -> 
     assert row[8] == "2026-11-30 08:00:00+00" and row[9] == "7"
 
 
+def test_csv_quotes_only_the_values_that_need_it(db: Path) -> None:
+    """Minimal quoting, as Python's csv module does it: a plain word is not quoted."""
+    query = (
+        "SELECT 'weather' AS suite_name, 0.5 AS pass_rate, true AS ok, 'a, b' AS comma,"
+        " 'say \"hi\"' AS quote, NULL AS missing"
+    )
+    out = sql(db, query, "--format", "csv").stdout
+    assert out == (
+        'suite_name,pass_rate,ok,comma,quote,missing\nweather,0.5,true,"a, b","say ""hi""",\n'
+    )
+
+
 def test_json_is_one_array_with_json_columns_nested(db: Path) -> None:
     [row] = json.loads(sql(db, TRICKY, "--format", "json").stdout)
     assert row == {
@@ -67,7 +79,7 @@ def test_jsonl_is_one_object_per_line(db: Path) -> None:
     assert out == '{"i":0}\n{"i":1}\n{"i":2}\n'
 
 
-@pytest.mark.parametrize(("fmt", "expected"), [("csv", '"i"\n'), ("json", "[]\n"), ("jsonl", "")])
+@pytest.mark.parametrize(("fmt", "expected"), [("csv", "i\n"), ("json", "[]\n"), ("jsonl", "")])
 def test_empty_results(db: Path, fmt: str, expected: str) -> None:
     assert sql(db, "SELECT range AS i FROM range(0)", "--format", fmt).stdout == expected
 
@@ -187,7 +199,7 @@ def test_large_results_stream_instead_of_filling_memory(db: Path, tmp_path: Path
 
 def test_query_from_stdin(db: Path) -> None:
     proc = tracereplay(db, "sql", "-", "--format", "csv", input="SELECT 'from stdin' AS source;\n")
-    assert proc.stdout == '"source"\n"from stdin"\n'
+    assert proc.stdout == "source\nfrom stdin\n"
 
 
 def test_a_reader_that_leaves_early_is_not_an_error(db: Path) -> None:
@@ -196,5 +208,5 @@ def test_a_reader_that_leaves_early_is_not_an_error(db: Path) -> None:
         f'"{sys.executable}" -m tracereplay --db "{db}" sql "{query}" --format csv | head -n 2',
         shell=True, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert proc.stdout == '"i"\n0\n'
+    assert proc.stdout == "i\n0\n"
     assert proc.stderr == ""

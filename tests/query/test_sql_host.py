@@ -76,7 +76,7 @@ def test_parquet_output_still_works_without_host_access(db: Path, tmp_path: Path
     out = tmp_path / "runs.parquet"
     tracereplay(db, "sql", "SELECT run_id, status FROM runs", "--format", "parquet", "-o", str(out))
     proc = tracereplay(db, "sql", "--host-access", f"SELECT status FROM '{out}'", "--format", "csv")
-    assert proc.stdout.splitlines() == ['"status"', '"failed"']
+    assert proc.stdout.splitlines() == ["status", "failed"]
 
 
 def test_promote_where_cannot_read_the_host(db: Path, secret: Path) -> None:
@@ -95,20 +95,20 @@ def test_promote_where_cannot_read_the_host(db: Path, secret: Path) -> None:
 )
 def test_a_query_may_start_with_a_comment(db: Path, query: str) -> None:
     proc = tracereplay(db, "sql", query, "--format", "csv")
-    assert proc.stdout.splitlines() == ['"n"', "1"]
+    assert proc.stdout.splitlines() == ["n", "1"]
     proc = tracereplay(db, "sql", "--format", "csv", query)  # options before it, too
-    assert proc.stdout.splitlines() == ['"n"', "1"]
+    assert proc.stdout.splitlines() == ["n", "1"]
 
 
 def test_sql_from_a_file_and_from_stdin(db: Path, tmp_path: Path) -> None:
     script = tmp_path / "failed.sql"
     script.write_text("-- failed runs\nSELECT count(*) AS n\nFROM runs\nWHERE status = 'failed';\n")
-    assert tracereplay(db, "sql", "-f", str(script), "--format", "csv").stdout == '"n"\n1\n'
-    assert tracereplay(db, "sql", "--file", str(script), "--format", "csv").stdout == '"n"\n1\n'
+    assert tracereplay(db, "sql", "-f", str(script), "--format", "csv").stdout == "n\n1\n"
+    assert tracereplay(db, "sql", "--file", str(script), "--format", "csv").stdout == "n\n1\n"
     piped = tracereplay(db, "sql", "-f", "-", "--format", "csv", input=script.read_text())
-    assert piped.stdout == '"n"\n1\n'
+    assert piped.stdout == "n\n1\n"
     prompt = tracereplay(db, "sql", "--format", "csv", input=script.read_text())  # < failed.sql
-    assert prompt.stdout.endswith('"n"\n1\n')
+    assert prompt.stdout.endswith("n\n1\n")
 
 
 def test_a_missing_sql_file_is_one_line(db: Path, tmp_path: Path) -> None:

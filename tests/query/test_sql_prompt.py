@@ -41,8 +41,8 @@ def test_piped_statements_run_in_order_across_lines(db: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "answer" in out and "42" in out  # table format first
-    assert 'format: csv\n"text"\n"a;b"\n"y"\n2\n' in out  # then csv; a line's last statement prints
-    assert out.endswith('"last"\n"no semicolon at the end"\n')
+    assert "format: csv\ntext\na;b\ny\n2\n" in out  # then csv; a line's last statement prints
+    assert out.endswith("last\nno semicolon at the end\n")
     assert proc.stderr == ""
 
 

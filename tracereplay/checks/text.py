@@ -68,7 +68,15 @@ def contains_expected(subject: CheckSubject, caseSensitive: bool = False) -> Ver
     found = needle in output if caseSensitive else needle.casefold() in output.casefold()
     if found:
         return Verdict(True, 1.0, f"response contains the expected text {clip(needle)!r}")
-    return Verdict(False, 0.0, f"response does not contain the expected text {clip(needle)!r}")
+    return Verdict(False, 0.0, _not_contained(needle, output))
+
+
+def _not_contained(needle: str, output: str) -> str:
+    """Why containsExpected failed, with the response it looked in (clipped): what the agent
+    answered instead is what the reader needs next."""
+    said = " ".join(output.split())
+    shown = f"the response: {clip(said, 100)!r}" if said else "the response is empty"
+    return f"response does not contain the expected text {clip(needle)!r}; {shown}"
 
 
 @batch_form("containsExpected")
@@ -81,14 +89,10 @@ def _contains_expected_batch(batch: SubjectBatch, caseSensitive: bool = False) -
             bool(nd) and nd.casefold() in out.casefold() for nd, out in zip(needles, batch.response)
         ]
     explanation = [
-        (
-            f"response contains the expected text {clip(nd)!r}"
-            if ok
-            else f"response does not contain the expected text {clip(nd)!r}"
-        )
+        (f"response contains the expected text {clip(nd)!r}" if ok else _not_contained(nd, out))
         if nd
         else SKIPPED_NOTHING_EXPECTED
-        for nd, ok in zip(needles, found)
+        for nd, ok, out in zip(needles, found, batch.response)
     ]
     passed = [ok or not nd for nd, ok in zip(needles, found)]
     return BatchVerdicts(

@@ -55,7 +55,7 @@ def eval_command(
     agent: Annotated[
         Optional[str],
         typer.Option(
-            help="Replay: call this agent (module:callable, imported from the current directory "
+            help="Call this agent (module:callable, imported from the current directory "
             "or PYTHONPATH) for every case, its @tracereplay.tool calls answered from the "
             "recording. Without it, recorded mode scores each case's source run as recorded.",
             rich_help_panel=_REPLAY,
@@ -65,7 +65,7 @@ def eval_command(
         Optional[ToolMatchOption],
         typer.Option(
             "--tool-match",
-            help="Replay: strict (default) answers a tool call from a recording with the same "
+            help="strict (default) answers a tool call from a recording with the same "
             "name and arguments; fifo from the next unused recording of that name.",
             show_default=False,
             rich_help_panel=_REPLAY,
@@ -75,8 +75,8 @@ def eval_command(
         bool,
         typer.Option(
             "--live-tools",
-            help="Replay: run the real tool for a call no recording answers (and for "
-            "hand-written cases), instead of making the case an ERROR.",
+            help="Run the real tool for a call no recording answers (and for "
+            "hand-written cases), instead of failing the case (a hand-written case: an ERROR).",
             rich_help_panel=_REPLAY,
         ),
     ] = False,
@@ -84,7 +84,7 @@ def eval_command(
         Optional[LlmOption],
         typer.Option(
             "--llm",
-            help="Replay: live (default) calls the agent's model; recorded answers every LLM "
+            help="live (default) calls the agent's model; recorded answers every LLM "
             "call from the recording (no network, no API key; OpenAI and Anthropic clients and "
             "OpenAI-compatible clients on httpx).",
             show_default=False,
@@ -105,7 +105,7 @@ def eval_command(
         bool,
         typer.Option(
             "--in-process",
-            help="Replay: run the agent in this process (threads) instead of agent processes: "
+            help="Run the agent in this process (threads) instead of agent processes: "
             "a debugger can step into it, but an agent that crashes the interpreter ends the "
             "eval and a case past --timeout is abandoned, not stopped.",
             rich_help_panel=_REPLAY,

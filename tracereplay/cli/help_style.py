@@ -18,6 +18,7 @@ arguments differently in the usage line (``{run_id}``) and the table (``run_id``
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from rich.console import Group
@@ -91,6 +92,16 @@ def _fix_linebreaks(paragraphs: list[str], markup_mode: Any) -> str:
     # first line (dropped there) keeps the examples' indentation when only the first
     # paragraph is not indented
     return "\n" + "\n\n".join(_reflow(p) for p in paragraphs)
+
+
+_typer_command_help = rich_utils._make_command_help
+
+
+def _make_command_help(*, help_text: str, markup_mode: Any) -> Any:
+    """A command's line in its group's list: its first paragraph, reflowed (typer keeps its
+    line breaks in rich mode)."""
+    first, sep, rest = inspect.cleandoc(help_text).partition("\n\n")
+    return _typer_command_help(help_text=_reflow(first) + sep + rest, markup_mode=markup_mode)
 
 
 #: the option column's share of the width at most; a longer option puts its help below it
@@ -179,5 +190,6 @@ def install() -> None:
     core.TyperArgument._usage_display_name = _argument_usage_name  # type: ignore[method-assign]
     core.TyperArgument.display_name_raw = property(_argument_name)  # type: ignore[assignment]
     rich_utils._fix_linebreaks = _fix_linebreaks  # type: ignore[assignment]
+    rich_utils._make_command_help = _make_command_help  # type: ignore[assignment]
     rich_utils._print_options_panel = _print_options_panel  # type: ignore[assignment]
     _installed = True

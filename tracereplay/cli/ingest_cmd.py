@@ -110,6 +110,8 @@ def ingest(
                 failed += 1
             elif report.rejected_spans or report.rejected_logs:
                 _warn(f"{report.path}: skipped {rejected} ({reasons}); the rest is stored")
+            if report.error is None:
+                _not_stored(report)
 
         total = ingest_files(store, files, pool, on_file, on_part=on_part)
         note = ingested_note(store, since) if total.runs else None
@@ -129,6 +131,22 @@ def ingest(
 def _note(message: str) -> None:
     """``note: <message>`` on one line to stderr."""
     err_console.print(f"note: {message}", style="yellow", markup=False, soft_wrap=True)
+
+
+def _not_stored(report: FileReport) -> None:
+    """Say what a file held that is not stored, rather than a bare "0 new"."""
+    for signal in report.other_signals:
+        _warn(
+            f"{report.path}: holds {signal}, which tracereplay does not store "
+            "(it stores traces and logs)"
+        )
+    n = report.untraced_logs
+    if n:
+        records = "1 log record has" if n == 1 else f"{n} log records have"
+        _warn(
+            f"{report.path}: {records} no trace id: not stored (a log record joins an agent "
+            "run through its trace and span ids)"
+        )
 
 
 def _warn(message: str) -> None:

@@ -58,6 +58,10 @@ class FileReport:
     #: valid spans and log records the file holds (stored, or already in the store)
     spans: int = 0
     logs: int = 0
+    #: log records without a trace id: not stored (a record joins a run through its trace)
+    untraced_logs: int = 0
+    #: signals the file held that tracereplay does not store ("metrics")
+    other_signals: list[str] = field(default_factory=list)
 
     @property
     def all_invalid(self) -> bool:
@@ -80,6 +84,8 @@ class _Prepared:
     rejected_spans: int = 0
     rejected_logs: int = 0
     errors: list[str] = field(default_factory=list)
+    untraced_logs: int = 0
+    other_signals: list[str] = field(default_factory=list)
 
 
 def _prepare(part: _Part) -> _Prepared:
@@ -91,11 +97,14 @@ def _prepare(part: _Part) -> _Prepared:
             decoded = decode_file_content(read_range(part.path, *part.range))
     except DecodeError as exc:
         return _Prepared(error=str(exc))
+    logs = [r for r in decoded.logs if r.trace_id]
     out = _Prepared(
-        prepare_batch(decoded.spans, decoded.logs),
+        prepare_batch(decoded.spans, logs),
         rejected_spans=decoded.rejected_spans,
         rejected_logs=decoded.rejected_logs,
         errors=decoded.errors,
+        untraced_logs=len(decoded.logs) - len(logs),
+        other_signals=decoded.other_signals,
     )
     del decoded
     return out
@@ -241,6 +250,10 @@ def _ingest_files(
                     report.rejected_logs += prepared.rejected_logs
                     report.spans += prepared.batch.span_count
                     report.logs += len(prepared.batch.logs)
+                    report.untraced_logs += prepared.untraced_logs
+                    report.other_signals += [
+                        s for s in prepared.other_signals if s not in report.other_signals
+                    ]
                     report.errors.extend(e for e in prepared.errors if e not in report.errors)
                     pending.append(prepared.batch)
                     if sum(b.span_count for b in pending) >= WRITE_SPANS:

@@ -37,6 +37,7 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _UTF8_BOM = b"\xef\xbb\xbf"
 _JSON_WS = b" \t\r\n"
 _OTHER_SIGNALS = ("resourceMetrics", "resource_metrics", "resourceProfiles", "resource_profiles")
+_SIGNAL_NAMES = dict(zip(_OTHER_SIGNALS, ("metrics", "metrics", "profiles", "profiles")))
 _NOT_OTLP = "not an OTLP file (neither OTLP/JSON nor a binary OTLP traces or logs request)"
 
 
@@ -192,6 +193,10 @@ def decode_request_object(obj: Any) -> Decoded:
         traces_from_dict(obj, out)
     if has_logs:
         logs_from_dict(obj, out)
+    for key in _OTHER_SIGNALS:
+        name = _SIGNAL_NAMES[key]
+        if obj.get(key) and name not in out.other_signals:
+            out.other_signals.append(name)
     if not (has_spans or has_logs or not obj or any(k in obj for k in _OTHER_SIGNALS)):
         raise DecodeError("not an OTLP file (a JSON object without resourceSpans or resourceLogs)")
     return out

@@ -36,11 +36,14 @@ class Decoded:
     rejected_spans: int = 0
     rejected_logs: int = 0
     errors: list[str] = field(default_factory=list)
+    #: signals the payload held that are not stored ("metrics", "profiles"), to say so
+    other_signals: list[str] = field(default_factory=list)
 
     def extend(self, other: Decoded) -> None:
         """Append ``other``'s spans, logs, rejection counts and (new) reasons to this one."""
         self.spans.extend(other.spans)
         self.logs.extend(other.logs)
+        self.other_signals.extend(s for s in other.other_signals if s not in self.other_signals)
         self.rejected_spans += other.rejected_spans
         self.rejected_logs += other.rejected_logs
         for reason in other.errors:

@@ -9,6 +9,8 @@ stdout and in a file: nested values (lists, structs, maps) become JSON, JSON col
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +18,6 @@ from typing import IO
 
 import duckdb
 import pyarrow as pa
-import pyarrow.csv as pacsv
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -32,7 +33,6 @@ _NUMERIC = {
     "tinyint", "smallint", "integer", "bigint", "utinyint", "usmallint", "uinteger", "ubigint",
     "hugeint", "uhugeint", "float", "double", "decimal",
 }  # fmt: skip
-_CSV_NATIVE = _NUMERIC | {"boolean", "varchar"}
 
 #: longest cell text handed to the table renderer (it cuts further to fit the terminal)
 _CELL_CHARS = 300
@@ -62,10 +62,11 @@ def _as_text(position: int, type_id: str) -> str:
     return f"CAST(#{position} AS VARCHAR)"
 
 
-def _csv_projection(rel: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
+def _text_columns(rel: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
+    """Every column as DuckDB's text for it (nested values as JSON), for CSV."""
     exprs = []
     for i, (name, typ) in enumerate(zip(column_names(rel), rel.types), start=1):
-        kept = f"#{i}" if typ.id in _CSV_NATIVE else _as_text(i, typ.id)
+        kept = f"#{i}" if typ.id == "varchar" else _as_text(i, typ.id)
         exprs.append(f"{kept} AS {_quote(name)}")
     return rel.project(", ".join(exprs))
 
@@ -99,22 +100,23 @@ def _batches(rel: duckdb.DuckDBPyRelation) -> Iterator[pa.RecordBatch]:
 
 
 def write_csv(rel: duckdb.DuckDBPyRelation, out: IO[bytes]) -> int:
-    """Stream the result as CSV with a header line; returns the number of rows."""
-    projected = _csv_projection(rel)
+    """Stream the result as CSV with a header line; returns the number of rows.
+
+    Every value is DuckDB's text for it (nested values as JSON), written by Python's csv
+    module with its minimal quoting: a value is quoted only when it holds the delimiter, a
+    quote or a line break (pyarrow's writer quotes every string, header included)."""
+    projected = _text_columns(rel)
     rows = 0
-    writer: pacsv.CSVWriter | None = None
+    text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
     try:
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(column_names(rel))
         for batch in _batches(projected):
-            if writer is None:
-                writer = pacsv.CSVWriter(out, batch.schema)
-            writer.write_batch(batch)
+            writer.writerows(zip(*(column.to_pylist() for column in batch.columns)))
             rows += batch.num_rows
-        if writer is None:  # no rows: the header alone
-            header = pa.schema([(n, pa.string()) for n in column_names(rel)])
-            writer = pacsv.CSVWriter(out, header)
+        text.flush()
     finally:
-        if writer is not None:
-            writer.close()
+        text.detach()  # ``out`` stays open: the caller owns it
     return rows
 
 

@@ -94,6 +94,22 @@ def weather_wrong_unit_handled(query: str) -> str:
     return _answer(city, weather_text, get_population(city))
 
 
+def weather_llm_unreachable(query: str) -> str:
+    """Asks its model on an endpoint where nothing listens (a replay without the provider)."""
+    import socket
+
+    import openai
+
+    with socket.socket() as s:  # a loopback port nothing listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="x", max_retries=0)
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": query}]
+    )
+    return reply.choices[0].message.content or ""
+
+
 def weather_extra_tool(query: str) -> str:
     """A code change: also asks the time (a call the recording never made)."""
     city = city_of(query)

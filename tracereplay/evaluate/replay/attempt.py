@@ -346,7 +346,13 @@ class Replayer:
                 if replay_run is not None:
                     failed = replay_run.result.model_copy(update={"status": "failed"})
                 return failed, None
-            return None, f"the agent raised {type(failure).__name__}: {_describe(failure)}"
+            reason = f"the agent raised {type(failure).__name__}: {_describe(failure)}"
+            if self.llm == "live" and _unreachable(failure):
+                reason += (
+                    " (the agent could not reach its LLM: replay it offline with --llm recorded,"
+                    " or check the model's endpoint and the network)"
+                )
+            return None, reason
         try:
             returned = to_agent_result(value)
         except AgentResultError as exc:
@@ -429,6 +435,24 @@ def _replays_a_recorded_failure(exc: BaseException) -> bool:
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         if isinstance(current, RecordedToolError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) is a failed connection: a ``ConnectionError``, or
+    a client's own (openai's ``APIConnectionError``, httpx's ``ConnectError``), by name since
+    the agent's clients are not tracereplay's to import."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ConnectionError):
+            return True
+        if any(
+            c.__name__.endswith(("ConnectionError", "ConnectError")) for c in type(current).__mro__
+        ):
             return True
         seen.add(id(current))
         current = current.__cause__ or current.__context__
