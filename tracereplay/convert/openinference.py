@@ -8,7 +8,12 @@ request and response JSON. Tools read ``tool.name``, ``tool.id``, ``input.value`
 
 from __future__ import annotations
 
-from tracereplay.convert.framework_forms import tool_arguments, tool_result
+from tracereplay.convert.framework_forms import (
+    is_object_repr,
+    method_span_name,
+    tool_arguments,
+    tool_result,
+)
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import from_openinference, parse_messages, payload_text
 from tracereplay.convert.values import as_int, as_name, as_text, decoded
@@ -90,16 +95,23 @@ def tool_info(span: Span) -> ToolInfo:
 def agent_info(span: Span) -> AgentInfo:
     """An OpenInference AGENT (or CHAIN) span: name, question, answer, totals."""
     a = span.attributes
-    raw_in = a.get(INPUT_VALUE)
-    raw_out = a.get(OUTPUT_VALUE)
+    raw_in = _not_repr(a.get(INPUT_VALUE))
+    raw_out = _not_repr(a.get(OUTPUT_VALUE))
+    query = None if raw_in is None else payload_text(raw_in)
+    response = None if raw_out is None else payload_text(raw_out, output=True)
     return AgentInfo(
         name=as_name(a.get(OPENINFERENCE_AGENT_NAME))
         or as_name(a.get(GEN_AI_AGENT_NAME))
-        or span.name,
-        query=None if raw_in is None else payload_text(raw_in),
-        response=None if raw_out is None else payload_text(raw_out, output=True),
+        or method_span_name(span.name),
+        query=None if is_object_repr(query) else query,
+        response=None if is_object_repr(response) else response,
         raw_input=None if raw_in is None else as_text(raw_in),
         raw_output=None if raw_out is None else as_text(raw_out),
         input_tokens=as_int(a.get(LLM_TOKEN_COUNT_PROMPT)),
         output_tokens=as_int(a.get(LLM_TOKEN_COUNT_COMPLETION)),
     )
+
+
+def _not_repr(value: object) -> object:
+    """A recorded input/output, or None when it is a framework object's repr (``is_object_repr``)."""
+    return None if isinstance(value, str) and is_object_repr(value) else value
