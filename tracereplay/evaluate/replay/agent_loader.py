@@ -140,7 +140,7 @@ def load_agent(spec: str) -> AgentCallable:
         raise AgentLoadError(
             f"--agent '{spec}': {attr_path} is a {type(target).__name__}, not a callable "
             "nor an agent of a supported framework (pydantic-ai, openai-agents, langgraph, "
-            "strands, google-adk)"
+            "strands, google-adk, llama-index, smolagents)"
         )
     return inspect_agent(spec, target)
 

@@ -33,6 +33,8 @@ ADAPTERS: tuple[tuple[str, str], ...] = (
     ("tracereplay.evaluate.replay.frameworks.langgraph", "LangGraphAgent"),
     ("tracereplay.evaluate.replay.frameworks.strands", "StrandsAgent"),
     ("tracereplay.evaluate.replay.frameworks.google_adk", "GoogleAdkAgent"),
+    ("tracereplay.evaluate.replay.frameworks.llama_index", "LlamaIndexAgent"),
+    ("tracereplay.evaluate.replay.frameworks.smolagents", "SmolagentsAgent"),
 )
 
 
