@@ -14,6 +14,7 @@ from tracereplay.convert.framework_forms import (
     is_object_repr,
     method_span_name,
     react_answer,
+    repr_finish_reason,
     step_agent_name,
     tool_arguments,
     tool_output,
@@ -136,3 +137,9 @@ def test_a_request_helper_llm_span_is_no_llm_call() -> None:
     )
     assert detect(call)[0] == LLM
     assert detect(_llm_span(**{"output.value": "assistant: hi"}))[0] == LLM
+
+
+def test_a_finish_reason_inside_a_response_repr() -> None:
+    raw = "ChatCompletion(id='c1', choices=[Choice(finish_reason='tool_calls', index=0)])"
+    assert repr_finish_reason(raw) == "tool_calls"
+    assert repr_finish_reason("no reason") == "" and repr_finish_reason(None) == ""

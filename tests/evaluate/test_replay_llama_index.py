@@ -1,5 +1,6 @@
-"""Replaying the LlamaIndex fixture agents (``agent:weather_agent``, a ``FunctionAgent``, and
-``agent:handoff_workflow``, an ``AgentWorkflow``) as they are."""
+"""Replaying the LlamaIndex fixture agents as they are: ``agent:weather_agent`` (a
+``FunctionAgent``), ``agent:handoff_workflow`` (an ``AgentWorkflow``), ``agent:react_agent`` (a
+``ReActAgent``) and ``agent:weather_agent_with_forecaster`` (an agent called as a tool)."""
 
 from __future__ import annotations
 
@@ -62,13 +63,23 @@ def test_function_agent_replays_with_the_recorded_verdicts(
     assert verdicts(offline) == verdicts(doc), offline["_output"]
 
 
-def test_agent_workflow_handoff_replays(tmp_path: Path, llama_model: str) -> None:
+@pytest.mark.parametrize(
+    ("shape", "attr", "answered"),
+    [
+        ("handoff", "handoff_workflow", 2),  # an AgentWorkflow: the handoff and get_forecast
+        ("react", "react_agent", 2),  # a ReActAgent
+        ("sub_agent", "weather_agent_with_forecaster", 1),  # the agent tool answered itself
+    ],
+)
+def test_workflow_react_and_agent_tool_replay(
+    tmp_path: Path, llama_model: str, shape: str, attr: str, answered: int
+) -> None:
     db = tmp_path / "store.duckdb"
-    record_suite(db, "llama_index", "openinference", ["handoff"])
+    record_suite(db, "llama_index", "openinference", [shape])
     expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
     assert list(expected.values()) == ["PASSED"]
-    doc, marks = replay(db, tmp_path, "llama_index", "handoff_workflow", llama_model)
+    doc, marks = replay(db, tmp_path, "llama_index", attr, llama_model)
     assert marks == [], "a tool ran for real during replay"
     assert verdicts(doc) == expected, doc["_output"]
     (case,) = doc["cases"]
-    assert case["repetitions"][0]["replay"]["answered"] == 2  # handoff and get_forecast
+    assert case["repetitions"][0]["replay"]["answered"] == answered

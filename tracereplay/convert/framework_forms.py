@@ -354,3 +354,16 @@ def react_answer(text: str) -> str:
         return text
     found = _REACT_ANSWER.search(text)
     return found.group(1).strip() if found else text
+
+
+_REPR_FINISH = re.compile(r"\bfinish_reason='([A-Za-z_]+)'")
+
+
+def repr_finish_reason(value: Any) -> str:
+    """The finish reason inside a provider response recorded as its Python repr, as smolagents'
+    ``ChatMessage.raw`` (``ChatCompletion(choices=[Choice(finish_reason='tool_calls', ...)])``):
+    the first choice's; ``""`` when there is none."""
+    if type(value) is not str or "finish_reason=" not in value:
+        return ""
+    found = _REPR_FINISH.search(value)
+    return found.group(1) if found else ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from tracereplay.convert.framework_forms import (
     is_object_repr,
     method_span_name,
+    repr_finish_reason,
     tool_arguments,
     tool_result,
 )
@@ -68,7 +69,9 @@ def llm_info(span: Span) -> LlmInfo:
         if not info.finish_reason and OUTPUT_VALUE in a:
             value = decoded(a[OUTPUT_VALUE])
             if isinstance(value, dict):  # the provider's response JSON
-                info.finish_reason = parse_messages(value, "assistant")[1]
+                info.finish_reason = parse_messages(value, "assistant")[1] or repr_finish_reason(
+                    value.get("raw")
+                )
     elif OUTPUT_VALUE in a:
         info.output_messages, finish = parse_messages(a[OUTPUT_VALUE], "assistant")
         info.finish_reason = info.finish_reason or finish
