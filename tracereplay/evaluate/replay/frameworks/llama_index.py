@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -40,6 +39,7 @@ from tracereplay.evaluate.replay.frameworks.base import (
     mark_replayed,
     mro_names,
 )
+from tracereplay.evaluate.replay.frameworks.instrumentors import instrumented
 from tracereplay.evaluate.replay.frameworks.openai_agents import SharedContext
 
 if TYPE_CHECKING:
@@ -151,25 +151,11 @@ class LlamaIndexAgent(FrameworkAgent):
     def instrument(
         self, tracer_provider: TracerProvider
     ) -> contextlib.AbstractContextManager[None]:
-        return _tracing.use(functools.partial(_replay_tracing, tracer_provider))
-
-
-@contextlib.contextmanager
-def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
-    """OpenInference's LlamaIndex instrumentor on ``tracer_provider`` for the replays, unless it
-    is missing or the user's code instrumented already."""
-    try:
-        from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
-    except ImportError:
-        yield
-        return
-    instrumentor = LlamaIndexInstrumentor()
-    if instrumentor.is_instrumented_by_opentelemetry:
-        yield
-        return
-    instrumentor.instrument(tracer_provider=tracer_provider)
-    try:
-        yield
-    finally:
-        with contextlib.suppress(Exception):
-            instrumentor.uninstrument()
+        return _tracing.use(
+            functools.partial(
+                instrumented,
+                "openinference.instrumentation.llama_index",
+                "LlamaIndexInstrumentor",
+                tracer_provider,
+            )
+        )

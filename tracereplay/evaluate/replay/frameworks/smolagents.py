@@ -40,6 +40,7 @@ from tracereplay.evaluate.replay.frameworks.base import (
     mark_replayed,
     mro_names,
 )
+from tracereplay.evaluate.replay.frameworks.instrumentors import instrumented
 from tracereplay.evaluate.replay.frameworks.openai_agents import SharedContext
 
 if TYPE_CHECKING:
@@ -194,25 +195,11 @@ class SmolagentsAgent(FrameworkAgent):
     def instrument(
         self, tracer_provider: TracerProvider
     ) -> contextlib.AbstractContextManager[None]:
-        return _tracing.use(functools.partial(_replay_tracing, tracer_provider))
-
-
-@contextlib.contextmanager
-def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
-    """OpenInference's smolagents instrumentor on ``tracer_provider`` for the replays, unless it
-    is missing or the user's code instrumented already."""
-    try:
-        from openinference.instrumentation.smolagents import SmolagentsInstrumentor
-    except ImportError:
-        yield
-        return
-    instrumentor = SmolagentsInstrumentor()
-    if instrumentor.is_instrumented_by_opentelemetry:
-        yield
-        return
-    instrumentor.instrument(tracer_provider=tracer_provider)
-    try:
-        yield
-    finally:
-        with contextlib.suppress(Exception):
-            instrumentor.uninstrument()
+        return _tracing.use(
+            functools.partial(
+                instrumented,
+                "openinference.instrumentation.smolagents",
+                "SmolagentsInstrumentor",
+                tracer_provider,
+            )
+        )
