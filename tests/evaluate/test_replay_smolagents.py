@@ -25,6 +25,7 @@ pytestmark = pytest.mark.slow  # runs the agent in its framework venv
 
 # provider_error: OpenInference never ends the agent span of a run that raised (README.md)
 SHAPES = ["multi_round", "tool_error", "parallel"]
+NOWHERE = "http://127.0.0.1:9/v1"  # --llm recorded: nothing listens there
 
 
 def _capture_module():
@@ -60,7 +61,7 @@ def test_tool_calling_agent_replays_with_the_recorded_verdicts(
     tool_error = by_query[weather.QUESTIONS["tool_error"]]["repetitions"][0]
     assert tool_error["response"] == "I could not find a city called Atlantis."
     offline, marks = replay(
-        db, tmp_path, "smolagents", "weather_agent", "http://127.0.0.1:9/v1", "--llm", "recorded"
+        db, tmp_path, "smolagents", "weather_agent", NOWHERE, "--llm", "recorded"
     )
     assert marks == []
     assert verdicts(offline) == verdicts(doc), offline["_output"]
@@ -83,3 +84,8 @@ def test_code_agent_and_managed_agent_replay(
     (case,) = doc["cases"]
     assert case["repetitions"][0]["replay"]["answered"] == answered
     assert rows(db, "SELECT count(*) AS n FROM runs WHERE kind = 'replay'")[0]["n"] >= 1
+    # offline: the managed agent's answer reaches the manager as smolagents reports it, so its
+    # next request is the recorded one (the recording lists no managed agent among the tools)
+    offline, marks = replay(db, tmp_path, "smolagents", attr, NOWHERE, "--llm", "recorded")
+    assert marks == []
+    assert verdicts(offline) == expected, offline["_output"]
