@@ -13,7 +13,9 @@ what is LlamaIndex's own:
   come from the LLM messages;
 - ``OpenAI._prepare_chat_with_tools`` is an LLM span beside each real ``OpenAI.astream_chat``:
   no LLM call;
-- a tool's input is ``{"kwargs": {...}}``, its output a ``ToolOutput`` JSON dump.
+- a tool's input is ``{"kwargs": {...}}``, its output a ``ToolOutput`` JSON dump;
+- an ``AgentWorkflow`` has no span per agent: its steps name the agent they ran for, and a
+  handoff's agent is a sub-run from its first step on.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from framework_helpers import (
     load_folder,
     payload_dir,
     runs_of,
+    sub_runs,
     the_top_run,
 )
 
@@ -46,29 +49,35 @@ def test_one_llm_call_per_provider_call_and_finish_reasons() -> None:
     assert run.result.tool_calls[0].result == "Paris: 18°C, cloudy"
 
 
-def test_agent_workflow_handoff_is_one_run_with_the_handoff_call() -> None:
-    """No span stands for each agent of an AgentWorkflow: the invocation is one run, named
-    after its root agent, with the handoff tool's call (without the injected Context) and the
-    forecaster's rounds."""
+def test_agent_workflow_handoff_is_a_sub_run_of_the_root_agent() -> None:
+    """No span stands for each agent of an AgentWorkflow, but each step names the agent it ran
+    for: the root agent's run has its own round and the handoff call (without the injected
+    Context); the forecaster is a handoff sub-run with its rounds and tool call, whose answer
+    is the invocation's."""
     key = QUESTIONS["handoff"]
     runs = runs_of("llama_index", "openinference", "handoff")
-    run = the_top_run(runs)
-    assert len(runs) == 1
-    assert run.agent_name == "weather_agent"
-    assert run.query == key
-    assert run.result.response == final_text(key)
-    assert_llm_rounds(run, 3, tokens=False)
-    handoff, forecast = run.result.tool_calls
+    top = the_top_run(runs)
+    assert len(runs) == 2
+    assert top.agent_name == "weather_agent"
+    assert top.query == key
+    assert top.result.response == final_text(key)
+    assert_llm_rounds(top, 1, tokens=False)
+    (handoff,) = top.result.tool_calls
     assert handoff.tool_name == "handoff"
     assert handoff.arguments == {
         "to_agent": "forecaster",
         "reason": "The forecaster answers forecasts.",
     }
     assert handoff.result.startswith("Agent forecaster is now handling the request")
-    assert (forecast.tool_name, forecast.arguments) == (
-        "get_forecast",
-        {"city": "Zurich", "days": 1},
-    )
+    assert handoff.tool_call_id == "call_0001"
+    (sub,) = sub_runs(runs, top)
+    assert sub.agent_name == "forecaster"
+    assert sub.query == key
+    assert sub.result.response == final_text(key)
+    assert_llm_rounds(sub, 2, tokens=False)
+    assert [(c.tool_name, c.arguments) for c in sub.result.tool_calls] == [
+        ("get_forecast", {"city": "Zurich", "days": 1})
+    ]
 
 
 def test_react_agent_response_is_the_answer() -> None:

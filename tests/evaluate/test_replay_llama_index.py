@@ -83,3 +83,9 @@ def test_workflow_react_and_agent_tool_replay(
     assert verdicts(doc) == expected, doc["_output"]
     (case,) = doc["cases"]
     assert case["repetitions"][0]["replay"]["answered"] == answered
+    if shape == "handoff":  # offline: the forecaster's calls answered from its handoff run
+        offline, marks = replay(
+            db, tmp_path, "llama_index", attr, "http://127.0.0.1:9/v1", "--llm", "recorded"
+        )
+        assert marks == []
+        assert verdicts(offline) == expected, offline["_output"]

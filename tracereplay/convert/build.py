@@ -250,6 +250,8 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         agent = extract.agent_info(root, root_node.convention)
     if agent.name != root.name and agent.name == method_span_name(root.name):
         agent.name = _step_agent(root_node) or agent.name
+    elif plan.handoff and root_node.role != AGENT:  # a workflow step heading a handoff
+        agent.name = step_agent_name(root.attributes.get(INPUT_VALUE)) or agent.name
     input_tokens, output_tokens = _usage(rounds, agent)
     models: list[str] = []
     for r in rounds:
