@@ -55,6 +55,8 @@ class Capture:
     """The argument of the tool that runs the sub-agent."""
     delegation_suffix: str = ""
     """What that tool's result adds to the sub-agent's answer."""
+    tokens: bool = True
+    """Whether the LLM calls record token counts."""
 
 
 CAPTURES = (
@@ -155,6 +157,13 @@ CAPTURES = (
         "weather_agent",
         shapes=("multi_round", "tool_error", "parallel", "streaming", "provider_error"),
     ),
+    # LlamaIndex's FunctionAgent streams every chat without usage: no token counts
+    # (test_framework_llama_index.py: handoff, ReActAgent, what each span holds).
+    Capture("llama_index", ("openinference",), "weather_agent", tokens=False),
+    # smolagents ends with a final_answer call (the response, no tool call); provider_error
+    # loses the agent span and a managed agent's query is smolagents' task template
+    # (test_framework_smolagents.py).
+    Capture("smolagents", ("openinference",), "weather_agent", shapes=SIMPLE),
 )
 
 
@@ -184,7 +193,7 @@ def test_simple_shape(capture: Capture, instrumentation: str, shape: str) -> Non
     assert len(runs) == 1, [(r.agent_name, r.parent_run_id) for r in runs]
     assert sub_runs(runs, run) == []
     assert run.error is None, run.error
-    assert_simple_run(run, shape, capture.agent)
+    assert_simple_run(run, shape, capture.agent, tokens=capture.tokens)
 
 
 @pytest.mark.parametrize(CASE, cases("tool_error"))
@@ -232,11 +241,11 @@ def test_provider_error(capture: Capture, instrumentation: str, shape: str) -> N
     assert run.result.total_llm_calls == 2, run.result.total_llm_calls
     assert [c.round for c in run.llm_calls] == [1, 2]
     first, failed = run.llm_calls
-    assert first.model and first.input_tokens and first.output_tokens
+    assert first.model and (not capture.tokens or (first.input_tokens and first.output_tokens))
     assert (failed.model or None) == capture.failed_model, failed.model
     assert failed.input_tokens is None and failed.output_tokens is None
     assert run.models, "no model"
-    assert run.input_tokens > 0 and run.output_tokens > 0
+    assert not capture.tokens or (run.input_tokens > 0 and run.output_tokens > 0)
     # The one tool call that ran before the provider failed.
     assert_tool_calls(run, key)
 
@@ -259,7 +268,7 @@ def test_sub_agent(capture: Capture, instrumentation: str, shape: str) -> None:
     assert top.result.response == final_text(key), top.result.response
     assert_plain(top.result.response)
     assert top.result.status == "success", (top.result.status, top.error)
-    assert_llm_rounds(top, len(SCRIPT[key]))
+    assert_llm_rounds(top, len(SCRIPT[key]), tokens=capture.tokens)
 
     # Its one tool call is the delegation: tool `forecaster`, the sub-agent's answer as result.
     assert [c.tool_name for c in top.result.tool_calls] == [SUB_AGENT], [
@@ -279,7 +288,7 @@ def test_sub_agent(capture: Capture, instrumentation: str, shape: str) -> None:
     assert sub.query == sub_key, sub.query
     assert sub.result.response == final_text(sub_key), sub.result.response
     assert sub.result.status == "success", (sub.result.status, sub.error)
-    assert_llm_rounds(sub, len(SCRIPT[sub_key]))
+    assert_llm_rounds(sub, len(SCRIPT[sub_key]), tokens=capture.tokens)
     assert_tool_calls(sub, sub_key)
 
     # The sub-agent's LLM calls and tools are not counted in the main run.

@@ -532,3 +532,47 @@ def test_sdk_request_parameters_are_recorded_under_their_genai_names() -> None:
     }
     # what offline replay reads back from the span
     assert request_of(attrs)[1] == 0.2
+
+
+def test_a_call_whose_recording_lacks_a_tool_is_answered_by_its_own_agents_call() -> None:
+    """The recording left a tool out of what each call offered (smolagents' managed agents),
+    and a nested agent's call was recorded between the two rounds: each request is answered
+    by the call of its own agent (same system prompt), not the next one in order."""
+    first, second = recording()
+    first.tools = second.tools = []
+    nested = RecordedCall(
+        run_id="run-2",
+        round=1,
+        request_model="gpt-4o-mini",
+        tools=[],
+        input_messages=[_text("system", "You forecast."), _text("user", "Forecast?")],
+        output_messages=[{"role": "assistant", "parts": [{"type": "text", "content": "Rain."}]}],
+        nested=True,
+    )
+    llm = RecordedLlm([first, nested, second])
+    client = openai.OpenAI(base_url=NOWHERE, api_key="unused", max_retries=0)
+    with answering(llm):
+        assert chat_agent(client) == ANSWER
+    report = llm.report()
+    assert [d.recorded_round for d in report.drift] == [1, 2]
+    assert all(d.fields == ["tools"] and d.recorded_run_id == "run-1" for d in report.drift)
+
+
+def test_smolagents_roles_are_compared_as_sent() -> None:
+    recorded = recorded_lines(
+        [
+            _text("user", QUESTION),
+            _text("tool-call", "Calling tools: get_weather"),
+            _text("tool-response", "Observation: 12 °C"),
+        ]
+    )
+    sent = chat_lines(
+        {
+            "messages": [
+                {"role": "user", "content": QUESTION},
+                {"role": "assistant", "content": "Calling tools: get_weather"},
+                {"role": "user", "content": "Observation: 12 °C"},
+            ]
+        }
+    )
+    assert recorded == sent

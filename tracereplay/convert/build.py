@@ -9,7 +9,13 @@ from operator import attrgetter
 from typing import Any
 
 from tracereplay.convert import extract
-from tracereplay.convert.detect import LLM
+from tracereplay.convert.detect import AGENT, LLM, TOOL
+from tracereplay.convert.framework_forms import (
+    is_answer_tool,
+    method_span_name,
+    react_answer,
+    step_agent_name,
+)
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import last_text, system_message
 from tracereplay.convert.outcome import run_status, span_error, tool_error
@@ -23,6 +29,7 @@ from tracereplay.semconv import (
     CASE_ID,
     EVAL_RUN_ID,
     GEN_AI_AGENT_NAME,
+    INPUT_VALUE,
     RUN_CONTEXT,
     RUN_KIND,
     RUN_PARAMETERS,
@@ -177,14 +184,50 @@ def _span_calls(plan: RunPlan, built: dict[int, Run]) -> list[SpanCall]:
     return calls
 
 
-def _response(agent: AgentInfo, rounds: list[LlmRound]) -> str:
-    """The root's answer, else the text of the last LLM output that has text."""
+def _step_agent(root: Node) -> str | None:
+    """The agent named by the first workflow step under ``root`` that names one
+    (``framework_forms.step_agent_name``): the run's own name when its span is a method's
+    (``FunctionAgent.run``, ``AgentWorkflow.run``). Steps under another agent, tool or
+    workflow-as-tool are not looked at."""
+    stack = list(reversed(root.children))
+    while stack:
+        node = stack.pop()
+        name = step_agent_name(node.span.attributes.get(INPUT_VALUE))
+        if name:
+            return name
+        if node.role in (AGENT, TOOL):
+            continue
+        stack.extend(reversed(node.children))
+    return None
+
+
+def _has_tool_spans(plan: RunPlan) -> bool:
+    """Whether the run recorded tool spans (the framework's answer tool is none): without
+    them its tool calls are rebuilt from the LLM's requests."""
+    return any(not is_answer_tool(extract.tool_info(n.span, n.convention).name) for n in plan.tools)
+
+
+def _answer_tool_result(plan: RunPlan) -> str | None:
+    """What the run's last call of the framework's answer tool returned (its answer)."""
+    for node in reversed(plan.tools):
+        info = extract.tool_info(node.span, node.convention)
+        if is_answer_tool(info.name) and info.result:
+            return info.result
+    return None
+
+
+def _response(agent: AgentInfo, rounds: list[LlmRound], plan: RunPlan) -> str:
+    """The root's answer, else the answer tool's, else the text of the last LLM output that
+    has text."""
     if agent.response:
         return agent.response
+    answered = _answer_tool_result(plan) if plan.tools else None
+    if answered:
+        return answered
     for r in reversed(rounds):
         text = last_text(r.info.output_messages)
         if text:
-            return text
+            return react_answer(text)
     return agent.raw_output or ""
 
 
@@ -204,7 +247,7 @@ def _final_response(
     for sub_run in reversed([r for r in handoffs if r is not None]):
         if sub_run.result.response:
             return sub_run.result.response
-    return _response(agent, rounds)
+    return _response(agent, rounds, plan)
 
 
 def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
@@ -220,12 +263,17 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         agent = AgentInfo(name=as_name(root.attributes.get(GEN_AI_AGENT_NAME)) or root.name)
     else:
         agent = extract.agent_info(root, root_node.convention)
+    if agent.name != root.name and agent.name == method_span_name(root.name):
+        agent.name = _step_agent(root_node) or agent.name
+    elif plan.handoff and root_node.role != AGENT:  # a workflow step heading a handoff
+        agent.name = step_agent_name(root.attributes.get(INPUT_VALUE)) or agent.name
     input_tokens, output_tokens = _usage(rounds, agent)
     models: list[str] = []
     for r in rounds:
         if r.info.model and r.info.model not in models:
             models.append(r.info.model)
-    calls = tool_calls(rounds, _span_calls(plan, built), rebuild=not plan.tools)
+    span_calls = _span_calls(plan, built)
+    calls = tool_calls(rounds, span_calls, rebuild=not _has_tool_spans(plan))
 
     wrappers = [extract.agent_info(n.span, n.convention) for n in plan.folded]
     query = next((w.query for w in wrappers if w.query), None) or agent.query

@@ -39,11 +39,16 @@ from tracereplay.semconv import (
     LEGACY_COMPLETION_0_ROLE,
     LEGACY_PROMPT_0_CONTENT,
     LEGACY_PROMPT_0_ROLE,
+    LLM_FINISH_REASON,
+    LLM_OUTPUT_MESSAGES_0_ROLE,
     LLM_REQUEST_TYPE,
+    LLM_TOKEN_COUNT_COMPLETION,
+    LLM_TOKEN_COUNT_PROMPT,
     LLM_USAGE_TOTAL_TOKENS,
     LOGFIRE_MSG_TEMPLATE,
     OPENINFERENCE_METADATA,
     OPENINFERENCE_SPAN_KIND,
+    OUTPUT_VALUE,
     TRACELOOP_ENTITY_PATH,
     TRACELOOP_SPAN_KIND,
     TRACELOOP_WORKFLOW_NAME,
@@ -159,6 +164,24 @@ def _logfire_role(span: Span) -> int:
     return OTHER
 
 
+def is_request_helper(span: Span) -> bool:
+    """Whether an OpenInference LLM span is a helper that prepares a request, not a provider
+    call: LlamaIndex traces ``OpenAI._prepare_chat_with_tools`` as an LLM span beside each real
+    ``OpenAI.astream_chat``. Such a span succeeded and recorded nothing a call returns (no
+    output messages, token counts or finish reason), and its output is the request it built
+    (a JSON object with ``messages``)."""
+    a = span.attributes
+    if span.status_code == 2 or LLM_OUTPUT_MESSAGES_0_ROLE in a or LLM_FINISH_REASON in a:
+        return False
+    if LLM_TOKEN_COUNT_PROMPT in a or LLM_TOKEN_COUNT_COMPLETION in a:
+        return False
+    output = a.get(OUTPUT_VALUE)
+    if type(output) is not str or not output.startswith("{"):
+        return False
+    value = loads(output)
+    return isinstance(value, dict) and isinstance(value.get("messages"), list)
+
+
 def detect(span: Span) -> tuple[int, str]:
     """``(role, convention)`` of ``span``: role is OTHER/AGENT/WORKFLOW/LLM/TOOL, convention is
     ``"genai"``, ``"openinference"``, ``"openllmetry"`` or ``""`` when no convention applies."""
@@ -168,6 +191,8 @@ def detect(span: Span) -> tuple[int, str]:
         role = _role(_OPENINFERENCE_ROLES, kind, upper=True)
         if role in (WORKFLOW, AGENT):
             role = _langchain_role(span, role)
+        elif role == LLM and is_request_helper(span):
+            role = OTHER
         return role, OPENINFERENCE
     kind = a.get(TRACELOOP_SPAN_KIND)
     if kind is not None:

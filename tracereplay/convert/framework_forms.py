@@ -136,7 +136,9 @@ def is_block_list(value: Any) -> bool:
     )
 
 
-_MAYBE_WRAPPED = re.compile(r'"(?:outputs?|lc|data|result|error|toolResult|text|content|json)"')
+_MAYBE_WRAPPED = re.compile(
+    r'"(?:outputs?|lc|data|result|error|toolResult|text|content|json|raw_output|is_error)"'
+)
 
 
 @dataclass(slots=True)
@@ -147,6 +149,23 @@ class ToolOutput:
     text: str
     call_id: str = ""
     error: bool = False
+
+
+def framework_tool_output(value: Any) -> ToolOutput | None:
+    """A framework's tool-result object dumped as JSON, as LlamaIndex's ``ToolOutput``
+    (``{"blocks": [...], "tool_name", "raw_input", "raw_output", "is_error"}``, older versions
+    ``content``): the text the model got (the blocks' text, else ``content``, else the raw
+    output), failed when ``is_error``; else ``None``."""
+    if not isinstance(value, dict) or "tool_name" not in value or "is_error" not in value:
+        return None
+    if not set(value) & {"blocks", "content", "raw_output"}:
+        return None
+    text = blocks_text(value["blocks"]) if isinstance(value.get("blocks"), list) else ""
+    if not text:
+        content = value.get("content")
+        raw = value.get("raw_output")
+        text = as_text(content) if content else ("" if raw is None else as_text(raw))
+    return ToolOutput(text, error=value.get("is_error") is True)
 
 
 def tool_output(value: Any) -> ToolOutput:
@@ -177,6 +196,9 @@ def tool_output(value: Any) -> ToolOutput:
             return ToolOutput(part["response"], part["id"], part.get("status") == "error")
     if is_block_list(value):
         return ToolOutput(blocks_text(value))
+    held = framework_tool_output(value)
+    if held is not None:
+        return held
     if isinstance(value, dict) and len(value) == 1:
         # a return value the framework wrapped ({"result": x}), or the error it reported
         if "result" in value:
@@ -198,15 +220,160 @@ def tool_result(info_result: Any) -> tuple[str | None, str, str | None]:
     return out.text, out.call_id, (out.text or "error") if out.error else None
 
 
+_ENVELOPE_KEYS = frozenset(("args", "kwargs"))
+
+
+def call_envelope(value: dict[str, Any]) -> dict[str, Any] | None:
+    """The tool's own arguments out of a Python call's bound parameters, as instrumentations
+    record ``Tool.__call__(self, *args, flag=..., **kwargs)``: ``{"args": [], "kwargs": {...}}``
+    (OpenInference smolagents adds ``"sanitize_inputs_outputs": true``; llama-index records
+    ``{"kwargs": {...}}``). ``kwargs`` (a dict) is the arguments, merged over a lone dict in
+    ``args``; any other key must be a framework flag (a bool or ``None``), and a positional
+    value other than one dict cannot be named: then ``None`` (not an envelope)."""
+    kwargs = value.get("kwargs")
+    if not isinstance(kwargs, dict):
+        return None
+    args = value.get("args", [])
+    if not isinstance(args, list) or len(args) > 1 or (args and not isinstance(args[0], dict)):
+        return None
+    for key, flag in value.items():
+        if key not in _ENVELOPE_KEYS and not (flag is None or isinstance(flag, bool)):
+            return None
+    return {**(args[0] if args else {}), **kwargs}
+
+
+_OBJECT_AT = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
+
+
+def without_injected(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments less those the framework injected into the call, recorded as a Python
+    object's default repr (LlamaIndex's handoff tool gets ``ctx`` =
+    ``"<workflows.context.context.Context object at 0x7f...>"``): the model never sent them."""
+    if not any(type(v) is str and v[:1] == "<" for v in arguments.values()):
+        return arguments
+    return {k: v for k, v in arguments.items() if not (type(v) is str and _OBJECT_AT.fullmatch(v))}
+
+
 def tool_arguments(value: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """``(arguments, fallback)`` from a tool span's recorded input: a JSON object is the
-    arguments; a bare value (a one-argument tool's input) is only a fallback, since the LLM's
-    request names the argument."""
+    arguments (taken out of a call envelope, ``call_envelope``); a bare value (a one-argument
+    tool's input) is only a fallback, since the LLM's request names the argument."""
     if value is None:
         return None, None
     value = decoded(value)
     if isinstance(value, dict):
-        return value, None
+        unwrapped = call_envelope(value) if "kwargs" in value else None
+        return without_injected(value if unwrapped is None else unwrapped), None
     if value == "":
         return None, {}
     return None, {"input": value}
+
+
+#: what instrumentations that name a span after the Python call it wraps put after the agent:
+#: ``weather_agent.run`` (smolagents), ``FunctionAgent.run``, ``Crew._execute_core``
+_CALL_METHODS = frozenset(
+    (
+        "run",
+        "arun",
+        "run_async",
+        "run_sync",
+        "run_stream",
+        "invoke",
+        "ainvoke",
+        "stream",
+        "astream",
+        "execute",
+        "aexecute",
+        "call",
+        "acall",
+        "__call__",
+        "kickoff",
+        "kickoff_async",
+        "chat",
+        "achat",
+        "step",
+        "astep",
+        "start",
+    )
+)
+
+
+def method_span_name(name: str) -> str:
+    """The agent a span named after a method call stands for (``weather_agent.run`` ->
+    ``weather_agent``): the name without a trailing ``.<method>`` when that is an entry-point
+    verb (``_CALL_METHODS``) or a private method (``._execute_core``); other names as they are
+    (a dotted agent name keeps its dots)."""
+    head, dot, method = name.rpartition(".")
+    if dot and head and (method in _CALL_METHODS or (method[:1] == "_" and method.isidentifier())):
+        return head
+    return name
+
+
+#: the tool an agent calls to end its run with its answer (smolagents' ``final_answer``)
+ANSWER_TOOLS = frozenset(("final_answer",))
+
+
+def is_answer_tool(name: str | None) -> bool:
+    """Whether a tool call is the framework's way to give the run's answer (smolagents agents
+    end by calling ``final_answer(answer)``): the answer is the run's response, not a tool
+    call (its recording would otherwise answer a changed final answer in a replay)."""
+    return name in ANSWER_TOOLS
+
+
+#: a framework object's repr: a dataclass/pydantic-style ``Name()`` / ``Name(field=...)``
+_OBJECT_REPR = re.compile(r"[A-Z][A-Za-z0-9_]*\((?:\)|[a-z_][A-Za-z0-9_]*=)")
+#: Python's default repr of an object that defines none: ``<module.Class object at 0x7f...>``
+_DEFAULT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
+
+
+def is_object_repr(text: str | None) -> bool:
+    """Whether an agent's recorded input or output is the ``repr`` of a framework object, not
+    text: ``AgentWorkflowStartEvent()``, ``StopEvent(result=AgentOutput(...))``, smolagents'
+    ``ActionStep(step_number=1, ...)`` (an instrumentation that ``str()``s what it wraps), or
+    Python's default ``<crewai.types.streaming.CrewStreamingOutput object at 0x7f...>`` (a
+    return value it cannot serialize, such as a streaming kickoff's handle). Such a value is no
+    question or answer; the run's messages say those."""
+    if not text:
+        return False
+    stripped = text.strip()
+    return _OBJECT_REPR.match(stripped) is not None or (
+        stripped.startswith("<") and _DEFAULT_REPR.fullmatch(stripped) is not None
+    )
+
+
+_STEP_AGENT = re.compile(r"\bcurrent_agent_name='([^'\\]+)'")
+
+
+def step_agent_name(value: Any) -> str | None:
+    """The agent a workflow step ran for, as LlamaIndex's agent workflows record it only in
+    the repr of the step's event (``AgentInput(..., current_agent_name='weather_agent')``);
+    else ``None``."""
+    if type(value) is not str or "current_agent_name=" not in value:
+        return None
+    found = _STEP_AGENT.search(value)
+    return found.group(1) if found else None
+
+
+_REACT_ANSWER = re.compile(r"(?:^|\n)Thought:.*?\nAnswer:\s*(.*)\Z", re.DOTALL)
+
+
+def react_answer(text: str) -> str:
+    """The answer of a ReAct model's last turn (``Thought: ...\nAnswer: <answer>``, as
+    LlamaIndex's ``ReActAgent`` prompts for it); other text as it is."""
+    if "Answer:" not in text:
+        return text
+    found = _REACT_ANSWER.search(text)
+    return found.group(1).strip() if found else text
+
+
+_REPR_FINISH = re.compile(r"\bfinish_reason='([A-Za-z_]+)'")
+
+
+def repr_finish_reason(value: Any) -> str:
+    """The finish reason inside a provider response recorded as its Python repr, as smolagents'
+    ``ChatMessage.raw`` (``ChatCompletion(choices=[Choice(finish_reason='tool_calls', ...)])``):
+    the first choice's; ``""`` when there is none."""
+    if type(value) is not str or "finish_reason=" not in value:
+        return ""
+    found = _REPR_FINISH.search(value)
+    return found.group(1) if found else ""

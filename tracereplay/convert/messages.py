@@ -13,7 +13,6 @@ indexed attributes (OpenInference ``llm.input_messages.N.message.*``, OpenLLMetr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,6 +20,7 @@ from tracereplay.convert.framework_forms import (
     blocks_text,
     converse_part,
     is_block_list,
+    is_object_repr,
     langchain_message,
 )
 from tracereplay.convert.values import as_name, as_text, decoded, loads
@@ -43,7 +43,6 @@ _TOOL_CALL_TYPES = ("tool_call", "function_call", "tool_use")
 _TOOL_RESPONSE_TYPES = ("tool_call_response", "tool_result", "function_call_output")
 _INPUT_KEYS = ("input", "query", "question", "message", "prompt", "text", "content")
 _OUTPUT_KEYS = ("output", "answer", "response", "result", "text", "content", "message")
-_OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
 
 
 def text_part(content: Any) -> Part:
@@ -451,13 +450,6 @@ def last_text(messages: list[Message], role: str | None = None) -> str:
             if text:
                 return text
     return ""
-
-
-def is_object_repr(text: str) -> bool:
-    """A Python object's default repr (``<crewai.types.streaming.CrewStreamingOutput object at
-    0x7f...>``: what an instrumentation records for a return value it cannot serialize, such
-    as a streaming kickoff's handle): no question or answer."""
-    return text.startswith("<") and _OBJECT_REPR.fullmatch(text.strip()) is not None
 
 
 def sole_string(value: dict[str, Any]) -> str | None:

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from tracereplay.convert.detect import AGENT
 from tracereplay.convert.detect import detect as detect_span
-from tracereplay.convert.framework_forms import tool_arguments, tool_result
+from tracereplay.convert.framework_forms import (
+    is_object_repr,
+    method_span_name,
+    repr_finish_reason,
+    tool_arguments,
+    tool_result,
+)
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import from_openinference, parse_messages, payload_text
 from tracereplay.convert.values import as_int, as_name, as_text, decoded
@@ -66,7 +72,9 @@ def llm_info(span: Span) -> LlmInfo:
         if not info.finish_reason and OUTPUT_VALUE in a:
             value = decoded(a[OUTPUT_VALUE])
             if isinstance(value, dict):  # the provider's response JSON
-                info.finish_reason = parse_messages(value, "assistant")[1]
+                info.finish_reason = parse_messages(value, "assistant")[1] or repr_finish_reason(
+                    value.get("raw")
+                )
     elif OUTPUT_VALUE in a:
         info.output_messages, finish = parse_messages(a[OUTPUT_VALUE], "assistant")
         info.finish_reason = info.finish_reason or finish
@@ -94,27 +102,35 @@ def agent_name(span: Span) -> str:
     """An OpenInference agent's own name: ``agent.name``, ``gen_ai.agent.name``, else the
     agent's ``graph.node.id`` (the node an agent framework names after the agent: CrewAI's
     role, whose span is named after the method it wraps, ``<role>._execute_core`` /
-    ``<role>.kickoff``), else the span name."""
+    ``<role>.kickoff``), else the span name less the method it names (``weather_agent.run``,
+    ``FunctionAgent.run``: ``framework_forms.method_span_name``)."""
     a = span.attributes
     return (
         as_name(a.get(OPENINFERENCE_AGENT_NAME))
         or as_name(a.get(GEN_AI_AGENT_NAME))
         or (as_name(a.get(OPENINFERENCE_GRAPH_NODE_ID)) if detect_span(span)[0] == AGENT else "")
-        or span.name
+        or method_span_name(span.name)
     )
 
 
 def agent_info(span: Span) -> AgentInfo:
     """An OpenInference AGENT (or CHAIN) span: name, question, answer, totals."""
     a = span.attributes
-    raw_in = a.get(INPUT_VALUE)
-    raw_out = a.get(OUTPUT_VALUE)
+    raw_in = _not_repr(a.get(INPUT_VALUE))
+    raw_out = _not_repr(a.get(OUTPUT_VALUE))
+    query = None if raw_in is None else payload_text(raw_in)
+    response = None if raw_out is None else payload_text(raw_out, output=True)
     return AgentInfo(
         name=agent_name(span),
-        query=None if raw_in is None else payload_text(raw_in),
-        response=None if raw_out is None else payload_text(raw_out, output=True),
+        query=None if is_object_repr(query) else query,
+        response=None if is_object_repr(response) else response,
         raw_input=None if raw_in is None else as_text(raw_in),
         raw_output=None if raw_out is None else as_text(raw_out),
         input_tokens=as_int(a.get(LLM_TOKEN_COUNT_PROMPT)),
         output_tokens=as_int(a.get(LLM_TOKEN_COUNT_COMPLETION)),
     )
+
+
+def _not_repr(value: object) -> object:
+    """A recorded input/output, or None when it is a framework object's repr (``is_object_repr``)."""
+    return None if isinstance(value, str) and is_object_repr(value) else value

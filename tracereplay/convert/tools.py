@@ -13,6 +13,8 @@ messages when the run has no tool spans.
   result is a framework's summary of other calls (Google ADK's ``(merged tools)`` span after
   parallel calls), no tool call (``is_summary_span``). A handoff's call (``transfer_to_...``) is
   a tool call like any other: the model asked for it.
+- The framework's answer tool (smolagents' ``final_answer``, ``framework_forms.is_answer_tool``)
+  is no tool call: its argument is the run's answer.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from tracereplay.convert import extract
 from tracereplay.convert.detect import LLM, TOOL, detect
+from tracereplay.convert.framework_forms import is_answer_tool
 from tracereplay.convert.info import LlmInfo, ToolInfo
 from tracereplay.convert.values import arguments_dict, as_text, decoded
 from tracereplay.models.fast import construct
@@ -100,7 +103,9 @@ def tool_execution_spans(spans: Sequence[Span]) -> list[tuple[Span, ToolInfo]]:
     for span in spans:
         role, convention = detect(span)
         if role == TOOL:
-            tools.append((span, extract.tool_info(span, convention)))
+            info = extract.tool_info(span, convention)
+            if not is_answer_tool(info.name):
+                tools.append((span, info))
         elif role == LLM:
             llm.append((span, convention))
     if any(info.arguments is None and info.result is None for _, info in tools):
@@ -120,7 +125,7 @@ def _requests(rounds: list[LlmRound]) -> list[_Request]:
     for r in rounds:
         for message in r.info.output_messages:
             for part in message["parts"]:
-                if part.get("type") == "tool_call":
+                if part.get("type") == "tool_call" and not is_answer_tool(part.get("name")):
                     out.append(_Request(r.round, r.span.end_ns, part))
     return out
 
@@ -186,6 +191,7 @@ def tool_calls(
     """The run's tool calls in the order they happened. ``rebuild``: also turn the ``tool_call``
     parts no span matched into tool calls (the run has no tool spans)."""
     requests = _requests(rounds)
+    span_calls = [c for c in span_calls if not is_answer_tool(c.info.name)]
     if not requests and not span_calls:
         return []
     answers = _Answers(rounds)

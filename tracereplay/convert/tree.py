@@ -13,6 +13,8 @@ Rules:
   (the earliest top span when the tree is broken). Such a run exists only if it has an LLM call.
 - An LLM span inside another LLM span is the same call seen by two instrumentations: only the
   outer one counts; the inner ones fill what the outer one lacks.
+- A run whose steps name the agents they ran for (LlamaIndex's ``AgentWorkflow``) is cut into
+  one run per agent, the later ones handoffs (``split_step_agents``).
 - Only the outermost tool span counts; LLM spans inside a tool span belong to the tool, unless
   a workflow span inside the tool holds them (a graph or chain run as a tool): that workflow is
   a sub-run.
@@ -32,6 +34,8 @@ from tracereplay.convert.detect import (
     is_runtime_send,
     runtime_key,
 )
+from tracereplay.convert.framework_forms import step_agent_name
+from tracereplay.semconv import INPUT_VALUE
 from tracereplay.spans import Span
 
 
@@ -220,6 +224,7 @@ def plan_runs(spans: list[Span]) -> list[RunPlan]:
         group.root = min(group.group_tops, key=lambda n: _order(n.span))
         plans.append(group)
     plans = fold_wrappers(plans)
+    plans = split_step_agents(plans)
     out = [p for p in plans if p.materialized]
     out.sort(key=lambda p: _order(p.root.span))  # type: ignore[union-attr]
     return out
@@ -271,6 +276,59 @@ def fold_wrappers(plans: list[RunPlan]) -> list[RunPlan]:
             removed.add(id(plan))
             changed = True
     return [p for p in plans if id(p) not in removed]
+
+
+def _step_segments(root: Node) -> list[tuple[str, Node, set[int]]]:
+    """The root's steps cut where the agent they ran for changes: ``(agent, first step, ids of
+    the steps)`` in order. A step names its agent in its input (``step_agent_name``); a step
+    that names none belongs to the agent before it."""
+    segments: list[tuple[str, Node, set[int]]] = []
+    for child in sorted(root.children, key=lambda n: _order(n.span)):
+        name = step_agent_name(child.span.attributes.get(INPUT_VALUE))
+        if name and (not segments or segments[-1][0] != name):
+            segments.append((name, child, set()))
+        if segments:
+            segments[-1][2].add(id(child))
+    return segments
+
+
+def _step_of(node: Node, root: Node) -> Node | None:
+    """The root's child that ``node`` is in (``node`` itself when it is one)."""
+    while node.parent is not None and node.parent is not root:
+        node = node.parent
+    return node if node.parent is root else None
+
+
+def split_step_agents(plans: list[RunPlan]) -> list[RunPlan]:
+    """Cut a run whose steps ran for several agents into one run per agent: a multi-agent
+    workflow that records no span per agent, only the agent each step ran for (LlamaIndex's
+    ``AgentWorkflow``: ``current_agent_name`` in each step's event). The first agent keeps the
+    run; each later one is a handoff, a sub-run headed by its first step, with the LLM and tool
+    calls of its steps."""
+    out = list(plans)
+    for plan in plans:
+        root = plan.root
+        if root is None or root.role not in (AGENT, WORKFLOW) or not (plan.llm or plan.tools):
+            continue
+        segments = _step_segments(root)
+        if len(segments) < 2:
+            continue
+        owner: dict[int, RunPlan] = {}
+        for _, step, ids in segments[1:]:
+            sub = RunPlan(root=step, parent=plan, is_agent=True, handoff=True)
+            sub.inner_llm = plan.inner_llm
+            plan.sub_agents.append(sub)
+            out.append(sub)
+            for i in ids:
+                owner[i] = sub
+        for kind in ("llm", "tools"):
+            kept = []
+            for node in getattr(plan, kind):
+                step = _step_of(node, root)
+                target = owner.get(id(step)) if step is not None else None
+                (getattr(target, kind) if target is not None else kept).append(node)
+            setattr(plan, kind, kept)
+    return out
 
 
 def _walk(top: Node, group: RunPlan, plans: list[RunPlan]) -> int:

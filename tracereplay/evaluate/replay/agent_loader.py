@@ -2,8 +2,10 @@
 
 ``module:attr`` names a callable or a framework's own agent object (a ``pydantic_ai.Agent``, an
 OpenAI Agents SDK ``Agent``, a compiled LangGraph graph, a strands ``Agent``, a Google ADK
-agent): an object a framework adapter accepts (``tracereplay.evaluate.replay.frameworks``) is run the
-way its framework runs it, on the case's query, its tools intercepted there. The callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it does
+agent, a LlamaIndex workflow agent or ``AgentWorkflow``, a smolagents agent): an object a
+framework adapter accepts (``tracereplay.evaluate.replay.frameworks``) is run the way its
+framework runs it, on the case's query, its tools intercepted there. Adapters are asked before
+the AgenticAssure shape below: LlamaIndex and smolagents agents have a ``run`` method too. The callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it does
 not declare is left out (``**kwargs`` takes both), so ``fn(query)`` is enough for a simple agent.
 It may be ``async``, and returns the response text or an ``AgentResult``.
 

@@ -38,6 +38,8 @@ ADAPTERS: tuple[tuple[str, str], ...] = (
     ("tracereplay.evaluate.replay.frameworks.crewai", "CrewAIAgent"),
     ("tracereplay.evaluate.replay.frameworks.autogen", "AutoGenAgent"),
     ("tracereplay.evaluate.replay.frameworks.agent_framework", "AgentFrameworkAgent"),
+    ("tracereplay.evaluate.replay.frameworks.llama_index", "LlamaIndexAgent"),
+    ("tracereplay.evaluate.replay.frameworks.smolagents", "SmolagentsAgent"),
 )
 
 

@@ -1,7 +1,8 @@
 """The interface of a framework adapter: run a framework's own agent object and intercept its tools.
 
 An adapter wraps the object ``--agent module:attr`` names (a ``pydantic_ai.Agent``, an OpenAI
-Agents SDK ``Agent``, a compiled LangGraph graph, a strands ``Agent``, a Google ADK agent) and
+Agents SDK ``Agent``, a compiled LangGraph graph, a strands ``Agent``, a Google ADK agent, a
+LlamaIndex workflow agent, a smolagents agent) and
 gives the Replayer three things: how to run it once on a query (``arun``), how to route every
 tool execution it performs through the replay's interceptor (``intercept``), and, where the
 framework needs one, an instrumentor for its spans (``instrument``).
@@ -131,7 +132,7 @@ def mro_names(obj: Any) -> set[str]:
 class FrameworkAgent(abc.ABC):
     """A framework's own agent object, run and intercepted the way that framework does it."""
 
-    framework: ClassVar[str]  # "pydantic-ai", "openai-agents", "langgraph", "strands", "google-adk"
+    framework: ClassVar[str]  # "pydantic-ai", "openai-agents", "langgraph", "strands", ...
 
     def __init__(self, obj: Any, spec: str) -> None:
         self.obj, self.spec = obj, spec

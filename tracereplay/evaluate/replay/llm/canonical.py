@@ -21,8 +21,11 @@ from typing import Any
 
 Line = tuple[str, str]
 
+#: every role as the provider receives it; smolagents records its own ``tool-call`` and
+#: ``tool-response`` roles, which it sends as ``assistant`` and ``user`` messages
 _ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant",
-          "model": "assistant", "ai": "assistant", "human": "user"}  # fmt: skip
+          "model": "assistant", "ai": "assistant", "human": "user",
+          "tool-call": "assistant", "tool-response": "user"}  # fmt: skip
 
 
 def canonical_json(value: Any) -> str:

@@ -188,16 +188,22 @@ class RecordedLlm:
 
     def _closest(self, free: list[int], request: Request) -> int:
         """The next unused call in order, preferring one asked by the same agent (same system
-        prompt and tools)."""
+        prompt and tools; else the same system prompt, since an instrumentation may leave some
+        tools out of what it records: smolagents' managed agents)."""
         system = next((t for k, t in request.lines if k == "system"), None)
         names = sorted(n for n, _ in request.tools)
+        same_system = None
         for i in free:
             call = self.calls[i]
             rec_system = next((t for k, t in self._lines[i] if k == "system"), None)
+            if rec_system != system or not self._lines[i]:
+                continue
             rec_names = sorted(t.name for t in call.tools) if call.tools is not None else names
-            if rec_system == system and rec_names == names and self._lines[i]:
+            if rec_names == names:
                 return i
-        return free[0]
+            if same_system is None:
+                same_system = i
+        return free[0] if same_system is None or system is None else same_system
 
     def _field_drift(self, index: int, request: Request) -> list[tuple[str, str]]:
         """(field, description) of every request setting that differs from the recorded one."""
