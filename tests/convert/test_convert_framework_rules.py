@@ -355,9 +355,9 @@ def test_an_openinference_agent_is_named_by_its_graph_node_not_its_method_span()
     assert run.agent_name == "Weather analyst"
     # a method's bound arguments are no question: the first LLM call's user message is
     assert run.query == "weather?"
-    # a CHAIN's graph.node.id is a graph step, not an agent name
+    # a CHAIN's graph.node.id is a graph step, not an agent name: its span name less the method
     chain = Trace().span("Crew.kickoff", {**attrs, "openinference.span.kind": "CHAIN"})
-    assert agent_name(chain) == "Crew.kickoff"
+    assert agent_name(chain) == "Crew"
 
 
 def test_payload_texts_are_never_object_reprs_nor_bound_arguments() -> None:
