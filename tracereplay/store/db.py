@@ -27,7 +27,7 @@ from tracereplay.spans import (
     LogRecord,
     Span,
 )
-from tracereplay.store import schema
+from tracereplay.store import damage, schema
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import lock_path, resolve_db_path, spool_dir
 
@@ -128,9 +128,18 @@ class Store:
     @classmethod
     @contextmanager
     def open(
-        cls, db: str | Path | None = None, *, timeout: float = 60.0, create: bool = True
+        cls,
+        db: str | Path | None = None,
+        *,
+        timeout: float = 60.0,
+        create: bool = True,
+        damaged_ok: bool = False,
     ) -> Iterator[Store]:
-        """Lock, open and migrate the store; closes and unlocks on exit."""
+        """Lock, open and migrate the store; closes and unlocks on exit.
+
+        A store known to be damaged (see ``store/damage.py``), or cut short, is refused with
+        ``DamagedStoreError`` unless ``damaged_ok`` (``tracereplay check``), which also skips
+        the migrations: nothing is written into a file that may be damaged."""
         path = resolve_db_path(db)
         if not create and not path.exists():
             raise StoreError(f"no tracereplay store at {path}")
@@ -138,12 +147,23 @@ class Store:
             raise StoreError(f"{path} is a directory, not a DuckDB file")
         path.parent.mkdir(parents=True, exist_ok=True)
         with file_lock(lock_path(path), timeout=timeout):
+            if not damaged_ok:
+                damage.refuse_if_recorded(path)
+            # a write-ahead log replayed at attach may use blocks not written to the file yet
+            judge_size = not damaged_ok and not path.with_name(path.name + ".wal").exists()
             con = cls._connect(path, timeout)
             try:
                 store = cls(con, path)
+                if judge_size and (cut := damage.truncation(con, path)) is not None:
+                    damage.record(path, cut)
+                    raise damage.damaged(path, cut)
                 try:
-                    schema.migrate(store)
+                    if not damaged_ok:
+                        schema.migrate(store)
                 except duckdb.Error as exc:
+                    failure = store_failure(path, exc)
+                    if failure is not None:
+                        raise failure from None
                     raise StoreError(f"cannot upgrade {path}: {one_line(exc)}") from None
                 con.execute("SET TimeZone = 'UTC'")
                 # spans and runs are mostly JSON text: zstd makes commits (checkpoints) much
@@ -176,8 +196,14 @@ class Store:
                     continue
                 if "lock" in str(exc).lower():
                     raise StoreBusyError(f"{path} is locked by another process") from None
+                failure = _opening_failure(path, exc)
+                if failure is not None:
+                    raise failure from None
                 raise StoreError(f"cannot open {path}: {one_line(exc)}") from None
             except duckdb.Error as exc:
+                failure = _opening_failure(path, exc)
+                if failure is not None:
+                    raise failure from None
                 raise StoreError(f"cannot open {path}: {one_line(exc)}") from None
 
     @property
@@ -817,6 +843,14 @@ _DAMAGED = re.compile(
 )
 
 
+def _opening_failure(path: Path, exc: BaseException) -> StoreError | None:
+    """``store_failure`` for a file DuckDB could not attach; one that is no DuckDB file at all
+    is not a damaged store but the wrong file ("cannot open")."""
+    if "not a valid duckdb" in str(exc).lower():
+        return None
+    return store_failure(path, exc)
+
+
 def store_failure(path: Path, exc: BaseException) -> StoreError | None:
     """A one-line ``StoreError`` for a DuckDB failure that is about the file, not the work:
     a full disk, or a damaged (cut short, overwritten) file. ``None`` for anything else."""
@@ -828,10 +862,8 @@ def store_failure(path: Path, exc: BaseException) -> StoreError | None:
             "again"
         )
     if _DAMAGED.search(message):
-        return StoreError(
-            f"{path} is damaged ({message[:160]}); restore it from a copy, or move it aside "
-            "and ingest again (see 'A damaged store' in docs/cli.md)"
-        )
+        damage.record(path, message)
+        return damage.damaged(path, message)
     return None
 
 
