@@ -97,6 +97,7 @@ COMMAND_MODULES = [
     "tracereplay.cli.report_cmd",
     "tracereplay.cli.ui_cmd",
     "tracereplay.cli.check_cmd",
+    "tracereplay.cli.prune_cmd",
 ]
 
 
