@@ -72,12 +72,12 @@ def prefill(db: Path, n_spans: int, end_ns: int) -> None:
         store.con.execute(
             """
             INSERT INTO tool_calls (run_id, position, trace_id, round, tool_name, arguments,
-              result, duration_ms)
+              result, duration_ms, run_started_at)
             SELECT md5('r' || (i // 5)), i % 5, md5('t' || (i // 5)), i % 5, 'get_weather',
-              '{"city": "Paris"}', 'sunny', 0.9
+              '{"city": "Paris"}', 'sunny', 0.9, make_timestamp((? + (i // 5) * 10 * ?) // 1000)
             FROM range(?) AS t(i)
             """,
-            [runs * 5],
+            [start_ns, step_ns, runs * 5],
         )
         store.con.execute(
             """

@@ -254,10 +254,6 @@ class HttpReceiver(ThreadingHTTPServer):
     def port(self) -> int:
         return int(self.server_address[1])
 
-    @property
-    def waiting_connections(self) -> int:
-        return self._gate.waiting
-
     def process_request(self, request: Any, client_address: Any) -> None:
         """A new connection waits for its headers in the gate (no thread yet)."""
         self._gate.admit(request, client_address)
@@ -280,7 +276,9 @@ class HttpReceiver(ThreadingHTTPServer):
 
     def _refuse_connection(self, request: socket.socket) -> None:
         if self.ssl_context is None:  # (over TLS: closed, the gate's TLS socket is non-blocking)
-            body = orjson.dumps({"code": 14, "message": "too many open connections"})
+            body = orjson.dumps(
+                {"code": 14, "message": "too many requests at once (--max-connections)"}
+            )
             reply = _BUSY_REPLY % (self.limits.retry_after_s, len(body), body)
             if self._refuser.refuse(request, reply):
                 return

@@ -89,10 +89,11 @@ class TimeWindow:
         """The condition on a spans row (``alias.`` prefix, or none)."""
         return f"{alias}start_time_unix_nano BETWEEN {int(self.lo_ns)} AND {int(self.hi_ns)}"
 
-    def started_at(self) -> str:
-        """The condition on ``started_at`` (runs, llm_calls: a run starts within its trace)."""
+    def started_at(self, column: str = "started_at") -> str:
+        """The condition on a start time (runs and llm_calls ``started_at``, tool_calls
+        ``run_started_at``: a run and its calls start within their trace)."""
         lo, hi = int(self.lo_ns) // 1000, int(self.hi_ns) // 1000
-        return f"started_at BETWEEN make_timestamptz({lo}) AND make_timestamptz({hi})"
+        return f"{column} BETWEEN make_timestamptz({lo}) AND make_timestamptz({hi})"
 
 
 #: how far apart (start times) the spans of one trace may be and still be found together
@@ -567,8 +568,12 @@ class Store:
             ).fetchall()
             ids = [r[0] for r in rows]
         if ids:
-            for table in ("tool_calls", "llm_calls", "runs"):
-                within = f" AND {window.started_at()}" if window and table != "tool_calls" else ""
+            for table, column in (
+                ("tool_calls", "run_started_at"),
+                ("llm_calls", "started_at"),
+                ("runs", "started_at"),
+            ):
+                within = f" AND {window.started_at(column)}" if window else ""
                 self.con.execute(
                     f"DELETE FROM {table} WHERE trace_id IN (SELECT unnest(?)){within}", [ids]
                 )
@@ -882,6 +887,9 @@ def _tool_calls_table(calls: Sequence[tuple[Run, int, ToolCallRecord]]) -> pa.Ta
             "result": [tc.result for _, _, tc in calls],
             "duration_ms": pa.array([tc.duration_ms for _, _, tc in calls], pa.float64()),
             "error": [tc.error for _, _, tc in calls],
+            "run_started_at": pa.array(
+                [_ts(r.started_at) for r, _, _ in calls], pa.timestamp("us", tz="UTC")
+            ),
         }
     )
 
