@@ -98,10 +98,6 @@ class HeaderGate:
         self._thread = threading.Thread(target=self._run, name="otlp-http-headers", daemon=True)
         self._thread.start()
 
-    @property
-    def waiting(self) -> int:
-        return len(self._waiting)
-
     def admit(self, sock: socket.socket, address: Any, buffered: bytes = b"") -> None:
         """Wait for ``sock``'s next request headers; ``buffered``: bytes of it already read.
         A new connection (from accept) is TLS-wrapped here when the server has TLS."""
