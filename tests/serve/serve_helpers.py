@@ -8,6 +8,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import ssl
 import subprocess
 import sys
@@ -163,6 +164,16 @@ def get(server: ServeProcess, path: str, headers: dict[str, str] | None = None) 
         return Reply(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
     finally:
         conn.close()
+
+
+def held_request(port: int) -> socket.socket:
+    """A connection whose request holds a thread: headers whole, its body not sent yet."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(
+        b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+        b"Content-Length: 100\r\n\r\n"
+    )
+    return sock
 
 
 def cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,7 @@ import pytest
 from google.rpc.error_details_pb2 import RetryInfo
 from google.rpc.status_pb2 import Status
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
-from serve_helpers import ServeProcess, agent_trace_request, get, post
+from serve_helpers import ServeProcess, agent_trace_request, get, held_request, post
 
 from tracereplay.store import Store
 from tracereplay.store.lock import file_lock
@@ -106,16 +106,20 @@ def test_store_behind_is_503_and_unavailable_then_recovers(start_server: StartSe
 
 def test_connections_are_bounded(start_server: StartServer) -> None:
     server = start_server("--max-connections", "2", "--no-grpc")
-    idle = [socket.create_connection(("127.0.0.1", server.http_port), timeout=10) for _ in range(2)]
+    # idle connections wait for their headers without a thread: they do not count
+    idle = [socket.create_connection(("127.0.0.1", server.http_port), timeout=10) for _ in range(8)]
+    assert get(server, "/healthz").status == 200
+    held = [held_request(server.http_port) for _ in range(2)]
     try:
         time.sleep(0.2)
         with socket.create_connection(("127.0.0.1", server.http_port), timeout=10) as extra:
+            extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             assert extra.recv(4096).startswith(b"HTTP/1.1 503")
     finally:
-        for sock in idle:
+        for sock in held + idle:
             sock.close()
     deadline = time.monotonic() + 10
-    while True:  # the slots come back once the idle connections are gone
+    while True:  # the slots come back once the held requests are gone
         try:
             if get(server, "/healthz").status == 200:
                 break

@@ -18,7 +18,15 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
-from serve_helpers import ServeProcess, agent_trace_request, cli, get, post, to_otlp_json
+from serve_helpers import (
+    ServeProcess,
+    agent_trace_request,
+    cli,
+    get,
+    held_request,
+    post,
+    to_otlp_json,
+)
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
@@ -175,7 +183,7 @@ def test_past_the_connection_limit_every_client_gets_503_never_a_reset(
     start_server: StartServer,
 ) -> None:
     server = start_server("--max-connections", "2", "--retry-after", "4", "--no-grpc")
-    idle = [socket.create_connection(("127.0.0.1", server.http_port), timeout=10) for _ in range(2)]
+    idle = [held_request(server.http_port) for _ in range(2)]  # both threads busy
     body = agent_trace_request(os.urandom(16)).SerializeToString() * 2000  # not read
     try:
         time.sleep(0.2)

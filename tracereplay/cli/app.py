@@ -96,6 +96,8 @@ COMMAND_MODULES = [
     "tracereplay.cli.export_cmd",
     "tracereplay.cli.report_cmd",
     "tracereplay.cli.ui_cmd",
+    "tracereplay.cli.check_cmd",
+    "tracereplay.cli.prune_cmd",
 ]
 
 

@@ -77,7 +77,12 @@ def serve_command(
         int, typer.Option(help="Requests handled at once (429 above).", rich_help_panel=_LIMITS)
     ] = _LIM.max_inflight_requests,
     max_connections: Annotated[
-        int, typer.Option(help="Open OTLP/HTTP connections (503 above).", rich_help_panel=_LIMITS)
+        int,
+        typer.Option(
+            help="OTLP/HTTP requests being read at once (503 above); waiting connections "
+            "hold none.",
+            rich_help_panel=_LIMITS,
+        ),
     ] = _LIM.max_connections,
     max_backlog_mib: Annotated[
         float,

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from tracereplay.convert import convert_trace
 from tracereplay.gcpause import gc_paused
 from tracereplay.spans import LogRecord, Span
-from tracereplay.store.db import RunTables, Store, run_tables, spans_table
+from tracereplay.store.db import RunTables, Store, TimeWindow, run_tables, spans_table
 
 
 @dataclass
@@ -176,7 +177,8 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
     touched = set(batch.trace_ids) | {r.trace_id for r in logs if r.trace_id}
     if not touched:
         return IngestStats(spans=batch.span_count, logs=len(logs))
-    stored = store.stored_trace_ids(touched)
+    window = _window(batch)
+    stored = store.stored_trace_ids(touched, window)
     log_traces = {r.trace_id for r in logs}  # "" for records without a trace
     # traces with log records stored: theirs are converted again, and looked at for duplicates
     logged = store.log_trace_ids(touched | log_traces) if store.count("logs") else set()
@@ -184,7 +186,10 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
     redo.update(batch.reconvert)
     new_spans = (
         store.insert_span_table(
-            batch.spans, stored=stored.intersection(batch.trace_ids), distinct=batch.distinct_spans
+            batch.spans,
+            stored=stored.intersection(batch.trace_ids),
+            distinct=batch.distinct_spans,
+            window=window,
         )
         if batch.spans is not None
         else 0
@@ -195,11 +200,11 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
     # Runs are only ever written with their trace's spans, so a trace without stored spans
     # or logs (not in ``redo``) has no runs to remove.
     kept = batch.runs.without(redo)
-    store.replace_run_tables([t for t in batch.converted if t in redo], kept)
+    store.replace_run_tables([t for t in batch.converted if t in redo], kept, window)
     run_counts = dict.fromkeys(touched, 0)
     _count_by_trace(kept.runs, run_counts)
     if redo:
-        run_counts.update(_reconvert(store, redo))
+        run_counts.update(_reconvert(store, redo, window))
     return IngestStats(
         spans=batch.span_count,
         new_spans=new_spans,
@@ -209,11 +214,30 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
     )
 
 
-def _reconvert(store: Store, trace_ids: set[str]) -> dict[str, int]:
-    """Convert ``trace_ids`` again from all their stored spans and logs; returns the run count
-    of each."""
+def _window(batch: PreparedBatch) -> TimeWindow | None:
+    """Where the batch's traces can have stored spans and runs (``TimeWindow``); None (look
+    everywhere) when the batch touches a trace through log records alone, whose spans' times
+    it does not know."""
+    spans = batch.spans
+    if spans is None or not spans.num_rows:
+        return None
+    if batch.logs:
+        held = set(batch.trace_ids)
+        if any(r.trace_id and r.trace_id not in held for r in batch.logs):
+            return None
+    bounds = pc.min_max(spans["start_time_unix_nano"]).as_py()
+    if bounds["min"] is None:
+        return None
+    return TimeWindow.around(int(bounds["min"]), int(bounds["max"]))
+
+
+def _reconvert(
+    store: Store, trace_ids: set[str], window: TimeWindow | None = None
+) -> dict[str, int]:
+    """Convert ``trace_ids`` again from all their stored spans (within ``window``) and logs;
+    returns the run count of each."""
     by_trace: dict[str, list[Span]] = defaultdict(list)
-    for span in store.load_spans(trace_ids):
+    for span in store.load_spans(trace_ids, window):
         by_trace[span.trace_id].append(span)
     logs_by_trace: dict[str, list[LogRecord]] = defaultdict(list)
     if store.count("logs"):
@@ -226,7 +250,7 @@ def _reconvert(store: Store, trace_ids: set[str]) -> dict[str, int]:
         converted = convert_trace(trace_spans, logs_by_trace.get(trace_id, ()))
         counts[trace_id] = len(converted)
         runs.extend(converted)
-    store.replace_runs(by_trace.keys(), runs)
+    store.replace_runs(by_trace.keys(), runs, window)
     return counts
 
 

@@ -37,6 +37,8 @@ TIME_COLUMNS = {
 }
 
 PARTITION_COLUMN = "day"
+#: tables written whole though they have a time (tool_calls' run_started_at is for lookups)
+UNPARTITIONED = frozenset({"tool_calls"})
 
 
 class ExportedTable(BaseModel):
@@ -74,7 +76,7 @@ def time_column(store: Store, table: str) -> str | None:
         [table],
     )
     names = {c["column_name"] for c in columns}
-    if PARTITION_COLUMN in names:
+    if PARTITION_COLUMN in names or table in UNPARTITIONED:
         return None  # the partition column would shadow a real one
     preferred = TIME_COLUMNS.get(table)
     if preferred in names:

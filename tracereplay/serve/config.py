@@ -31,8 +31,9 @@ class Limits(BaseModel):
     """Resource limits of the receiver; each one is a ``tracereplay serve`` option.
 
     Memory stays bounded by ``max_inflight_bytes`` (request bodies being read, inflated,
-    validated and spooled at once) plus ``max_connections`` idle connections; the spool on disk
-    by ``max_backlog_bytes``.
+    validated and spooled at once) plus 16 x ``max_connections`` connections waiting for their
+    headers (at most 32 KiB of header each, see ``header_gate``); the spool on disk by
+    ``max_backlog_bytes``.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -56,7 +57,7 @@ class Limits(BaseModel):
         default=64, gt=0, le=_MAX_THREADS, description="requests handled at once"
     )
     max_connections: int = Field(
-        default=256, gt=0, le=_MAX_THREADS, description="open OTLP/HTTP connections"
+        default=256, gt=0, le=_MAX_THREADS, description="OTLP/HTTP requests read at once"
     )
     max_backlog_bytes: int = Field(
         default=64 * MiB,

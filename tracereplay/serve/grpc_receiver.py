@@ -142,6 +142,10 @@ class TokenInterceptor(grpc.ServerInterceptor):
         return self._deny
 
 
+def _ms(seconds: float) -> int:
+    return max(1, int(seconds * 1000))
+
+
 def build_grpc_server(
     config: ServeConfig, intake: Intake, admission: Admission, auth: TokenCheck
 ) -> tuple[grpc.Server, int]:
@@ -156,6 +160,12 @@ def build_grpc_server(
         options=[
             ("grpc.max_receive_message_length", limits.max_decompressed_bytes),
             ("grpc.so_reuseport", 0),
+            # a connection with no call open (a slowloris sending its preface or headers a
+            # byte at a time, or an idle client) is closed after the read timeout; the TLS or
+            # connection handshake must finish within it too. grpcio reads connections on its
+            # own event loop, so none of them holds a worker while it waits
+            ("grpc.max_connection_idle_ms", _ms(limits.read_timeout_s)),
+            ("grpc.server_handshake_timeout_ms", _ms(limits.read_timeout_s)),
         ],
     )
     _add_servicer(

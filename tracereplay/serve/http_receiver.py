@@ -1,11 +1,13 @@
 """OTLP/HTTP: ``POST /v1/traces``, ``POST /v1/logs`` and ``GET /healthz`` on the standard library's
-threading HTTP server (HTTP/1.1 keep-alive, optional TLS, a bounded number of connections).
+threading HTTP server (HTTP/1.1 keep-alive, optional TLS, a bounded number of threads).
 
-Slow clients cannot hold a thread: a request's headers must arrive whole within
-``read_timeout_s`` (counted from the connection, or from the previous answer on a kept-alive
-one), and its body within ``read_timeout_s`` plus one second per ``MIN_BODY_RATE`` bytes
-received; a byte now and then does not extend either. Connections past ``max_connections`` get
-a 503 with ``Retry-After`` and are closed gracefully (never reset) by one background thread.
+Slow clients cannot hold a thread: a connection waits for each request's headers in the
+``HeaderGate`` (one selector thread for all of them, ``read_timeout_s`` from the connection or the
+previous answer), and takes a thread, one of ``max_connections``, only once they are whole; it
+goes back to the gate after the answer. A body must arrive within ``read_timeout_s`` plus one
+second per ``MIN_BODY_RATE`` bytes received; a byte now and then does not extend either
+deadline. A request whose headers are whole when every thread is busy gets a 503 with
+``Retry-After``, and its connection is closed gracefully (never reset) by one background thread.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import orjson
 from tracereplay.serve.admission import Admission
 from tracereplay.serve.auth import TokenCheck
 from tracereplay.serve.bodies import check_encoding, inflate, parse_length, read_body
+from tracereplay.serve.header_gate import HeaderGate
 from tracereplay.serve.intake import LOGS, TRACES, Intake, Receipt
 from tracereplay.serve.rejections import (
     InvalidData,
@@ -51,6 +54,8 @@ LINGER_S = 2.0
 MIN_BODY_RATE = 64 * 1024
 #: connections refused at once that are closed gracefully; past it, closed at once
 MAX_REFUSED = 1024
+#: connections that may wait for their headers (idle keep-alive ones too), per thread slot
+WAITING_PER_SLOT = 16
 _BUSY_REPLY = (
     b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: %d\r\nContent-Type: application/json\r\n"
     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s"
@@ -79,16 +84,31 @@ class _Clock:
 
 
 class _DeadlineReader(io.RawIOBase):
-    """A socket's reads, each bounded by what is left of the connection's ``_Clock``."""
+    """A socket's reads, each bounded by what is left of the connection's ``_Clock``; first
+    the bytes the ``HeaderGate`` read already. ``nonblocking``: give only those (None after)."""
 
-    def __init__(self, sock: socket.socket, clock: _Clock) -> None:
+    def __init__(self, sock: socket.socket, clock: _Clock, prefix: bytes = b"") -> None:
         self._sock = sock
         self._clock = clock
+        self._prefix = memoryview(prefix)
+        self.nonblocking = False
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: Any) -> int:
+    def take_prefix(self) -> bytes:
+        """What is left of the gate's bytes (a pipelined request), taken out."""
+        rest, self._prefix = bytes(self._prefix), memoryview(b"")
+        return rest
+
+    def readinto(self, buffer: Any) -> int | None:
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        if self.nonblocking:
+            return None
         clock = self._clock
         left = clock.left()
         if left <= 0:
@@ -198,11 +218,12 @@ class _Refuser:
 
 
 class HttpReceiver(ThreadingHTTPServer):
-    """The OTLP/HTTP server: one thread per connection, at most ``max_connections`` of them."""
+    """The OTLP/HTTP server: a thread per request being read and handled, at most
+    ``max_connections`` of them; connections between requests wait in the ``HeaderGate``."""
 
     daemon_threads = True
     block_on_close = False
-    request_queue_size = 128
+    request_queue_size = 1024
 
     def __init__(
         self,
@@ -221,6 +242,12 @@ class HttpReceiver(ThreadingHTTPServer):
         self.health = health or (lambda: {})
         self._slots = threading.BoundedSemaphore(self.limits.max_connections)
         self._refuser = _Refuser()  # before binding: a failed bind calls server_close
+        self._gate = HeaderGate(
+            self.limits.read_timeout_s,
+            WAITING_PER_SLOT * self.limits.max_connections,
+            self._dispatch,
+            ssl_context,
+        )
         super().__init__(address, OtlpHandler)
 
     @property
@@ -228,47 +255,70 @@ class HttpReceiver(ThreadingHTTPServer):
         return int(self.server_address[1])
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        """A new connection waits for its headers in the gate (no thread yet)."""
+        self._gate.admit(request, client_address)
+
+    def _dispatch(self, request: socket.socket, client_address: Any, prefix: bytes) -> None:
+        """Headers whole (called by the gate's thread): a thread handles the request, or 503."""
         if not self._slots.acquire(blocking=False):
             self._refuse_connection(request)
             return
         try:
-            super().process_request(request, client_address)
+            threading.Thread(
+                target=self.process_request_thread,
+                args=(request, client_address, prefix),
+                name="otlp-http",
+                daemon=True,
+            ).start()
         except Exception:
             self._slots.release()
             raise
 
     def _refuse_connection(self, request: socket.socket) -> None:
-        if self.ssl_context is None:  # (over TLS the answer would need a handshake first)
-            body = orjson.dumps({"code": 14, "message": "too many open connections"})
+        if self.ssl_context is None:  # (over TLS: closed, the gate's TLS socket is non-blocking)
+            body = orjson.dumps(
+                {"code": 14, "message": "too many requests at once (--max-connections)"}
+            )
             reply = _BUSY_REPLY % (self.limits.retry_after_s, len(body), body)
             if self._refuser.refuse(request, reply):
                 return
         self.shutdown_request(request)
 
+    def stop_listening(self) -> None:
+        """No new connections; open ones still get answers (503 while stopping)."""
+        super().server_close()
+
     def server_close(self) -> None:
         super().server_close()
+        self._gate.close()
         self._refuser.close()
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    def process_request_thread(  # type: ignore[override]
+        self, request: Any, client_address: Any, prefix: bytes = b""
+    ) -> None:
+        """One request of a connection; a kept-alive connection then goes back to the gate."""
+        handler: OtlpHandler | None = None
         try:
             request.settimeout(self.limits.read_timeout_s)
-            if self.ssl_context is not None:
-                request = self.ssl_context.wrap_socket(request, server_side=True)
-            self.finish_request(request, client_address)
+            handler = OtlpHandler(request, client_address, self, prefix)
         except (OSError, ssl.SSLError) as exc:
             log.debug("connection from %s ended: %s", client_address, exc)
         except Exception:
             log.exception("unexpected error on a connection from %s", client_address)
         finally:
-            self.shutdown_request(request)
             self._slots.release()
+            if handler is not None and handler.kept is not None:
+                self._gate.readmit(request, client_address, handler.kept)
+            else:
+                self.shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         log.debug("error on a connection from %s", client_address, exc_info=True)
 
 
 class OtlpHandler(BaseHTTPRequestHandler):
-    """One connection's requests (keep-alive)."""
+    """One request of a connection, its headers already read whole by the gate (``prefix``);
+    ``kept``: the bytes read past it when the connection stays open (None: close it)."""
 
     server: HttpReceiver
     protocol_version = "HTTP/1.1"
@@ -280,11 +330,24 @@ class OtlpHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib signature)
         log.debug("%s %s", self.address_string(), format % args)
 
+    def __init__(self, request: Any, client_address: Any, server: Any, prefix: bytes = b"") -> None:
+        self._prefix = prefix
+        self.kept: bytes | None = None
+        super().__init__(request, client_address, server)
+
     def setup(self) -> None:
         super().setup()
         self.rfile.close()
         self._clock = _Clock(self.server.limits.read_timeout_s)
-        self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self._clock), 65536)
+        self._reader = _DeadlineReader(self.connection, self._clock, self._prefix)
+        self.rfile = io.BufferedReader(self._reader, 65536)
+
+    def handle(self) -> None:
+        self.close_connection = True
+        self.handle_one_request()
+        if not self.close_connection:  # what the reader holds of the next request goes along
+            self._reader.nonblocking = True
+            self.kept = self.rfile.peek(1) + self._reader.take_prefix()
 
     def handle_one_request(self) -> None:
         # the headers of the next request: whole within read_timeout_s from now

@@ -145,9 +145,11 @@ def stop(running: Running) -> bool:
     grpc_done = running.grpc_server.stop(grace) if running.grpc_server is not None else None
     if running.http is not None:
         running.http.shutdown()
-        running.http.server_close()
+        running.http.stop_listening()
     if not running.admission.wait_idle(grace):
         log.warning("requests still running after %.0fs; stopping anyway", grace)
+    if running.http is not None:
+        running.http.server_close()  # and the kept-alive connections
     if grpc_done is not None:
         grpc_done.wait(grace)
     stored = running.drainer.stop()

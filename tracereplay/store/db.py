@@ -27,7 +27,7 @@ from tracereplay.spans import (
     LogRecord,
     Span,
 )
-from tracereplay.store import schema
+from tracereplay.store import damage, schema
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import lock_path, resolve_db_path, spool_dir
 
@@ -61,6 +61,43 @@ def _ts(dt: datetime | None) -> datetime | None:
     if dt is None:
         return None
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """The start times (ns) a batch's traces can have stored rows at: the batch's own span
+    times widened by ``LATE_WINDOW_NS`` either way.
+
+    The tables have no index (see ``append_new``), so finding a trace's stored rows by id
+    alone reads the trace ids of the whole table: a cost that grew with the store (the drain's
+    store rate halved by 15M spans). Rows are appended roughly in time order and DuckDB keeps
+    each row group's min and max start time, so a condition on the start time skips every row
+    group outside the window unread: the lookup reads the last ``LATE_WINDOW_NS`` or so of
+    traffic, however big the store is. A trace's spans all start within its own duration of
+    each other, so for any trace shorter than ``LATE_WINDOW_NS`` the window holds all of them:
+    a repeated span (an exporter's retry) has its original's start time, always inside.
+    """
+
+    lo_ns: int
+    hi_ns: int
+
+    @classmethod
+    def around(cls, lo_ns: int, hi_ns: int) -> TimeWindow:
+        return cls(max(0, lo_ns - LATE_WINDOW_NS), hi_ns + LATE_WINDOW_NS)
+
+    def spans(self, alias: str = "") -> str:
+        """The condition on a spans row (``alias.`` prefix, or none)."""
+        return f"{alias}start_time_unix_nano BETWEEN {int(self.lo_ns)} AND {int(self.hi_ns)}"
+
+    def started_at(self, column: str = "started_at") -> str:
+        """The condition on a start time (runs and llm_calls ``started_at``, tool_calls
+        ``run_started_at``: a run and its calls start within their trace)."""
+        lo, hi = int(self.lo_ns) // 1000, int(self.hi_ns) // 1000
+        return f"{column} BETWEEN make_timestamptz({lo}) AND make_timestamptz({hi})"
+
+
+#: how far apart (start times) the spans of one trace may be and still be found together
+LATE_WINDOW_NS = 24 * 3600 * 10**9
 
 
 def _attach(path: Path) -> duckdb.DuckDBPyConnection:
@@ -128,9 +165,18 @@ class Store:
     @classmethod
     @contextmanager
     def open(
-        cls, db: str | Path | None = None, *, timeout: float = 60.0, create: bool = True
+        cls,
+        db: str | Path | None = None,
+        *,
+        timeout: float = 60.0,
+        create: bool = True,
+        damaged_ok: bool = False,
     ) -> Iterator[Store]:
-        """Lock, open and migrate the store; closes and unlocks on exit."""
+        """Lock, open and migrate the store; closes and unlocks on exit.
+
+        A store known to be damaged (see ``store/damage.py``), or cut short, is refused with
+        ``DamagedStoreError`` unless ``damaged_ok`` (``tracereplay check``), which also skips
+        the migrations: nothing is written into a file that may be damaged."""
         path = resolve_db_path(db)
         if not create and not path.exists():
             raise StoreError(f"no tracereplay store at {path}")
@@ -138,12 +184,23 @@ class Store:
             raise StoreError(f"{path} is a directory, not a DuckDB file")
         path.parent.mkdir(parents=True, exist_ok=True)
         with file_lock(lock_path(path), timeout=timeout):
+            if not damaged_ok:
+                damage.refuse_if_recorded(path)
+            # a write-ahead log replayed at attach may use blocks not written to the file yet
+            judge_size = not damaged_ok and not path.with_name(path.name + ".wal").exists()
             con = cls._connect(path, timeout)
             try:
                 store = cls(con, path)
+                if judge_size and (cut := damage.truncation(con, path)) is not None:
+                    damage.record(path, cut)
+                    raise damage.damaged(path, cut)
                 try:
-                    schema.migrate(store)
+                    if not damaged_ok:
+                        schema.migrate(store)
                 except duckdb.Error as exc:
+                    failure = store_failure(path, exc)
+                    if failure is not None:
+                        raise failure from None
                     raise StoreError(f"cannot upgrade {path}: {one_line(exc)}") from None
                 con.execute("SET TimeZone = 'UTC'")
                 # spans and runs are mostly JSON text: zstd makes commits (checkpoints) much
@@ -176,8 +233,14 @@ class Store:
                     continue
                 if "lock" in str(exc).lower():
                     raise StoreBusyError(f"{path} is locked by another process") from None
+                failure = _opening_failure(path, exc)
+                if failure is not None:
+                    raise failure from None
                 raise StoreError(f"cannot open {path}: {one_line(exc)}") from None
             except duckdb.Error as exc:
+                failure = _opening_failure(path, exc)
+                if failure is not None:
+                    raise failure from None
                 raise StoreError(f"cannot open {path}: {one_line(exc)}") from None
 
     @property
@@ -280,19 +343,32 @@ class Store:
         return self.insert_span_table(spans_table(spans))
 
     def insert_span_table(
-        self, table: pa.Table, *, stored: Collection[str] | None = None, distinct: bool = False
+        self,
+        table: pa.Table,
+        *,
+        stored: Collection[str] | None = None,
+        distinct: bool = False,
+        window: TimeWindow | None = None,
     ) -> int:
         """Insert a ``spans_table`` (built anywhere, e.g. in a worker process); a span already
         stored (same trace and span id), or already earlier in ``table``, is skipped.
 
         ``stored``: which traces of ``table`` the store already has spans of, when the caller
         knows (else they are looked up); only their spans are compared. ``distinct``: no
-        (trace id, span id) repeats within ``table``. Returns how many rows were new."""
+        (trace id, span id) repeats within ``table``. ``window``: where their stored spans
+        are (see ``TimeWindow``). Returns how many rows were new."""
         if not table.num_rows:
             return 0
         if stored is None:
-            stored = self.stored_trace_ids(table["trace_id"].to_pylist())
-        return self.append_new("spans", table, ("trace_id", "span_id"), stored, distinct=distinct)
+            stored = self.stored_trace_ids(table["trace_id"].to_pylist(), window)
+        return self.append_new(
+            "spans",
+            table,
+            ("trace_id", "span_id"),
+            stored,
+            distinct=distinct,
+            where=window.spans("s.") if window else "",
+        )
 
     def insert_logs(
         self, logs: Sequence[LogRecord], *, stored: Collection[str] | None = None
@@ -337,11 +413,13 @@ class Store:
         traces: Collection[str],
         *,
         distinct: bool = False,
+        where: str = "",
     ) -> int:
         """Insert the rows of ``data`` whose ``key`` is neither stored in ``table`` nor on an
         earlier row of ``data``; the stored rows compared are those of ``traces`` (trace ids:
-        the data's traces the table has rows of). ``distinct``: no key repeats within
-        ``data``. Returns how many rows were inserted.
+        the data's traces the table has rows of) where ``where`` holds (on ``s.``, e.g. a
+        ``TimeWindow``). ``distinct``: no key repeats within ``data``. Returns how many rows
+        were inserted.
 
         The tables have no key index on purpose: DuckDB loads a key's whole index to insert a
         row, so memory would grow with the store; the join here holds only the data and the
@@ -356,7 +434,7 @@ class Store:
             data,
             where=(
                 f"NOT EXISTS (SELECT 1 FROM {table} AS s WHERE {same}"
-                " AND s.trace_id IN (SELECT unnest(?)))"
+                " AND s.trace_id IN (SELECT unnest(?))" + (f" AND {where})" if where else ")")
             ),
             params=[list(traces)],
         )
@@ -382,13 +460,17 @@ class Store:
     def count(self, table: str) -> int:
         return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
 
-    def stored_trace_ids(self, trace_ids: Iterable[str]) -> set[str]:
-        """Which of ``trace_ids`` already have spans in the store."""
+    def stored_trace_ids(
+        self, trace_ids: Iterable[str], window: TimeWindow | None = None
+    ) -> set[str]:
+        """Which of ``trace_ids`` already have spans in the store (within ``window``)."""
         ids = list(set(trace_ids))
         if not ids:
             return set()
         rows = self.con.execute(
-            "SELECT DISTINCT trace_id FROM spans WHERE trace_id IN (SELECT unnest(?))", [ids]
+            "SELECT DISTINCT trace_id FROM spans WHERE trace_id IN (SELECT unnest(?))"
+            + (f" AND {window.spans()}" if window else ""),
+            [ids],
         ).fetchall()
         return {r[0] for r in rows}
 
@@ -402,7 +484,7 @@ class Store:
         ).fetchall()
         return {r[0] for r in rows}
 
-    def load_spans(self, trace_ids: Iterable[str]) -> list[Span]:
+    def load_spans(self, trace_ids: Iterable[str], window: TimeWindow | None = None) -> list[Span]:
         ids = list(set(trace_ids))
         if not ids:
             return []
@@ -410,7 +492,9 @@ class Store:
             "SELECT trace_id, span_id, parent_span_id, name, kind, start_time_unix_nano,"
             " end_time_unix_nano, status_code, status_message, attributes, events, links,"
             " service_name, scope_name, resource FROM spans"
-            " WHERE trace_id IN (SELECT unnest(?)) ORDER BY start_time_unix_nano",
+            " WHERE trace_id IN (SELECT unnest(?))"
+            + (f" AND {window.spans()}" if window else "")
+            + " ORDER BY start_time_unix_nano",
             [ids],
         ).fetchall()
         return [
@@ -460,19 +544,39 @@ class Store:
         ]
 
     # ------------------------------------------------------------------ runs
-    def replace_runs(self, trace_ids: Iterable[str], runs: Sequence[Run]) -> None:
+    def replace_runs(
+        self, trace_ids: Iterable[str], runs: Sequence[Run], window: TimeWindow | None = None
+    ) -> None:
         """Make ``runs`` the runs of ``trace_ids``: the old runs of those traces are removed."""
         ids = set(trace_ids) | {r.trace_id for r in runs}
-        self.replace_run_tables(ids, run_tables(runs))
+        self.replace_run_tables(ids, run_tables(runs), window)
 
-    def replace_run_tables(self, trace_ids: Iterable[str], tables: RunTables) -> None:
+    def replace_run_tables(
+        self, trace_ids: Iterable[str], tables: RunTables, window: TimeWindow | None = None
+    ) -> None:
         """``replace_runs`` for runs already laid out as ``run_tables`` (built anywhere, e.g.
         in a worker process): the stored runs of ``trace_ids`` are removed first, so the
-        traces of ``tables`` must be among them unless the store holds no runs of those."""
+        traces of ``tables`` must be among them unless the store holds no runs of those.
+        ``window``: where their runs started (``TimeWindow``); the traces that have none
+        there (a trace whose agent root has not arrived yet) cost no delete at all."""
         ids = list(set(trace_ids))
+        if ids and window is not None:
+            rows = self.con.execute(
+                "SELECT DISTINCT trace_id FROM runs WHERE trace_id IN (SELECT unnest(?))"
+                f" AND {window.started_at()}",
+                [ids],
+            ).fetchall()
+            ids = [r[0] for r in rows]
         if ids:
-            for table in ("tool_calls", "llm_calls", "runs"):
-                self.con.execute(f"DELETE FROM {table} WHERE trace_id IN (SELECT unnest(?))", [ids])
+            for table, column in (
+                ("tool_calls", "run_started_at"),
+                ("llm_calls", "started_at"),
+                ("runs", "started_at"),
+            ):
+                within = f" AND {window.started_at(column)}" if window else ""
+                self.con.execute(
+                    f"DELETE FROM {table} WHERE trace_id IN (SELECT unnest(?)){within}", [ids]
+                )
         if tables.runs is None or not tables.runs.num_rows:
             return
         self.append_table("runs", tables.runs)
@@ -783,6 +887,9 @@ def _tool_calls_table(calls: Sequence[tuple[Run, int, ToolCallRecord]]) -> pa.Ta
             "result": [tc.result for _, _, tc in calls],
             "duration_ms": pa.array([tc.duration_ms for _, _, tc in calls], pa.float64()),
             "error": [tc.error for _, _, tc in calls],
+            "run_started_at": pa.array(
+                [_ts(r.started_at) for r, _, _ in calls], pa.timestamp("us", tz="UTC")
+            ),
         }
     )
 
@@ -817,6 +924,14 @@ _DAMAGED = re.compile(
 )
 
 
+def _opening_failure(path: Path, exc: BaseException) -> StoreError | None:
+    """``store_failure`` for a file DuckDB could not attach; one that is no DuckDB file at all
+    is not a damaged store but the wrong file ("cannot open")."""
+    if "not a valid duckdb" in str(exc).lower():
+        return None
+    return store_failure(path, exc)
+
+
 def store_failure(path: Path, exc: BaseException) -> StoreError | None:
     """A one-line ``StoreError`` for a DuckDB failure that is about the file, not the work:
     a full disk, or a damaged (cut short, overwritten) file. ``None`` for anything else."""
@@ -828,10 +943,8 @@ def store_failure(path: Path, exc: BaseException) -> StoreError | None:
             "again"
         )
     if _DAMAGED.search(message):
-        return StoreError(
-            f"{path} is damaged ({message[:160]}); restore it from a copy, or move it aside "
-            "and ingest again (see 'A damaged store' in docs/cli.md)"
-        )
+        damage.record(path, message)
+        return damage.damaged(path, message)
     return None
 
 
@@ -841,6 +954,7 @@ __all__ = [
     "STATUS_CODES",
     "RunTables",
     "Store",
+    "TimeWindow",
     "Transaction",
     "run_tables",
     "spans_table",

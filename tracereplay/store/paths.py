@@ -23,3 +23,8 @@ def spool_dir(db_path: Path) -> Path:
 def lock_path(db_path: Path) -> Path:
     """The lock file that serializes tracereplay processes opening the DuckDB file."""
     return db_path.with_name(db_path.name + ".lock")
+
+
+def damage_path(db_path: Path) -> Path:
+    """The note beside a store found damaged (``<db>.damaged``): what was found, and when."""
+    return db_path.with_name(db_path.name + ".damaged")
