@@ -96,6 +96,7 @@ COMMAND_MODULES = [
     "tracereplay.cli.export_cmd",
     "tracereplay.cli.report_cmd",
     "tracereplay.cli.ui_cmd",
+    "tracereplay.cli.monitor_cmd",
 ]
 
 
