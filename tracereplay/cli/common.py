@@ -52,7 +52,16 @@ def db_path(create: bool | None = None) -> Path:
             else "run `tracereplay ingest`, capture runs with the SDK, or give --db"
         )
         raise NotFoundError(f"no tracereplay store at {path} ({hint})")
+    _install_monitor_hook()
     return path
+
+
+def _install_monitor_hook() -> None:
+    """The command's drain starts the monitors' background round (``monitor/embedded.py``);
+    installed here, when a command is about to open the store, so `--help` stays light."""
+    from tracereplay.monitor.embedded import install
+
+    install()
 
 
 def print_error(message: str) -> None:

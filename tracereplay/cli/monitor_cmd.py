@@ -186,6 +186,14 @@ def run(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
+    background: Annotated[
+        bool,
+        typer.Option(
+            "--background",
+            help="As the embedded default starts it: do nothing when another such round "
+            "waits already.",
+        ),
+    ] = False,
 ) -> None:
     """Judge the stored live runs the monitors have not judged (a backfill), and runs
     re-converted since they were judged (a late span).
@@ -200,14 +208,26 @@ def run(
 
     path = db_path()
     cutoff = parse_since(since) if since is not None else None
-    stats = score_pending(
-        path,
-        JudgeLimiter(max_judge_calls),
-        names=[name] if name else None,
-        since=cutoff,
-        opener=open_store,
-        lock_timeout=600.0,
-    )
+
+    def round_(on_locked=None):  # noqa: ANN001, ANN202
+        return score_pending(
+            path,
+            JudgeLimiter(max_judge_calls),
+            names=[name] if name else None,
+            since=cutoff,
+            opener=open_store,
+            lock_timeout=3600.0 if background else 600.0,
+            on_locked=on_locked,
+        )
+
+    if background:
+        from tracereplay.monitor.embedded import background_round
+
+        stats = background_round(path, round_)
+        if stats is None:
+            return
+    else:
+        stats = round_()
     if not quiet:
         console.print(
             f"judged {stats.runs} run(s): {stats.failing} failing, {stats.checks} check(s), "

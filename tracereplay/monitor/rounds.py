@@ -72,13 +72,17 @@ def score_pending(
     opener: Opener = _open,
     lock_timeout: float = 60.0,
     on_chunk: Callable[[RoundStats], None] | None = None,
+    on_locked: Callable[[], None] | None = None,
 ) -> RoundStats:
     """Judge what the monitors (``names``, default all) have not judged among the live runs
     (started ``since``; of ``traces`` only), chunk by chunk; ``opener`` opens the store the
-    first time (a command's ``open_store`` drains the spool first)."""
+    first time (a command's ``open_store`` drains the spool first); ``on_locked`` is called
+    once the round lock is held."""
     path = resolve_db_path(db)
     stats = RoundStats()
     with round_lock(path, lock_timeout):
+        if on_locked is not None:
+            on_locked()
         with opener(path) as store:
             monitors = _monitors(store, names)
             work = [

@@ -1,0 +1,135 @@
+"""``serve``'s monitor worker: the traces each drain stored, judged on a thread of their own.
+
+The drainer hands over the trace ids of each committed transaction with ``offer``, which never
+waits: the queue is bounded, and when it is full the batch is dropped and the next round looks
+at every pending run since the server started instead (nothing is lost, the drainer and the
+receivers are never slowed). The thread gathers what is queued, then runs one ``score_pending``
+round over those traces: the store is held only to read the runs and to write the results,
+judge calls are paced by the server's limiter. A round that finds the store busy is tried again.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tracereplay.errors import StoreBusyError, TraceReplayError
+from tracereplay.monitor.limiter import JudgeLimiter
+from tracereplay.monitor.rounds import RoundStats, score_pending
+from tracereplay.store.db import Store
+
+log = logging.getLogger("tracereplay.serve")
+
+#: batches of trace ids waiting for the worker before ``offer`` drops one
+QUEUE_BATCHES = 256
+#: how long the worker waits for more batches before a round (coalesces a burst's drains)
+GATHER_S = 0.2
+#: how long a round waits for the store or the round lock before trying again later
+LOCK_TIMEOUT_S = 5.0
+
+
+class MonitorWorker:
+    """Judges the new live runs of ``db``'s monitors as the drainer stores them."""
+
+    def __init__(self, db: Path, max_judge_calls_per_minute: int | None = None) -> None:
+        self.db = db
+        self.limiter = JudgeLimiter(max_judge_calls_per_minute)
+        self._queue: queue.Queue[list[str]] = queue.Queue(QUEUE_BATCHES)
+        self._overflow = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tracereplay-monitor", daemon=True)
+        self.started_at = datetime.now(UTC)
+        self.totals = RoundStats()
+        self.dropped = 0
+        self.last_error: str | None = None
+
+    def offer(self, trace_ids: list[str]) -> None:
+        """Queue the traces a drain just committed; never blocks."""
+        if not trace_ids:
+            return
+        try:
+            self._queue.put_nowait(trace_ids)
+        except queue.Full:
+            self.dropped += 1
+            self._overflow.set()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the thread; a judge call under way ends the round (its run stays pending)."""
+        self._stop.set()
+        self.limiter.stop()
+        self._queue.put(None)  # type: ignore[arg-type]  # wakes the thread
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        traces: set[str] = set()
+        while not self._stop.is_set():
+            try:
+                batch = self._queue.get(timeout=1.0)
+            except queue.Empty:
+                batch = None
+            if batch is not None:
+                traces.update(batch)
+            self._gather(traces)
+            if self._stop.is_set():
+                break
+            if not traces and not self._overflow.is_set():
+                continue
+            overflow = self._overflow.is_set()
+            self._overflow.clear()
+            try:
+                self._round(None if overflow else traces)
+            except StoreBusyError as exc:
+                self._note(f"store busy, will retry: {exc}")
+                if overflow:
+                    self._overflow.set()
+                self._stop.wait(1.0)
+                continue  # the traces stay for the next round
+            except TraceReplayError as exc:
+                self._note(str(exc))
+            except Exception as exc:  # a bug: keep serving, the runs stay pending
+                self._note(f"{type(exc).__name__}: {exc}")
+                log.debug("monitor round failed", exc_info=True)
+            traces = set()
+
+    def _gather(self, traces: set[str]) -> None:
+        deadline = threading.Event()
+        deadline.wait(GATHER_S)
+        while True:
+            try:
+                batch = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if batch is not None:
+                traces.update(batch)
+
+    def _round(self, traces: set[str] | None) -> None:
+        stats = score_pending(
+            self.db,
+            self.limiter,
+            traces=traces,
+            since=self.started_at if traces is None else None,
+            opener=_open,
+            lock_timeout=LOCK_TIMEOUT_S,
+        )
+        self.totals.runs += stats.runs
+        self.totals.failing += stats.failing
+        self.totals.checks += stats.checks
+        self.totals.judge_calls += stats.judge_calls
+        if self.last_error is not None:
+            log.info("monitors judge runs again")
+            self.last_error = None
+
+    def _note(self, message: str) -> None:
+        if message != self.last_error:
+            log.warning("monitors could not judge new runs of %s: %s", self.db, message)
+        self.last_error = message
+
+
+def _open(db: Path):  # noqa: ANN202 (a context manager, as rounds.Opener)
+    return Store.open(db, timeout=LOCK_TIMEOUT_S)
