@@ -60,10 +60,12 @@ def test_serve_judges_new_runs_of_a_monitor_as_they_arrive(tmp_path: Path, judge
             with tracereplay.agent_run("weather", f"Weather in {city}?") as run:
                 run.set_response(f"Sunny in {city}")
                 ids[city] = run.run_id
-        with pytest.raises(RuntimeError):
-            with tracereplay.agent_run("weather", "Weather in Rome?") as run:
-                ids["Rome"] = run.run_id
-                raise RuntimeError("weather API down")
+        with (
+            pytest.raises(RuntimeError),
+            tracereplay.agent_run("weather", "Weather in Rome?") as run,
+        ):
+            ids["Rome"] = run.run_id
+            raise RuntimeError("weather API down")
         with tracereplay.agent_run("billing", "Refund order 7?") as run:  # not selected
             run.set_response("Refunded")
             other = run.run_id
