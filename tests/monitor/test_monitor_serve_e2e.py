@@ -72,9 +72,11 @@ def test_serve_judges_new_runs_of_a_monitor_as_they_arrive(tmp_path: Path, judge
         assert tracereplay.flush()
         sdk.shutdown()
 
-        rows = wait_for(db, 'SELECT run_id, "check", status, score, reason FROM monitor_results', 6)
+        rows = wait_for(
+            db, "SELECT run_id, check_name, status, score, reason FROM monitor_results", 6
+        )
         assert len(rows) == 6, (rows, server.output())
-        by = {(r["run_id"], r["check"]): r for r in rows}
+        by = {(r["run_id"], r["check_name"]): r for r in rows}
         assert by[(ids["Paris"], "status")]["status"] == "PASSED"
         assert by[(ids["Paris"], "helpful")]["score"] == pytest.approx(0.9)
         assert by[(ids["Oslo"], "helpful")]["status"] == "FAILED"

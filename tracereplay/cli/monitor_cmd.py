@@ -64,7 +64,7 @@ def create(
 
     [bold]Example[/bold]
 
-      tracereplay monitor create answers --checks monitor.yaml --agent weather --sample 0.1
+      tracereplay monitor create answers --checks monitor.yaml --sample 0.1
     """
     from tracereplay.ingest import open_store
     from tracereplay.monitor.definition import Monitor, read_monitor_file
@@ -72,6 +72,8 @@ def create(
 
     try:
         text = checks.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadParameterError(f"--checks {checks} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BadParameterError(f"cannot read --checks {checks}: {exc}") from None
     specs, fields = read_monitor_file(text, str(checks))
@@ -291,7 +293,7 @@ def status(
             )
         for row in st.worst:
             table.add_row(
-                Text(row["check"], style="cyan"),
+                Text(row["check_name"], style="cyan"),
                 str(row["runs"]),
                 str(row["failed"]),
                 str(row["errored"]),

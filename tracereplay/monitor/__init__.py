@@ -7,4 +7,7 @@ judged yet (or judged before their run was re-converted), ``judging.py`` judges 
 paces judge calls, ``worker.py`` is the bounded queue and thread of ``serve``, ``embedded.py``
 the background round the next command starts, ``status.py`` the answers (pass rate, worst
 checks, failing runs).
+
+Internal: not a public API, it changes whenever the code needs it (docs/python-api.md says
+what is public; docs/monitoring.md says what monitors do).
 """

@@ -137,12 +137,13 @@ def _load(store: Store, chunk: Sequence[tuple[Monitor, str]]) -> list[tuple[Moni
 _TS = pa.timestamp("us", tz="UTC")
 _RESULT_TYPES: dict[str, pa.DataType] = {
     "monitor": pa.string(), "run_id": pa.string(), "trace_id": pa.string(),
-    "agent_name": pa.string(), "check": pa.string(), "kind": pa.string(),
+    "agent_name": pa.string(), "check_name": pa.string(), "check_kind": pa.string(),
     "status": pa.string(), "passed": pa.bool_(), "score": pa.float64(), "reason": pa.string(),
     "details": pa.string(), "run_started_at": _TS, "run_converted_at": _TS,
 }  # fmt: skip
 _CALL_TYPES: dict[str, pa.DataType] = {
-    "monitor": pa.string(), "run_id": pa.string(), "check": pa.string(), "model": pa.string(),
+    "monitor": pa.string(), "run_id": pa.string(), "check_name": pa.string(),
+    "model": pa.string(),
     "endpoint": pa.string(), "input_tokens": pa.int64(), "output_tokens": pa.int64(),
     "duration_ms": pa.float64(), "error": pa.string(), "started_at": _TS,
 }  # fmt: skip

@@ -19,7 +19,7 @@ _PER_RUN = """
            max(judged_at) AS judged_at,
            CASE WHEN bool_or(status = 'FAILED') THEN 'FAILED'
                 WHEN bool_or(status = 'ERROR') THEN 'ERROR' ELSE 'PASSED' END AS status,
-           string_agg("check", ', ' ORDER BY "check") FILTER (WHERE status = 'FAILED')
+           string_agg(check_name, ', ' ORDER BY check_name) FILTER (WHERE status = 'FAILED')
                AS failed_checks
     FROM monitor_results
     WHERE monitor = ? AND (CAST(? AS TIMESTAMPTZ) IS NULL OR run_started_at >= ?)
@@ -57,7 +57,7 @@ def monitor_status(store: Store, name: str, since: datetime | None = None) -> Mo
     out.runs = out.passed + out.failed + out.errored
     out.worst = store.query_dicts(
         """
-        SELECT "check", any_value(kind) AS kind, count(*) AS runs,
+        SELECT check_name, any_value(check_kind) AS check_kind, count(*) AS runs,
                count(*) FILTER (WHERE status = 'PASSED') AS passed,
                count(*) FILTER (WHERE status = 'FAILED') AS failed,
                count(*) FILTER (WHERE status = 'ERROR') AS errored,
@@ -66,8 +66,8 @@ def monitor_status(store: Store, name: str, since: datetime | None = None) -> Mo
                arg_max(reason, judged_at) FILTER (WHERE status <> 'PASSED') AS last_reason
         FROM monitor_results
         WHERE monitor = ? AND (CAST(? AS TIMESTAMPTZ) IS NULL OR run_started_at >= ?)
-        GROUP BY "check"
-        ORDER BY pass_rate, failed DESC, "check"
+        GROUP BY check_name
+        ORDER BY pass_rate, failed DESC, check_name
         """,
         [name, since, since],
     )

@@ -21,7 +21,7 @@ from tracereplay.monitor.limiter import JudgeLimiter
 from tracereplay.monitor.rounds import RoundStats, score_pending
 from tracereplay.store.db import Store
 
-log = logging.getLogger("tracereplay.serve")
+log = logging.getLogger("tracereplay.monitor")
 
 #: batches of trace ids waiting for the worker before ``offer`` drops one
 QUEUE_BATCHES = 256
