@@ -16,7 +16,7 @@ from starlette.staticfiles import StaticFiles
 from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, TraceReplayError
 from tracereplay.ui.config import UiConfig
 from tracereplay.ui.pages import render
-from tracereplay.ui.routes import dashboard, evals, run, runs, sql, suites
+from tracereplay.ui.routes import dashboard, evals, monitors, run, runs, sql, suites
 from tracereplay.ui.routes.common import ReadOnlyUiError
 from tracereplay.ui.security import Guard
 
@@ -72,6 +72,7 @@ def create_app(config: UiConfig) -> Starlette:
             *suites.routes,
             *evals.routes,
             *dashboard.routes,
+            *monitors.routes,
             *sql.routes,
             Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
         ],

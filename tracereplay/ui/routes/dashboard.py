@@ -7,6 +7,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tracereplay.errors import BadParameterError
+from tracereplay.monitor.status import pass_rates
 from tracereplay.ui import access
 from tracereplay.ui.charts import Series, line_chart
 from tracereplay.ui.pages import ms, num, pct, render
@@ -29,6 +30,7 @@ def dashboard_page(request: Request) -> Response:
         rows = queries.daily(store, since, until, agent) if since else []
         agents_rows = queries.per_agent(store, since, until) if since else []
         agent_names = queries.agents(store)
+        monitor_rates = pass_rates(store, since) if since else []
     labels = [f"{r['day']:%m-%d}" for r in rows]
     tips = [f"{r['day']:%Y-%m-%d} · {r['runs']} runs" for r in rows]
     charts = []
@@ -61,6 +63,7 @@ def dashboard_page(request: Request) -> Response:
         agent_names=agent_names,
         days=days,
         day_choices=DAY_CHOICES,
+        monitors=monitor_rates,
         since=since,
         until=until,
     )
