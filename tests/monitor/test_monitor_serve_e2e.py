@@ -17,7 +17,7 @@ import tracereplay
 from tracereplay import sdk
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "serve"))
-from serve_helpers import ServeProcess, cli  # noqa: E402
+from serve_helpers import ServeProcess, cli, get  # noqa: E402
 
 
 def sql(db: Path, query: str) -> list[dict]:
@@ -82,6 +82,9 @@ def test_serve_judges_new_runs_of_a_monitor_as_they_arrive(tmp_path: Path, judge
         assert by[(ids["Oslo"], "helpful")]["status"] == "FAILED"
         assert by[(ids["Rome"], "status")]["status"] == "FAILED"
         assert other not in {r["run_id"] for r in rows}
+        health = get(server, "/healthz").json()
+        assert health["monitor_runs_judged"] == 3 and health["monitor_judge_calls"] == 3
+        assert health["monitor_error"] is None
         # the judge saw the three selected runs only, each once
         asked = [r["messages"][-1]["content"] for r in judge.requests]
         assert len(asked) == 3 and not any("Refund" in a for a in asked)

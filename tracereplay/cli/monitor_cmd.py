@@ -3,6 +3,7 @@ run, status)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -205,9 +206,11 @@ def run(
       tracereplay monitor run answers --since 1d
     """
     from tracereplay.ingest import open_store
+    from tracereplay.monitor.embedded import CHILD_ENV
     from tracereplay.monitor.limiter import JudgeLimiter
     from tracereplay.monitor.rounds import score_pending
 
+    os.environ[CHILD_ENV] = "1"  # this round judges what its own drain stores: no other
     path = db_path()
     cutoff = parse_since(since) if since is not None else None
 

@@ -10,6 +10,7 @@ judge calls are paced by the server's limiter. A round that finds the store busy
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -59,54 +60,69 @@ class MonitorWorker:
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop the thread; a judge call under way ends the round (its run stays pending)."""
+    def health(self) -> dict[str, object]:
+        """What ``serve``'s health answer says of the monitors."""
+        return {
+            "monitor_runs_judged": self.totals.runs,
+            "monitor_judge_calls": self.totals.judge_calls,
+            "monitor_batches_dropped": self.dropped,
+            "monitor_error": self.last_error,
+        }
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Judge what is queued (the server's final drain), then stop the thread; past
+        ``timeout`` the judge calls under way are cut short (their runs stay pending)."""
         self._stop.set()
-        self.limiter.stop()
-        self._queue.put(None)  # type: ignore[arg-type]  # wakes the thread
+        with contextlib.suppress(queue.Full):
+            self._queue.put_nowait([])  # wakes the thread
         self._thread.join(timeout)
+        if self._thread.is_alive():
+            self.limiter.stop()
+            self._thread.join(5.0)
 
     def _run(self) -> None:
         traces: set[str] = set()
-        while not self._stop.is_set():
-            try:
-                batch = self._queue.get(timeout=1.0)
-            except queue.Empty:
-                batch = None
-            if batch is not None:
-                traces.update(batch)
+        while True:
+            with contextlib.suppress(queue.Empty):
+                traces.update(self._queue.get(timeout=1.0))
             self._gather(traces)
-            if self._stop.is_set():
-                break
-            if not traces and not self._overflow.is_set():
-                continue
             overflow = self._overflow.is_set()
-            self._overflow.clear()
-            try:
-                self._round(None if overflow else traces)
-            except StoreBusyError as exc:
-                self._note(f"store busy, will retry: {exc}")
-                if overflow:
-                    self._overflow.set()
-                self._stop.wait(1.0)
-                continue  # the traces stay for the next round
-            except TraceReplayError as exc:
-                self._note(str(exc))
-            except Exception as exc:  # a bug: keep serving, the runs stay pending
-                self._note(f"{type(exc).__name__}: {exc}")
-                log.debug("monitor round failed", exc_info=True)
-            traces = set()
+            if traces or overflow:
+                self._overflow.clear()
+                if not self._round_or_retry(None if overflow else traces, overflow):
+                    continue  # the store was busy: the traces stay for the next round
+                traces = set()
+            if self._stop.is_set() and self._queue.empty() and not self._overflow.is_set():
+                return
+
+    def _round_or_retry(self, traces: set[str] | None, overflow: bool) -> bool:
+        """One round; False when the store was busy (to be tried again)."""
+        try:
+            self._round(traces)
+        except StoreBusyError as exc:
+            self._note(f"store busy, will retry: {exc}")
+            if overflow:
+                self._overflow.set()
+            if self._stop.is_set():
+                return True  # shutting down: the runs stay pending for `monitor run`
+            self._stop.wait(1.0)
+            return False
+        except TraceReplayError as exc:
+            self._note(str(exc))
+        except Exception as exc:  # a bug: keep serving, the runs stay pending
+            self._note(f"{type(exc).__name__}: {exc}")
+            log.debug("monitor round failed", exc_info=True)
+        return True
 
     def _gather(self, traces: set[str]) -> None:
-        deadline = threading.Event()
-        deadline.wait(GATHER_S)
+        """What else arrives within ``GATHER_S``: one round for a burst of drains."""
+        if not self._stop.is_set():
+            self._stop.wait(GATHER_S)
         while True:
             try:
-                batch = self._queue.get_nowait()
+                traces.update(self._queue.get_nowait())
             except queue.Empty:
                 return
-            if batch is not None:
-                traces.update(batch)
 
     def _round(self, traces: set[str] | None) -> None:
         stats = score_pending(

@@ -73,6 +73,7 @@ class Running:
             "spans_stored": self.drainer.totals.new_spans,
             "drain_rounds": self.drainer.rounds,
             "drain_error": self.drainer.last_error,
+            **(self.monitors.health() if self.monitors is not None else {}),
         }
 
 
@@ -161,7 +162,7 @@ def stop(running: Running) -> bool:
         grpc_done.wait(grace)
     stored = running.drainer.stop()
     if running.monitors is not None:
-        running.monitors.stop()
+        running.monitors.stop(grace)
     running.writer.close()
     if not stored:
         log.warning(
