@@ -67,6 +67,7 @@ def _monitor(row: dict[str, Any]) -> Monitor:
         sample=row["sample"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        validate=False,
     )
 
 
