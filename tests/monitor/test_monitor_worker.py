@@ -32,3 +32,44 @@ def test_the_limiter_lets_n_calls_a_minute_through_and_stop_ends_a_wait() -> Non
     waiting.join(10)
     assert results == [False]
     assert JudgeLimiter(None).acquire()
+
+
+def test_a_store_without_monitors_is_looked_at_again_later_and_nothing_is_missed(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """No monitor: the worker stops opening the store after each drain for a while; the round
+    after that pause looks at every run since the server started (a monitor created meanwhile
+    misses none)."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from typer.testing import CliRunner
+
+    import tracereplay
+    from tracereplay import sdk
+    from tracereplay.cli.app import app
+    from tracereplay.monitor.embedded import CHILD_ENV
+    from tracereplay.store import Store
+
+    monkeypatch.setenv(CHILD_ENV, "1")
+    db = tmp_path / "w.duckdb"
+    with Store.open(db):
+        pass
+    monitors = MonitorWorker(db)
+    tracereplay.configure(db=db, tracer_provider=TracerProvider())
+    with tracereplay.agent_run("weather", "q") as run:
+        run.set_response("a")
+    assert tracereplay.flush()
+    sdk.shutdown()
+    checks = tmp_path / "m.yaml"
+    checks.write_text("checks:\n  - kind: status\n")
+    monitors._round(set())  # no monitor yet: the store is left alone for a while
+    assert monitors._idle_until > 0
+    made = CliRunner().invoke(app, ["--db", str(db), "monitor", "create", "m", "--checks",
+                                    str(checks)])  # fmt: skip
+    assert made.exit_code == 0, made.output  # (its drain stored the run)
+    with Store.open(db) as store:
+        [trace] = [r[0] for r in store.con.execute("SELECT trace_id FROM runs").fetchall()]
+    monitors._round({trace})  # within the pause: passed over
+    assert monitors.totals.runs == 0 and monitors._skipped
+    monitors._idle_until = 0.0  # the pause is over
+    monitors._round(set())  # looks at every run since the server started
+    assert monitors.totals.runs == 1

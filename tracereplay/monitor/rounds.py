@@ -37,8 +37,10 @@ Opener = Callable[[Path], contextlib.AbstractContextManager[Store]]
 
 @dataclass
 class RoundStats:
-    """What a round did: runs judged (and failing), checks run, judge calls made, per monitor."""
+    """What a round did: monitors looked at, runs judged (and failing), checks run, judge calls
+    made, per monitor."""
 
+    monitors: int = 0
     runs: int = 0
     failing: int = 0
     checks: int = 0
@@ -85,6 +87,7 @@ def score_pending(
             on_locked()
         with opener(path) as store:
             monitors = _monitors(store, names)
+            stats.monitors = len(monitors)
             work = [
                 (m, run_id)
                 for m in monitors

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +31,8 @@ QUEUE_BATCHES = 256
 GATHER_S = 0.2
 #: how long a round waits for the store or the round lock before trying again later
 LOCK_TIMEOUT_S = 5.0
+#: after finding no monitor, how long the worker lets drains pass before it looks again
+IDLE_RECHECK_S = 5.0
 
 
 class MonitorWorker:
@@ -46,6 +49,8 @@ class MonitorWorker:
         self.totals = RoundStats()
         self.dropped = 0
         self.last_error: str | None = None
+        self._idle_until = 0.0  # monotonic time before which the store is known monitor-less
+        self._skipped = False  # batches were passed over while it was
 
     def offer(self, trace_ids: list[str]) -> None:
         """Queue the traces a drain just committed; never blocks."""
@@ -87,7 +92,8 @@ class MonitorWorker:
                 traces.update(self._queue.get(timeout=1.0))
             self._gather(traces)
             overflow = self._overflow.is_set()
-            if traces or overflow:
+            recheck = self._skipped and time.monotonic() >= self._idle_until
+            if traces or overflow or recheck:
                 self._overflow.clear()
                 if not self._round_or_retry(None if overflow else traces, overflow):
                     continue  # the store was busy: the traces stay for the next round
@@ -125,6 +131,17 @@ class MonitorWorker:
                 return
 
     def _round(self, traces: set[str] | None) -> None:
+        """A round over ``traces`` (None: every pending run since the server started). A store
+        without monitors is looked at again only ``IDLE_RECHECK_S`` later (a server without
+        monitors then opens the store for them once in a while, not after every drain); the
+        round after such a pause looks at every run since the server started, so the runs
+        stored between a monitor's creation and the recheck are judged too."""
+        now = time.monotonic()
+        if now < self._idle_until:
+            self._skipped = True
+            return
+        if self._skipped:
+            traces, self._skipped = None, False
         stats = score_pending(
             self.db,
             self.limiter,
@@ -133,6 +150,8 @@ class MonitorWorker:
             opener=_open,
             lock_timeout=LOCK_TIMEOUT_S,
         )
+        if not stats.monitors:
+            self._idle_until = now + IDLE_RECHECK_S
         self.totals.runs += stats.runs
         self.totals.failing += stats.failing
         self.totals.checks += stats.checks
