@@ -185,6 +185,11 @@ def test_selector_sample_status_and_failing_runs(tmp_path: Path) -> None:
     assert status.exit_code == 1, status.output
     assert f"{len(judged)} run(s) judged" in status.stdout and "fives" in status.stdout
     assert cli(db, "monitor", "status", "fives", "--max-failure-rate", "1").exit_code == 0
+    as_json = cli(db, "monitor", "status", "fives", "-f", "json", "--max-failure-rate", "0.1")
+    assert as_json.exit_code == 1
+    data = json.loads(as_json.stdout)
+    assert data["runs"] == len(judged) and data["failed"] == len(failing)
+    assert data["over_max_failure_rate"] and data["checks"][0]["check_name"] == "fives"
     # a run id's place in the sample never changes: the same monitor again judges the same runs
     ok(db, "monitor", "remove", "fives")
     ok(db, "monitor", "create", "fives", "--checks", str(checks), "--agent", "weather",

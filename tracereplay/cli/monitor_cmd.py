@@ -3,7 +3,9 @@ run, status)."""
 
 from __future__ import annotations
 
+import json
 import os
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,6 +15,12 @@ from rich.text import Text
 
 from tracereplay.cli.common import console, db_path, parse_since
 from tracereplay.errors import BadParameterError
+
+
+class StatusFormat(str, Enum):
+    table = "table"
+    json = "json"
+
 
 monitor_app = typer.Typer(
     name="monitor",
@@ -257,6 +265,10 @@ def status(
             help="Exit 1 when the share of failing runs is above RATE (0..1).",
         ),
     ] = None,
+    fmt: Annotated[
+        StatusFormat,
+        typer.Option("--format", "-f", help="table, or json: the same numbers for scripts."),
+    ] = StatusFormat.table,
 ) -> None:
     """Runs judged, pass rate and the worst checks of a monitor; for cron and CI.
 
@@ -278,6 +290,19 @@ def status(
     with open_store(db_path()) as store:
         get_monitor(store, name)
         st = monitor_status(store, name, cutoff)
+    too_many = max_failure_rate is not None and (st.failure_rate or 0.0) > max_failure_rate
+    if fmt is StatusFormat.json:
+        data = {
+            "monitor": name, "since": cutoff.isoformat() if cutoff else None, "runs": st.runs,
+            "passed": st.passed, "failed": st.failed, "errored": st.errored,
+            "pass_rate": st.pass_rate, "failure_rate": st.failure_rate,
+            "max_failure_rate": max_failure_rate, "over_max_failure_rate": too_many,
+            "checks": st.worst,
+        }  # fmt: skip
+        typer.echo(json.dumps(data, indent=2, default=str))
+        if too_many:
+            raise typer.Exit(1)
+        return
     window = f" since {since}" if since else ""
     console.print(
         f"monitor {name}{window}: {st.runs} run(s) judged, {st.passed} passed, {st.failed} "
@@ -304,7 +329,7 @@ def status(
                 Text(" ".join((row["last_reason"] or "").split())),
             )
         console.print(table)
-    if max_failure_rate is not None and (st.failure_rate or 0.0) > max_failure_rate:
+    if too_many:
         console.print(
             f"failing share {_pct(st.failure_rate)} is above --max-failure-rate "
             f"{max_failure_rate:.1%}",
