@@ -73,3 +73,17 @@ def test_a_store_without_monitors_is_looked_at_again_later_and_nothing_is_missed
     monitors._idle_until = 0.0  # the pause is over
     monitors._round(set())  # looks at every run since the server started
     assert monitors.totals.runs == 1
+
+
+def test_one_round_at_a_time_per_store(tmp_path: Path) -> None:
+    import pytest
+
+    from tracereplay.errors import StoreBusyError
+    from tracereplay.monitor.rounds import round_lock
+
+    db = tmp_path / "r.duckdb"
+    with round_lock(db, 1.0):
+        with pytest.raises(StoreBusyError, match="another monitor round on"), round_lock(db, 0.1):
+            pass
+    with round_lock(db, 0.1):  # free again
+        pass

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
+from tracereplay.errors import StoreBusyError
 from tracereplay.monitor.definition import Monitor
 from tracereplay.monitor.judging import Judged, judge_run
 from tracereplay.monitor.limiter import JudgeLimiter
@@ -56,8 +57,17 @@ def monitor_lock_path(db: Path) -> Path:
 @contextlib.contextmanager
 def round_lock(db: Path, timeout: float) -> Iterator[None]:
     """One scoring round at a time on ``db`` (``StoreBusyError`` after ``timeout`` s)."""
-    with file_lock(monitor_lock_path(db), timeout=timeout):
+    try:
+        held = file_lock(monitor_lock_path(db), timeout=timeout)
+        held.__enter__()
+    except StoreBusyError:
+        raise StoreBusyError(
+            f"another monitor round on {db} kept going for more than {timeout:.0f}s"
+        ) from None
+    try:
         yield
+    finally:
+        held.__exit__(None, None, None)
 
 
 def _open(db: Path) -> contextlib.AbstractContextManager[Store]:
