@@ -82,8 +82,11 @@ def test_one_round_at_a_time_per_store(tmp_path: Path) -> None:
     from tracereplay.monitor.rounds import round_lock
 
     db = tmp_path / "r.duckdb"
-    with round_lock(db, 1.0):
-        with pytest.raises(StoreBusyError, match="another monitor round on"), round_lock(db, 0.1):
-            pass
+    with (
+        round_lock(db, 1.0),
+        pytest.raises(StoreBusyError, match="another monitor round on"),
+        round_lock(db, 0.1),
+    ):
+        pass
     with round_lock(db, 0.1):  # free again
         pass
