@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import urllib.error
 import urllib.request
 from typing import Annotated, Any
@@ -132,10 +133,38 @@ def _reply_text(payload: Any) -> str:
     return content
 
 
+def _usage(payload: Any, started: float) -> dict[str, Any]:
+    """What a judge call cost: the ``usage`` tokens the endpoint reported (None when it did not)
+    and its wall time; kept in the verdict's details so callers can record the call."""
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    usage = usage if isinstance(usage, dict) else {}
+
+    def count(*names: str) -> int | None:
+        for name in names:
+            value = usage.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        return None
+
+    return {
+        "input_tokens": count("prompt_tokens", "input_tokens"),
+        "output_tokens": count("completion_tokens", "output_tokens"),
+        "duration_ms": round((time.perf_counter() - started) * 1000.0, 3),
+    }
+
+
 def call_chat(
     endpoint: str, model: str, messages: list[dict[str, str]], api_key: str | None, timeout: float
 ) -> str:
     """POST a chat completion request and return the reply text; failures raise ``CheckError``."""
+    return chat_reply(endpoint, model, messages, api_key, timeout)[0]
+
+
+def chat_reply(
+    endpoint: str, model: str, messages: list[dict[str, str]], api_key: str | None, timeout: float
+) -> tuple[str, dict[str, Any]]:
+    """``call_chat`` with what the call cost (``_usage``): tokens and milliseconds."""
+    started = time.perf_counter()
     url = _chat_url(endpoint)
     body = json.dumps({"model": model, "messages": messages, "temperature": 0}).encode()
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -163,7 +192,7 @@ def call_chat(
         raise CheckError(
             f"judge endpoint {url} answered non-JSON: {clip(raw.decode('utf-8', 'replace'), 200)!r}"
         ) from None
-    return _reply_text(payload)
+    return _reply_text(payload), _usage(payload, started)
 
 
 @builtin_check("llmJudge")
@@ -191,12 +220,18 @@ def llm_judge(
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": render_prompt(prompt or DEFAULT_PROMPT, subject)},
     ]
-    reply = call_chat(url, model, messages, api_key, timeout)
+    reply, usage = chat_reply(url, model, messages, api_key, timeout)
     score = parse_score(reply)
     passed = score >= threshold
     return Verdict(
         passed,
         score,
         f"judge {model} scored {score:g} ({'>=' if passed else '<'} threshold {threshold:g})",
-        {"reply": clip(reply, 2000), "model": model, "threshold": threshold},
+        {
+            "reply": clip(reply, 2000),
+            "model": model,
+            "threshold": threshold,
+            "endpoint": _chat_url(url),
+            "usage": usage,
+        },
     )

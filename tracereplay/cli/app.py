@@ -98,6 +98,7 @@ COMMAND_MODULES = [
     "tracereplay.cli.ui_cmd",
     "tracereplay.cli.check_cmd",
     "tracereplay.cli.prune_cmd",
+    "tracereplay.cli.monitor_cmd",
 ]
 
 

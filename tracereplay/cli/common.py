@@ -15,7 +15,7 @@ err_console = Console(stderr=True, highlight=False)
 
 #: the commands that may create the store when it does not exist yet (they write into it);
 #: every other command needs an existing store (a typo in --db is then an error, not a new file)
-CREATING_COMMANDS = frozenset({"ingest", "serve", "suite create", "suite import"})
+CREATING_COMMANDS = frozenset({"ingest", "serve", "suite create", "suite import", "monitor create"})
 
 #: what every command's help ends with unless it says more about its exit codes
 EXIT_CODES = "Exit codes: 0 done, 2 bad input (unknown id, malformed option, missing store)."
@@ -52,7 +52,16 @@ def db_path(create: bool | None = None) -> Path:
             else "run `tracereplay ingest`, capture runs with the SDK, or give --db"
         )
         raise NotFoundError(f"no tracereplay store at {path} ({hint})")
+    _install_monitor_hook()
     return path
+
+
+def _install_monitor_hook() -> None:
+    """The command's drain starts the monitors' background round (``monitor/embedded.py``);
+    installed here, when a command is about to open the store, so `--help` stays light."""
+    from tracereplay.monitor.embedded import install
+
+    install()
 
 
 def print_error(message: str) -> None:

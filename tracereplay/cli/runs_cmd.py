@@ -68,6 +68,14 @@ def runs(
             help="live: what production agents did; replay: the runs `eval --agent` made; all.",
         ),
     ] = RunKind.live,
+    monitor: Annotated[
+        Optional[str],
+        typer.Option(metavar="NAME", help="Only runs this monitor judged.", show_default=False),
+    ] = None,
+    failing: Annotated[
+        bool,
+        typer.Option("--failing", help="Only runs a monitor (--monitor, else any) judged FAILED."),
+    ] = False,
     limit: Annotated[
         int, typer.Option(min=1, max=10**9, help="At most this many runs, newest first.")
     ] = 50,
@@ -93,6 +101,7 @@ def runs(
       tracereplay runs --status failed --since 1d
       tracereplay runs --kind all --wide
       tracereplay runs --agent weather_agent --format json | jq '.[0].run_id'
+      tracereplay runs --monitor answers --failing
     """
     where: list[str] = []
     params: list[Any] = []
@@ -108,6 +117,12 @@ def runs(
     if since is not None:
         where.append("started_at >= ?")
         params.append(parse_since(since))
+    if monitor is not None or failing:
+        where.append(
+            "run_id IN (SELECT run_id FROM monitor_results WHERE (? IS NULL OR monitor = ?)"
+            " AND (NOT ? OR status = 'FAILED'))"
+        )
+        params += [monitor, monitor, failing]
     sql = "SELECT * FROM runs"
     if where:
         sql += " WHERE " + " AND ".join(where)
@@ -116,6 +131,10 @@ def runs(
     from tracereplay.ingest import open_store  # the store (duckdb, pyarrow) only once needed
 
     with open_store(db_path()) as store:
+        if monitor is not None:
+            from tracereplay.monitor.records import get_monitor
+
+            get_monitor(store, monitor)  # an unknown name is an error, not "no runs"
         rows = store.query_dicts(sql, params)
         short = {} if wide else short_ids(store, "runs", "run_id", [r["run_id"] for r in rows])
     if fmt is OutputFormat.json:

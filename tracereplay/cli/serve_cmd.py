@@ -129,6 +129,14 @@ def serve_command(
     shutdown_grace: Annotated[
         float, typer.Option(help="Seconds to let requests in flight finish on SIGTERM/SIGINT.")
     ] = _CFG["shutdown_grace_s"].default,
+    max_judge_calls_per_minute: Annotated[
+        Optional[int],
+        typer.Option(
+            metavar="N",
+            help="llmJudge calls the monitors may make a minute (default: no limit).",
+            show_default=False,
+        ),
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request.")] = False,
 ) -> None:
     """Receive OTLP spans and logs over HTTP (4318) and gRPC (4317) into the store.
@@ -170,6 +178,7 @@ def serve_command(
             drain_interval_s=drain_interval,
             drain_memory_bytes=_mib(drain_memory_mib, "--drain-memory-mib"),
             shutdown_grace_s=shutdown_grace,
+            max_judge_calls_per_minute=max_judge_calls_per_minute,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

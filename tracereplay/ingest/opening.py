@@ -7,13 +7,18 @@ runs whose process died ``interrupted``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tracereplay.ingest.drain import drain_spool
+from tracereplay.ingest.pipeline import IngestStats
 from tracereplay.store.abandoned import mark_abandoned_eval_runs
 from tracereplay.store.db import Store
+
+#: called after a command's drain with the store and what it stored (``tracereplay.monitor``
+#: starts its background round from here: ``monitor/embedded.py``); a hook must not block
+AFTER_DRAIN: list[Callable[[Store, IngestStats], None]] = []
 
 
 @contextmanager
@@ -24,6 +29,8 @@ def open_store(
     so what any agent process wrote before is visible (read-your-writes)."""
     with Store.open(db, timeout=timeout) as store:
         if drain:
-            drain_spool(store)
+            stats = drain_spool(store)
             mark_abandoned_eval_runs(store)
+            for hook in AFTER_DRAIN:
+                hook(store, stats)
         yield store

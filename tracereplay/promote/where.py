@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import duckdb
 
 from tracereplay.errors import TraceReplayError
@@ -12,12 +15,20 @@ class BadPredicateError(TraceReplayError):
     """A ``--where`` predicate DuckDB rejects, or one that is more than a predicate."""
 
 
-def matching_run_ids(store: Store, predicate: str, limit: int | None = None) -> list[str]:
+def matching_run_ids(
+    store: Store,
+    predicate: str,
+    limit: int | None = None,
+    *,
+    also: str = "",
+    params: Sequence[Any] = (),
+) -> list[str]:
     """Ids of the recorded (non-replay) runs for which ``predicate`` holds, oldest first.
 
     The predicate is placed in ``SELECT run_id FROM runs WHERE (<predicate>)``; the statement
     must parse as exactly one SELECT, and it runs in a read-only transaction (rolled back), so
-    it can read (subqueries over other tables are fine) but never write.
+    it can read (subqueries over other tables are fine) but never write. ``also`` is a
+    condition of the caller's own (never user text), with ``params`` for its ``?``.
     """
     pred = predicate.strip()
     if not pred:
@@ -28,7 +39,9 @@ def matching_run_ids(store: Store, predicate: str, limit: int | None = None) -> 
         raise BadPredicateError(f"--limit must be at least 1, not {limit}")
     sql = (
         f"SELECT run_id FROM runs WHERE (\n{pred}\n) AND kind IS DISTINCT FROM 'replay'\n"
-        "ORDER BY started_at NULLS LAST, run_id" + (f" LIMIT {int(limit)}" if limit else "")
+        + (f"AND ({also})\n" if also else "")
+        + "ORDER BY started_at NULLS LAST, run_id"
+        + (f" LIMIT {int(limit)}" if limit else "")
     )
     try:
         statements = store.con.extract_statements(sql)
@@ -41,7 +54,7 @@ def matching_run_ids(store: Store, predicate: str, limit: int | None = None) -> 
     store.deny_host_access(lock=False)  # a predicate reads the store, never this machine
     with store.transaction(read_only=True):
         try:
-            rows = store.con.execute(sql).fetchall()
+            rows = store.con.execute(sql, list(params)).fetchall()
         except duckdb.Error as exc:
             raise BadPredicateError(f"bad --where predicate: {duckdb_message(exc)}") from None
     return [r[0] for r in rows]

@@ -103,6 +103,8 @@ class ServeConfig(BaseModel):
     #: peak does not grow with the size of the store
     drain_memory_bytes: int = Field(default=128 * MiB, ge=32 * MiB, le=_MAX_BYTES)
     shutdown_grace_s: float = Field(default=30.0, ge=0, le=_MAX_SECONDS, allow_inf_nan=False)
+    #: llmJudge calls the monitors may make a minute (None: no limit)
+    max_judge_calls_per_minute: Optional[int] = Field(default=None, gt=0, le=_MAX_COUNT)
 
     def check(self) -> None:
         """Raise ``ServeError`` for a combination that cannot work."""

@@ -12,6 +12,7 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tracereplay.errors import StoreBusyError, TraceReplayError
@@ -42,8 +43,12 @@ class Drainer:
         interval_s: float = 0.5,
         *,
         memory_bytes: int | None = None,
+        on_stored: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.db = db
+        #: gets the traces with runs of each committed transaction (the monitors' queue:
+        #: ``tracereplay.monitor.worker``); it must not block
+        self.on_stored = on_stored
         #: DuckDB's memory limit during a round (None: DuckDB's default, most of the RAM)
         self.memory_bytes = memory_bytes
         self.spool_dir = spool_dir(db)
@@ -146,6 +151,8 @@ class Drainer:
 
     def _committed(self, stats: IngestStats) -> None:
         """What one drain transaction stored (counted as soon as it is queryable)."""
+        if self.on_stored is not None:
+            self.on_stored([trace for trace, runs in stats.run_counts.items() if runs])
         stats.run_counts.clear()  # per-trace counts would grow without end
         self.totals.add(stats)
         self.totals.run_counts.clear()

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 import grpc
 
 from tracereplay.errors import TraceReplayError
+from tracereplay.monitor.worker import MonitorWorker
 from tracereplay.serve.admission import Admission
 from tracereplay.serve.auth import TokenCheck
 from tracereplay.serve.config import ServeConfig, ServeError
@@ -59,6 +60,7 @@ class Running:
     grpc_server: grpc.Server | None
     http_port: int | None
     grpc_port: int | None
+    monitors: MonitorWorker | None = None
 
     def health(self) -> dict[str, Any]:
         stats = self.intake.stats
@@ -71,6 +73,7 @@ class Running:
             "spans_stored": self.drainer.totals.new_spans,
             "drain_rounds": self.drainer.rounds,
             "drain_error": self.drainer.last_error,
+            **(self.monitors.health() if self.monitors is not None else {}),
         }
 
 
@@ -80,8 +83,13 @@ def start(config: ServeConfig) -> Running:
     with Store.open(config.db, timeout=30.0):
         pass  # fail now, clearly, if the file is not a usable store; migrate it once
     writer = spool.SpoolWriter(spool_dir(config.db), durable=True)
+    monitors = MonitorWorker(config.db, config.max_judge_calls_per_minute)
     drainer = Drainer(
-        config.db, writer, config.drain_interval_s, memory_bytes=config.drain_memory_bytes
+        config.db,
+        writer,
+        config.drain_interval_s,
+        memory_bytes=config.drain_memory_bytes,
+        on_stored=monitors.offer,
     )
     admission = Admission(config.limits, drainer.backlog_bytes)
     intake = Intake(writer, config.limits, drainer.spooled)
@@ -116,6 +124,7 @@ def start(config: ServeConfig) -> Running:
             http.server_close()
         raise
     drainer.start()
+    monitors.start()
     if http is not None:
         http_thread = threading.Thread(
             target=http.serve_forever, kwargs={"poll_interval": 0.2}, name="otlp-http", daemon=True
@@ -134,6 +143,7 @@ def start(config: ServeConfig) -> Running:
         grpc_server,
         http_port,
         grpc_port,
+        monitors,
     )
     return running
 
@@ -153,6 +163,8 @@ def stop(running: Running) -> bool:
     if grpc_done is not None:
         grpc_done.wait(grace)
     stored = running.drainer.stop()
+    if running.monitors is not None:
+        running.monitors.stop(grace)
     running.writer.close()
     if not stored:
         log.warning(

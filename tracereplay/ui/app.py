@@ -17,7 +17,7 @@ from tracereplay.charts import stylesheet
 from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, TraceReplayError
 from tracereplay.ui.config import UiConfig
 from tracereplay.ui.pages import render
-from tracereplay.ui.routes import dashboard, evals, run, runs, sql, suites
+from tracereplay.ui.routes import dashboard, evals, monitors, run, runs, sql, suites
 from tracereplay.ui.routes.common import ReadOnlyUiError
 from tracereplay.ui.security import Guard
 
@@ -78,6 +78,7 @@ def create_app(config: UiConfig) -> Starlette:
             *suites.routes,
             *evals.routes,
             *dashboard.routes,
+            *monitors.routes,
             *sql.routes,
             Route("/static/charts.css", _chart_css, methods=["GET"]),
             Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

@@ -27,6 +27,7 @@ HEADERS = {
 NAV = (
     ("runs", "/runs", "Runs"),
     ("dashboard", "/dashboard", "Production"),
+    ("monitors", "/monitors", "Monitors"),
     ("suites", "/suites", "Suites"),
     ("evals", "/evals", "Eval runs"),
     ("sql", "/sql", "SQL"),

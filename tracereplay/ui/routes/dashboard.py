@@ -9,6 +9,7 @@ from starlette.routing import Route
 
 from tracereplay.charts import Series, chart
 from tracereplay.errors import BadParameterError
+from tracereplay.monitor.status import pass_rates
 from tracereplay.ui import access
 from tracereplay.ui.pages import ms, num, pct, render
 from tracereplay.ui.queries import dashboard as queries
@@ -30,6 +31,7 @@ def dashboard_page(request: Request) -> Response:
         rows = queries.daily(store, since, until, agent) if since else []
         agents_rows = queries.per_agent(store, since, until) if since else []
         agent_names = queries.agents(store)
+        monitor_rates = pass_rates(store, since) if since else []
     labels = [f"{r['day']:%m-%d}" for r in rows]
     tips = [f"{r['day']:%Y-%m-%d} · {r['runs']} runs" for r in rows]
     charts = []
@@ -63,6 +65,7 @@ def dashboard_page(request: Request) -> Response:
         agent_names=agent_names,
         days=days,
         day_choices=DAY_CHOICES,
+        monitors=monitor_rates,
         since=since,
         until=until,
     )
