@@ -143,3 +143,83 @@ def test_llm_options_need_a_replay(recorded: Path) -> None:
         "strict",
     )
     assert result.returncode == 2 and "--llm-match applies to --llm recorded" in result.stderr
+
+
+@pytest.fixture
+def model_url() -> Any:
+    """The scripted model serving again: the live part of a fork goes there."""
+    sys.path.insert(0, str(EXAMPLE))
+    try:
+        import scripted_server
+    finally:
+        sys.path.remove(str(EXAMPLE))
+    server, url = scripted_server.start()
+    yield url
+    server.shutdown()
+
+
+def test_a_fork_answers_n_calls_from_the_recording_and_sends_the_rest_live(
+    recorded: Path, tmp_path: Path, model_url: str
+) -> None:
+    out = tmp_path / "fork.json"
+    result = cli(
+        recorded,
+        "eval",
+        "weather-offline",
+        "--agent",
+        "openai_agent:answer_v2",
+        "--llm",
+        "recorded",
+        "--llm-until",
+        "1",
+        "--json",
+        str(out),
+        OPENAI_BASE_URL=model_url,
+    )
+    output = " ".join((result.stdout + result.stderr).split())
+    assert out.exists(), output
+    doc = json.loads(out.read_text())
+    assert doc["eval_run"]["options"]["llm_until"] == 1
+    for case in doc["cases"]:
+        llm = case["repetitions"][0]["replay"]["llm"]
+        assert llm["errors"] == [], output
+        assert llm["fork_round"] == 1 and llm["answered"] == 1
+        assert llm["live"] and llm["live"][0] == 2 and llm["unused"] == []
+        recorded_part = [d for d in llm["drift"] if not d["live"]]
+        live_part = [d for d in llm["drift"] if d["live"]]
+        assert [d["round"] for d in recorded_part] == [1]  # the new model, answered anyway
+        assert live_part and all(not d["answered"] and d["round"] >= 2 for d in live_part)
+        assert "model" in live_part[0]["fields"]
+    assert "fork at LLM call 1: calls 1-1 answered from the recording" in output
+    assert "prompt drift: LLM call 2 (live): model: recorded scripted-weather-1" in output
+    run_id = doc["cases"][0]["repetitions"][0]["run_id"]
+    shown = cli(recorded, "show", run_id)
+    assert shown.returncode == 0, shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert "fork at LLM call 1: the recording answered the calls above" in text
+    assert text.index("fork at LLM call 1") < text.index("live")
+
+
+def test_the_live_part_of_a_fork_really_calls_the_model(recorded: Path, tmp_path: Path) -> None:
+    # nothing listens at the agent's base URL: call 1 is answered, call 2 cannot be sent
+    code, doc, output = eval_json(
+        recorded,
+        tmp_path,
+        "--agent",
+        "openai_agent:answer",
+        "--llm",
+        "recorded",
+        "--llm-until",
+        "1",
+    )
+    assert code == 1, output
+    for case in doc["cases"]:
+        assert case["status"] == "ERROR"
+        assert case["repetitions"][0]["replay"]["llm"]["live"] == [2]
+
+
+def test_llm_until_needs_recorded_llm(recorded: Path) -> None:
+    result = cli(
+        recorded, "eval", "weather-offline", "--agent", "openai_agent:answer", "--llm-until", "1"
+    )
+    assert result.returncode == 2 and "--llm-until applies to --llm recorded" in result.stderr

@@ -101,6 +101,19 @@ def eval_command(
             rich_help_panel=_REPLAY,
         ),
     ] = None,
+    llm_until: Annotated[
+        Optional[int],
+        typer.Option(
+            "--llm-until",
+            min=0,
+            metavar="N",
+            help="With --llm recorded: fork at LLM call N: the first N calls of each case are "
+            "answered from the recording (their tool calls too), the later ones sent live to the "
+            "model the agent is configured with.",
+            show_default=False,
+            rich_help_panel=_REPLAY,
+        ),
+    ] = None,
     in_process: Annotated[
         bool,
         typer.Option(
@@ -267,6 +280,8 @@ def eval_command(
         raise BadParameterError("--llm and --llm-match apply to replay: add --agent")
     if llm_match is not None and llm is not LlmOption.recorded:
         raise BadParameterError("--llm-match applies to --llm recorded")
+    if llm_until is not None and llm is not LlmOption.recorded:
+        raise BadParameterError("--llm-until applies to --llm recorded")
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
@@ -306,6 +321,7 @@ def eval_command(
         label=label,
         llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
         llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
+        llm_until=llm_until,
         in_process=in_process,
         eval_run=eval_run_id,
         shard=shard_of,
@@ -410,8 +426,11 @@ def llm_notes(report: LlmReport | None) -> list[str]:
     if report is None:
         return []
     notes = []
+    if report.fork_round is not None:
+        notes.append(fork_note(report))
     for d in report.drift[:3]:
-        notes.append(f"prompt drift: LLM call {d.round}: " + "; ".join(d.differences[:3]))
+        where = " (live)" if d.live else ""
+        notes.append(f"prompt drift: LLM call {d.round}{where}: " + "; ".join(d.differences[:3]))
         notes += ["  " + line for line in d.diff.splitlines()[:12]]
     if len(report.drift) > 3:
         notes.append(f"prompt drift in {len(report.drift) - 3} more LLM call(s) (see --json)")
@@ -419,6 +438,17 @@ def llm_notes(report: LlmReport | None) -> list[str]:
         rounds = ", ".join(str(r) for r in report.unused[:5])
         notes.append(f"{len(report.unused)} recorded LLM call(s) never asked: round {rounds}")
     return notes
+
+
+def fork_note(report: LlmReport) -> str:
+    """Where a fork (``--llm-until N``) left the recording."""
+    n = report.fork_round
+    if not report.live:
+        return f"fork at LLM call {n}: the replay made no LLM call past it (all from the recording)"
+    return (
+        f"fork at LLM call {n}: calls 1-{n} answered from the recording, "
+        f"{len(report.live)} live from call {report.live[0]}"
+    )
 
 
 def print_summary(outcome: EvalOutcome) -> None:

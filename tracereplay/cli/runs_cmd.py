@@ -214,9 +214,21 @@ def show(
     with open_store(db_path()) as store:
         run = store.get_run(run_id)
         note = run_note(store, run)
-    console.print(render_run(run, console.width))
+        fork = fork_round_of(store, run.run_id) if run.kind == "replay" else None
+    console.print(render_run(run, console.width, fork_round=fork))
     if note is not None:
         err_console.print(f"note: {note}", style="yellow", markup=False, soft_wrap=True)
+
+
+def fork_round_of(store: Any, run_id: str) -> int | None:
+    """The fork round (``--llm-until N``) of the replay that made ``run_id``, from its stored
+    replay report (``case_results.drift``), or None."""
+    rows = store.query_dicts(
+        "SELECT json_extract(drift, '$.llm.fork_round')::INT AS fork FROM case_results "
+        "WHERE run_id = ? AND drift IS NOT NULL LIMIT 1",
+        [run_id],
+    )
+    return rows[0]["fork"] if rows else None
 
 
 def register(app: typer.Typer) -> None:

@@ -59,12 +59,20 @@ class PromptDrift(_Record):
     answered: bool = Field(
         default=True, description="answered from the recording anyway (--llm-match order)"
     )
+    live: bool = Field(
+        default=False, description="sent live, past the fork (--llm-until): drift of the live part"
+    )
 
 
 class LlmReport(_Record):
     """How a replay's LLM calls met the recording (``--llm recorded``)."""
 
     llm_match: Literal["order", "strict"] = "order"
+    fork_round: int | None = Field(
+        default=None,
+        description="--llm-until N: the recording answered LLM calls 1..N, later ones went live",
+    )
+    live: list[int] = Field(default_factory=list, description="LLM calls sent live (past the fork)")
     recorded: int = Field(default=0, description="LLM calls the recording holds")
     answered: int = 0
     drift: list[PromptDrift] = Field(default_factory=list)

@@ -132,6 +132,8 @@ class Replayer:
     llm_match: LlmMatch = "order"
     #: the recorded LLM calls each source run's replay is answered from (``--llm recorded``)
     llm_calls: Mapping[str, Sequence[RecordedCall]] = field(default_factory=dict)
+    #: ``--llm-until N``: a fork: the first N LLM calls answered from the recording, the rest live
+    llm_until: int | None = None
 
     def __post_init__(self) -> None:
         self._capture: TraceCapture | None = None
@@ -159,6 +161,8 @@ class Replayer:
             required=len(source.result.tool_calls) if source is not None else 0,
         )
         llm = self._recorded_llm(source)
+        if llm is not None and llm.until is not None:
+            tools.live_gate = llm.forked  # no tool runs live before the fork
         t0 = time.perf_counter()
         call = self._run_agent(case, tools, llm)
         duration_ms = (time.perf_counter() - t0) * 1000
@@ -226,6 +230,7 @@ class Replayer:
             self.llm_match,
             has_recording=source is not None,
             live_tools=self.live_tools,
+            until=self.llm_until,
         )
 
     def _run_agent(

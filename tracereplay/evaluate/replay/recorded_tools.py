@@ -20,7 +20,7 @@ import re
 import sys
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import orjson
@@ -212,6 +212,13 @@ class RecordedTools:
         self._seen: Counter[str] = Counter()
         self._drift: list[ArgumentDrift] = []
         self._unanswered: list[UnansweredCall] = []
+        #: a fork (``--llm-until N``): whether the replay is past round N; before it no tool
+        #: runs live whatever ``live_tools`` says (the recorded part stays airtight)
+        self.live_gate: Callable[[], bool] | None = None
+
+    def may_run_live(self) -> bool:
+        """``live_tools``, and past the fork when the replay is one."""
+        return self.live_tools and (self.live_gate is None or self.live_gate())
 
     def __call__(self, tool_name: str, arguments: dict[str, Any], /) -> Any:
         args = normalize_arguments(arguments)
@@ -220,12 +227,11 @@ class RecordedTools:
             index = self._find(tool_name, args)
             if index is None:
                 reason = self.no_recording_message(tool_name, args)
+                live = self.may_run_live()
                 self._unanswered.append(
-                    UnansweredCall(
-                        tool=tool_name, arguments=args, live=self.live_tools, reason=reason
-                    )
+                    UnansweredCall(tool=tool_name, arguments=args, live=live, reason=reason)
                 )
-                if self.live_tools:
+                if live:
                     return RUN_LIVE
                 raise NoRecordingError(reason)
             self._used[index] = True
