@@ -223,3 +223,103 @@ def test_llm_until_needs_recorded_llm(recorded: Path) -> None:
         recorded, "eval", "weather-offline", "--agent", "openai_agent:answer", "--llm-until", "1"
     )
     assert result.returncode == 2 and "--llm-until applies to --llm recorded" in result.stderr
+
+
+def test_replay_one_run_without_promoting_it(recorded: Path, tmp_path: Path) -> None:
+    with open_store(recorded) as store:
+        run_id = store.query_dicts(
+            "SELECT run_id FROM runs WHERE agent_name = 'weather_openai' AND kind = 'live' "
+            "ORDER BY started_at LIMIT 1"
+        )[0]["run_id"]
+    out = tmp_path / "replay.json"
+    args = ("replay", run_id[:10], "--agent", "openai_agent:answer_v2", "--llm", "recorded")
+    result = cli(recorded, *args, "--json", str(out), **OFFLINE)
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode == 0, output
+    assert "prompt drift: LLM call 1: model: recorded scripted-weather-1" in output
+    assert "suite replay:weather_openai" in output
+    doc = json.loads(out.read_text())
+    assert [c["repetitions"][0]["source_run_id"] for c in doc["cases"]] == [run_id]
+    again = cli(recorded, *args, **OFFLINE)  # the same run again: the same case, a new eval run
+    assert again.returncode == 0, again.stdout + again.stderr
+    with open_store(recorded) as store:
+        counts = store.query_dicts(
+            "SELECT count(DISTINCT c.case_id) AS cases, count(*) AS results"
+            " FROM case_results c JOIN eval_suites s USING (suite_id)"
+            " WHERE s.name = 'replay:weather_openai'"
+        )[0]
+    assert counts == {"cases": 1, "results": 2}
+    replay_run = doc["cases"][0]["repetitions"][0]["run_id"]
+    assert cli(recorded, "show", replay_run).returncode == 0
+
+
+def test_replay_bad_input_is_one_line(recorded: Path) -> None:
+    result = cli(recorded, "replay", "nosuchrun", "--agent", "openai_agent:answer")
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    result = cli(recorded, "replay", "x", "--agent", "openai_agent:answer", "--llm-until", "1")
+    assert result.returncode == 2 and "--llm-until applies to --llm recorded" in result.stderr
+
+
+AGENTS = Path(__file__).parent / "agents"
+WITH_AGENTS = {**OFFLINE, "PYTHONPATH": f"{EXAMPLE}{os.pathsep}{AGENTS}"}
+
+
+def test_tools_run_live_against_recorded_decisions_show_tool_result_drift(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """--llm recorded --live-tools: every tool runs for real; a changed data source is
+    tool-result drift per call, and the next decision the recording cannot answer is named."""
+    checks = tmp_path / "checks.yaml"
+    checks.write_text("- kind: toolResultsMatch\n  mode: json\n")
+    assert (
+        cli(recorded, "suite", "create", "weather-tools", "--checks", str(checks)).returncode == 0
+    )
+    with open_store(recorded) as store:
+        run_ids = [
+            r["run_id"]
+            for r in store.query_dicts(
+                "SELECT run_id FROM runs WHERE agent_name = 'weather_openai' AND kind = 'live'"
+            )
+        ]
+    for run_id in run_ids:
+        assert cli(recorded, "promote", run_id, "--suite", "weather-tools").returncode == 0
+    out = tmp_path / "tools.json"
+    args = ("eval", "weather-tools", "--agent", "changed_data:answer", "--llm", "recorded")
+    result = cli(recorded, *args, "--live-tools", "--json", str(out), **WITH_AGENTS)
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode == 1, output  # toolResultsMatch fails on the drift
+    doc = json.loads(out.read_text())
+    drifted = 0
+    for case in doc["cases"]:
+        replay = case["repetitions"][0]["replay"]
+        assert replay["tools_live"] == replay["tool_results_compared"] >= 1
+        for d in replay["tool_result_drift"]:
+            drifted += 1
+            assert d["recorded_result"] != d["live_result"] and "-" in d["diff"]
+            assert '"temperature_c"' in d["diff"]
+        if replay["tool_result_drift"]:
+            assert case["status"] == "FAILED"
+            [check] = [c for c in case["checks"] if c["check"] == "toolResultsMatch"]
+            assert (
+                check["status"] == "FAILED"
+                and "differ from the recording (json)" in (check["explanation"])
+            )
+            assert replay["diverged_at"] == 2  # the request after the changed result drifted
+    assert drifted >= 1
+    assert "tool-result drift: get_weather (round 1):" in output
+    assert "LLM call 2: the recording no longer answers this decision" in output
+    replay_run = doc["cases"][0]["repetitions"][0]["run_id"]
+    shown = cli(recorded, "show", replay_run)
+    assert "tool-result drift" in " ".join(shown.stdout.split()), shown.stdout
+
+
+def test_the_same_tools_live_match_the_recording(recorded: Path, tmp_path: Path) -> None:
+    code, doc, output = eval_json(
+        recorded, tmp_path, "--agent", "openai_agent:answer", "--llm", "recorded", "--live-tools"
+    )
+    assert code == 0, output
+    for case in doc["cases"]:
+        replay = case["repetitions"][0]["replay"]
+        assert replay["tools_live"] >= 1 and replay["tool_result_drift"] == []
+        assert replay["diverged_at"] is None
+    assert "result(s) as recorded, 0 differ" in output

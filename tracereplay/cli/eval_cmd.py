@@ -19,7 +19,7 @@ from tracereplay.models import Status
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
-    from tracereplay.evaluate.outcomes import CaseReport, LlmReport
+    from tracereplay.evaluate.outcomes import CaseReport, LlmReport, ReplayReport
 
 STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
 _REPLAY = "Replay (--agent)"
@@ -416,7 +416,7 @@ def problem_notes(report: CaseReport) -> list[str]:
             notes.append(f"{len(run.replay.unused)} recorded call(s) never made: {names}")
         if run.replay.live_calls:
             notes.append(f"{run.replay.live_calls} tool call(s) ran live")
-        return notes + llm_notes(run.replay.llm)
+        return notes + llm_notes(run.replay.llm) + tool_result_notes(run.replay)
     return []
 
 
@@ -437,6 +437,32 @@ def llm_notes(report: LlmReport | None) -> list[str]:
     if report.unused:
         rounds = ", ".join(str(r) for r in report.unused[:5])
         notes.append(f"{len(report.unused)} recorded LLM call(s) never asked: round {rounds}")
+    return notes
+
+
+def tool_result_notes(report: ReplayReport) -> list[str]:
+    """``--llm recorded --live-tools``: the tools' results against the recording (a diff per
+    drifting call), and the LLM call from which the recording no longer answers the run."""
+    if not report.tools_live:
+        return []
+    drift = report.tool_result_drift
+    notes = [
+        f"{report.tools_live} tool call(s) ran for real: "
+        f"{report.tool_results_compared - len(drift)} result(s) as recorded, {len(drift)} differ"
+    ]
+    for d in drift[:3]:
+        if d.recorded_position is None:
+            notes.append(f"tool-result drift: {d.tool} (round {d.round}): no recorded call")
+            continue
+        notes.append(f"tool-result drift: {d.tool} (round {d.round}):")
+        notes += ["  " + line for line in d.diff.splitlines()[:12]]
+    if len(drift) > 3:
+        notes.append(f"tool-result drift in {len(drift) - 3} more call(s) (see --json)")
+    if report.diverged_at is not None:
+        notes.append(
+            f"LLM call {report.diverged_at}: the recording no longer answers this decision (its "
+            "request carries the changed tool results): the run is not comparable from here"
+        )
     return notes
 
 

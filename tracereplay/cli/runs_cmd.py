@@ -214,21 +214,27 @@ def show(
     with open_store(db_path()) as store:
         run = store.get_run(run_id)
         note = run_note(store, run)
-        fork = fork_round_of(store, run.run_id) if run.kind == "replay" else None
+        replay = replay_report_of(store, run.run_id) if run.kind == "replay" else None
+    fork = replay.llm.fork_round if replay is not None and replay.llm is not None else None
     console.print(render_run(run, console.width, fork_round=fork))
+    if replay is not None:
+        from tracereplay.cli.eval_cmd import tool_result_notes
+
+        for line in tool_result_notes(replay):
+            console.print(Text(line, style="dim"))
     if note is not None:
         err_console.print(f"note: {note}", style="yellow", markup=False, soft_wrap=True)
 
 
-def fork_round_of(store: Any, run_id: str) -> int | None:
-    """The fork round (``--llm-until N``) of the replay that made ``run_id``, from its stored
-    replay report (``case_results.drift``), or None."""
+def replay_report_of(store: Any, run_id: str) -> Any:
+    """The stored replay report (``case_results.drift``) of the replay that made ``run_id``:
+    where a fork left the recording, the tool-result drift; None when there is none."""
+    from tracereplay.evaluate.outcomes import ReplayReport
+
     rows = store.query_dicts(
-        "SELECT json_extract(drift, '$.llm.fork_round')::INT AS fork FROM case_results "
-        "WHERE run_id = ? AND drift IS NOT NULL LIMIT 1",
-        [run_id],
+        "SELECT drift FROM case_results WHERE run_id = ? AND drift IS NOT NULL LIMIT 1", [run_id]
     )
-    return rows[0]["fork"] if rows else None
+    return ReplayReport.model_validate_json(rows[0]["drift"]) if rows else None
 
 
 def register(app: typer.Typer) -> None:

@@ -194,6 +194,7 @@ class RecordedTools:
         has_recording: bool = True,
         encodings: Sequence[str | None] | None = None,
         required: int | None = None,
+        run_all_live: bool = False,
     ) -> None:
         if match not in TOOL_MATCHES:
             raise ValueError(f"tool match must be strict or fifo, not {match!r}")
@@ -215,6 +216,10 @@ class RecordedTools:
         #: a fork (``--llm-until N``): whether the replay is past round N; before it no tool
         #: runs live whatever ``live_tools`` says (the recorded part stays airtight)
         self.live_gate: Callable[[], bool] | None = None
+        #: ``--llm recorded --live-tools``: every tool runs for real (its result is compared
+        #: with the recorded one afterwards), not only the calls no recording answers
+        self.run_all_live = run_all_live
+        self._ran_live = 0
 
     def may_run_live(self) -> bool:
         """``live_tools``, and past the fork when the replay is one."""
@@ -225,6 +230,11 @@ class RecordedTools:
         with self._lock:
             self._seen[tool_name] += 1
             index = self._find(tool_name, args)
+            if self.run_all_live and self.may_run_live():
+                if index is not None:
+                    self._used[index] = True
+                self._ran_live += 1
+                return RUN_LIVE
             if index is None:
                 reason = self.no_recording_message(tool_name, args)
                 live = self.may_run_live()
@@ -320,6 +330,7 @@ class RecordedTools:
                 tool_match=self.match,
                 has_recording=self.has_recording,
                 answered=self._answered,
+                tools_live=self._ran_live,
                 drift=list(self._drift),
                 unanswered=list(self._unanswered),
                 unused=[
