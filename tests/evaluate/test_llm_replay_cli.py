@@ -190,7 +190,7 @@ def test_a_fork_answers_n_calls_from_the_recording_and_sends_the_rest_live(
         assert [d["round"] for d in recorded_part] == [1]  # the new model, answered anyway
         assert live_part and all(not d["answered"] and d["round"] >= 2 for d in live_part)
         assert "model" in live_part[0]["fields"]
-    assert "fork at LLM call 1: calls 1-1 answered from the recording" in output
+    assert "fork at LLM call 1: call 1 answered from the recording, 1 live from call 2" in output
     assert "prompt drift: LLM call 2 (live): model: recorded scripted-weather-1" in output
     run_id = doc["cases"][0]["repetitions"][0]["run_id"]
     shown = cli(recorded, "show", run_id)

@@ -75,8 +75,8 @@ def eval_command(
         bool,
         typer.Option(
             "--live-tools",
-            help="Replay: run the real tool for a call no recording answers (and for "
-            "hand-written cases), instead of making the case an ERROR.",
+            help="Replay: run the real tool for a call no recording answers (with --llm "
+            "recorded: every tool, results compared) instead of making the case an ERROR.",
             rich_help_panel=_REPLAY,
         ),
     ] = False,
@@ -107,9 +107,8 @@ def eval_command(
             "--llm-until",
             min=0,
             metavar="N",
-            help="With --llm recorded: fork at LLM call N: the first N calls of each case are "
-            "answered from the recording (their tool calls too), the later ones sent live to the "
-            "model the agent is configured with.",
+            help="With --llm recorded: fork at LLM call N (calls 1..N and their tools from the "
+            "recording, the rest live).",
             show_default=False,
             rich_help_panel=_REPLAY,
         ),
@@ -471,8 +470,9 @@ def fork_note(report: LlmReport) -> str:
     n = report.fork_round
     if not report.live:
         return f"fork at LLM call {n}: the replay made no LLM call past it (all from the recording)"
+    answered = "call 1" if n == 1 else f"calls 1-{n}"
     return (
-        f"fork at LLM call {n}: calls 1-{n} answered from the recording, "
+        f"fork at LLM call {n}: {answered} answered from the recording, "
         f"{len(report.live)} live from call {report.live[0]}"
     )
 

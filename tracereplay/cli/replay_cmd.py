@@ -74,7 +74,11 @@ def replay(
     ] = None,
     live_tools: Annotated[
         bool,
-        typer.Option("--live-tools", help="Run the real tool for a call no recording answers."),
+        typer.Option(
+            "--live-tools",
+            help="Run the real tool for a call no recording answers; with --llm recorded, "
+            "every tool, each result compared with the recorded one.",
+        ),
     ] = False,
     tool_match: Annotated[
         Optional[ToolMatchOption],
