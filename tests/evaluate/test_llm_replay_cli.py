@@ -323,3 +323,26 @@ def test_the_same_tools_live_match_the_recording(recorded: Path, tmp_path: Path)
         assert replay["tools_live"] >= 1 and replay["tool_result_drift"] == []
         assert replay["diverged_at"] is None
     assert "result(s) as recorded, 0 differ" in output
+
+
+def test_no_tool_runs_live_before_the_fork(recorded: Path, tmp_path: Path, model_url: str) -> None:
+    """--llm-until 1 --live-tools: the tool calls of round 1 are answered from the recording
+    (the changed data source is not asked), the ones after the fork run for real."""
+    out = tmp_path / "fork-tools.json"
+    args = ("eval", "weather-offline", "--agent", "changed_data:answer", "--llm", "recorded")
+    env = {**WITH_AGENTS, "OPENAI_BASE_URL": model_url}
+    result = cli(recorded, *args, "--llm-until", "1", "--live-tools", "--json", str(out), **env)
+    assert out.exists(), result.stdout + result.stderr
+    doc = json.loads(out.read_text())
+    seen = {"first": 0, "later": 0}
+    for case in doc["cases"]:
+        rep = case["repetitions"][0]
+        first_round = [t for t in rep["tool_calls"] if t["round"] == 1]
+        later = [t for t in rep["tool_calls"] if t["round"] > 1]
+        assert rep["replay"]["tools_live"] == len(later)
+        seen["first"] += len(first_round)
+        seen["later"] += len(later)
+        for call in first_round:  # the recorded answer, not the changed data's
+            assert '"temperature_c":14' not in call["result"].replace(" ", "")
+        assert rep["replay"]["llm"]["fork_round"] == 1
+    assert seen["first"] >= 2 and seen["later"] >= 1
