@@ -410,13 +410,18 @@ def _target(request: Any) -> RecordedLlm | _Live | None:
     return current
 
 
-def _respond(module: Any, recorded: RecordedLlm, request: Any, content: bytes) -> Any:
+def _llm_request(request: Any, content: bytes) -> tuple[str, Any]:
+    """(API, decoded body or None when it is no JSON) of an LLM request."""
     api = endpoint(request.method, request.url.path)
     assert api is not None
     try:
-        body = orjson.loads(content or b"{}")
+        return api, orjson.loads(content or b"{}")
     except orjson.JSONDecodeError:
-        body = None
+        return api, None
+
+
+def _respond(module: Any, recorded: RecordedLlm, request: Any, content: bytes) -> Any:
+    api, body = _llm_request(request, content)
     if not isinstance(body, dict):
         status, data, ctype = recorded._fail(api, "an LLM request whose body is not a JSON object")
     else:
@@ -440,13 +445,7 @@ def _goes_live(recorded: RecordedLlm, request: Any, content: bytes) -> bool:
     """Whether an LLM request is past the replay's fork (sent live, to the agent's own URL)."""
     if recorded.until is None:
         return False
-    api = endpoint(request.method, request.url.path)
-    assert api is not None
-    try:
-        body = orjson.loads(content or b"{}")
-    except orjson.JSONDecodeError:
-        body = None
-    return recorded.goes_live(api, body)
+    return recorded.goes_live(*_llm_request(request, content))
 
 
 def _observe(request: Any, content: bytes) -> None:
