@@ -346,3 +346,16 @@ def test_no_tool_runs_live_before_the_fork(recorded: Path, tmp_path: Path, model
             assert '"temperature_c":14' not in call["result"].replace(" ", "")
         assert rep["replay"]["llm"]["fork_round"] == 1
     assert seen["first"] >= 2 and seen["later"] >= 1
+
+
+def test_the_fork_note_reads_for_every_n() -> None:
+    from tracereplay.cli.eval_cmd import fork_note
+    from tracereplay.evaluate.outcomes import LlmReport
+
+    assert fork_note(LlmReport(fork_round=0, live=[1, 2])) == (
+        "fork at LLM call 0: no call answered from the recording, 2 live from call 1"
+    )
+    assert fork_note(LlmReport(fork_round=3, live=[4])).startswith(
+        "fork at LLM call 3: calls 1-3 answered from the recording, 1 live from call 4"
+    )
+    assert "made no LLM call past it" in fork_note(LlmReport(fork_round=2))

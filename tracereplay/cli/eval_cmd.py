@@ -470,7 +470,7 @@ def fork_note(report: LlmReport) -> str:
     n = report.fork_round
     if not report.live:
         return f"fork at LLM call {n}: the replay made no LLM call past it (all from the recording)"
-    answered = "call 1" if n == 1 else f"calls 1-{n}"
+    answered = {0: "no call", 1: "call 1"}.get(n or 0, f"calls 1-{n}")
     return (
         f"fork at LLM call {n}: {answered} answered from the recording, "
         f"{len(report.live)} live from call {report.live[0]}"
