@@ -35,6 +35,7 @@ BUILTIN_KINDS = {
     "toolCallArgsMatch",
     "toolTrajectory",
     "noToolErrors",
+    "toolResultsMatch",
     "status",
     "maxLatencyMs",
     "maxTokens",

@@ -576,3 +576,42 @@ def test_smolagents_roles_are_compared_as_sent() -> None:
         }
     )
     assert recorded == sent
+
+
+def _recorded_round(n: int, text: str) -> RecordedCall:
+    return RecordedCall(
+        run_id="r",
+        round=n,
+        model="m",
+        request_model="m",
+        input_messages=[_text("system", SYSTEM), _text("user", f"{QUESTION} {n}")],
+        output_messages=[_text("assistant", text)],
+    )
+
+
+def test_a_fork_answers_n_calls_then_lets_the_rest_through_compared() -> None:
+    llm = RecordedLlm([_recorded_round(i, f"answer {i}") for i in (1, 2, 3)], until=1)
+    body = {
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": f"{QUESTION} 1"},
+        ],
+    }
+    assert not llm.goes_live("chat", body) and not llm.forked()
+    assert llm.answer("chat", body)[0] == 200
+    assert not llm.forked()  # round 1's tool calls still come from the recording
+    later = {**body, "model": "other"}
+    assert llm.goes_live("chat", later) and llm.forked()
+    report = llm.report()
+    assert report.fork_round == 1 and report.live == [2] and report.answered == 1
+    assert report.unused == [] and report.errors == []  # calls past the fork are not owed
+    [drift] = report.drift
+    assert drift.live and not drift.answered and drift.round == 2
+    assert set(drift.fields) == {"messages", "model"}
+
+
+def test_no_fork_never_goes_live() -> None:
+    llm = RecordedLlm([_recorded_round(1, "a")])
+    assert not llm.goes_live("chat", {"model": "m", "messages": []}) and not llm.forked()
+    assert llm.report().fork_round is None and llm.report().live == []

@@ -121,6 +121,10 @@ def test_main_path(server: tuple[str, Path], page: Page) -> None:
     assert page.locator("#spans .track .bar").count() >= 1
     run_id = page.url.rsplit("/", 1)[1]
     _shot(page, "run", full=True)
+    # the one-run replay command, for the reader to copy
+    command = page.locator("#replay-command code").first
+    expect(command).to_be_visible()
+    assert command.inner_text() == f"tracereplay replay {run_id} --agent MODULE:ATTR --llm recorded"
 
     # promote it into a new suite, with a tag
     page.locator("#promote-link").click()

@@ -84,7 +84,7 @@ def test_a_monitor_page_shows_its_pass_rate_and_promotes_a_failing_run(
     rate = (runs - failing) / runs  # no check of these two can be an ERROR
     expect(page.locator("#monitor-pass-rate")).to_have_text(pct(rate))
     assert page.locator("#failing-table tbody tr[data-run]").count() == failing
-    expect(page.locator("#monitor-chart svg.chart")).to_be_visible()
+    expect(page.locator("#monitor-chart svg.trc")).to_be_visible()
     checks = page.locator("#checks-table tbody tr")
     assert checks.count() == 2
     box = page.locator("#failing-table").bounding_box()

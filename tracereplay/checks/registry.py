@@ -33,6 +33,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "tracereplay.checks.text",
     "tracereplay.checks.similarity",
     "tracereplay.checks.tools",
+    "tracereplay.checks.tool_results",
     "tracereplay.checks.run",
     "tracereplay.checks.passfail",
     "tracereplay.checks.judge",

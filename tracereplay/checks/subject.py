@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tracereplay.models.evals import EvalCase
-from tracereplay.models.run import AgentResult, Run
+from tracereplay.models.run import AgentResult, Run, ToolCallRecord
 
 
 @dataclass(slots=True)
@@ -23,6 +23,9 @@ class CheckSubject:
     duration_ms: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    #: a replay: the source run's tool calls (what ``toolResultsMatch`` compares the replay's
+    #: tool results with); None when the subject is no replay
+    recorded_tool_calls: list[ToolCallRecord] | None = None
 
     @property
     def output(self) -> str:

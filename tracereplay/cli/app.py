@@ -92,6 +92,7 @@ COMMAND_MODULES = [
     "tracereplay.cli.serve_cmd",
     "tracereplay.cli.sql_cmd",
     "tracereplay.cli.eval_cmd",
+    "tracereplay.cli.replay_cmd",
     "tracereplay.cli.diff_cmd",
     "tracereplay.cli.export_cmd",
     "tracereplay.cli.report_cmd",

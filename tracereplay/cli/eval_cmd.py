@@ -19,7 +19,7 @@ from tracereplay.models import Status
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
-    from tracereplay.evaluate.outcomes import CaseReport, LlmReport
+    from tracereplay.evaluate.outcomes import CaseReport, LlmReport, ReplayReport
 
 STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
 _REPLAY = "Replay (--agent)"
@@ -75,8 +75,8 @@ def eval_command(
         bool,
         typer.Option(
             "--live-tools",
-            help="Run the real tool for a call no recording answers (and for "
-            "hand-written cases), instead of failing the case (a hand-written case: an ERROR).",
+            help="Run the real tool for a call no recording answers (with --llm recorded: "
+            "every tool, its result compared), instead of failing the case.",
             rich_help_panel=_REPLAY,
         ),
     ] = False,
@@ -97,6 +97,18 @@ def eval_command(
             "--llm-match",
             help="With --llm recorded: order (default) answers LLM calls in order and reports "
             "prompt drift; strict makes a request that differs from the recorded one an ERROR.",
+            show_default=False,
+            rich_help_panel=_REPLAY,
+        ),
+    ] = None,
+    llm_until: Annotated[
+        Optional[int],
+        typer.Option(
+            "--llm-until",
+            min=0,
+            metavar="N",
+            help="With --llm recorded: fork at LLM call N (calls 1..N and their tools from the "
+            "recording, the rest live).",
             show_default=False,
             rich_help_panel=_REPLAY,
         ),
@@ -267,6 +279,8 @@ def eval_command(
         raise BadParameterError("--llm and --llm-match apply to replay: add --agent")
     if llm_match is not None and llm is not LlmOption.recorded:
         raise BadParameterError("--llm-match applies to --llm recorded")
+    if llm_until is not None and llm is not LlmOption.recorded:
+        raise BadParameterError("--llm-until applies to --llm recorded")
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
@@ -306,6 +320,7 @@ def eval_command(
         label=label,
         llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
         llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
+        llm_until=llm_until,
         in_process=in_process,
         eval_run=eval_run_id,
         shard=shard_of,
@@ -400,7 +415,7 @@ def problem_notes(report: CaseReport) -> list[str]:
             notes.append(f"{len(run.replay.unused)} recorded call(s) never made: {names}")
         if run.replay.live_calls:
             notes.append(f"{run.replay.live_calls} tool call(s) ran live")
-        return notes + llm_notes(run.replay.llm)
+        return notes + llm_notes(run.replay.llm) + tool_result_notes(run.replay)
     return []
 
 
@@ -410,8 +425,11 @@ def llm_notes(report: LlmReport | None) -> list[str]:
     if report is None:
         return []
     notes = []
+    if report.fork_round is not None:
+        notes.append(fork_note(report))
     for d in report.drift[:3]:
-        notes.append(f"prompt drift: LLM call {d.round}: " + "; ".join(d.differences[:3]))
+        where = " (live)" if d.live else ""
+        notes.append(f"prompt drift: LLM call {d.round}{where}: " + "; ".join(d.differences[:3]))
         notes += ["  " + line for line in d.diff.splitlines()[:12]]
     if len(report.drift) > 3:
         notes.append(f"prompt drift in {len(report.drift) - 3} more LLM call(s) (see --json)")
@@ -419,6 +437,44 @@ def llm_notes(report: LlmReport | None) -> list[str]:
         rounds = ", ".join(str(r) for r in report.unused[:5])
         notes.append(f"{len(report.unused)} recorded LLM call(s) never asked: round {rounds}")
     return notes
+
+
+def tool_result_notes(report: ReplayReport) -> list[str]:
+    """``--llm recorded --live-tools``: the tools' results against the recording (a diff per
+    drifting call), and the LLM call from which the recording no longer answers the run."""
+    if not report.tools_live:
+        return []
+    drift = report.tool_result_drift
+    notes = [
+        f"{report.tools_live} tool call(s) ran for real: "
+        f"{report.tool_results_compared - len(drift)} result(s) as recorded, {len(drift)} differ"
+    ]
+    for d in drift[:3]:
+        if d.recorded_position is None:
+            notes.append(f"tool-result drift: {d.tool} (round {d.round}): no recorded call")
+            continue
+        notes.append(f"tool-result drift: {d.tool} (round {d.round}):")
+        notes += ["  " + line for line in d.diff.splitlines()[:12]]
+    if len(drift) > 3:
+        notes.append(f"tool-result drift in {len(drift) - 3} more call(s) (see --json)")
+    if report.diverged_at is not None:
+        notes.append(
+            f"LLM call {report.diverged_at}: the recording no longer answers this decision (its "
+            "request carries the changed tool results): the run is not comparable from here"
+        )
+    return notes
+
+
+def fork_note(report: LlmReport) -> str:
+    """Where a fork (``--llm-until N``) left the recording."""
+    n = report.fork_round
+    if not report.live:
+        return f"fork at LLM call {n}: the replay made no LLM call past it (all from the recording)"
+    answered = {0: "no call", 1: "call 1"}.get(n or 0, f"calls 1-{n}")
+    return (
+        f"fork at LLM call {n}: {answered} answered from the recording, "
+        f"{len(report.live)} live from call {report.live[0]}"
+    )
 
 
 def print_summary(outcome: EvalOutcome) -> None:

@@ -85,10 +85,20 @@ def _mark(run: Run) -> Text:
     return Text(failure_text(run), style=style)
 
 
-def render_run(run: Run, width: int = 80) -> Group:
+def _fork_line(n: int) -> Text:
+    return Text(
+        f"── fork at LLM call {n}: the recording answered the calls above, the ones below "
+        "went live ──",
+        style="bold magenta",
+    )
+
+
+def render_run(run: Run, width: int = 80, fork_round: int | None = None) -> Group:
     """Header lines plus a tree: query, rounds (LLM call and the tool calls it asked for), response.
 
-    When the run did not succeed, the LLM round or tool call where it stopped is marked ✗."""
+    When the run did not succeed, the LLM round or tool call where it stopped is marked ✗. A
+    fork's replay run (``fork_round`` N, ``--llm-until``) has a line after its N-th LLM call:
+    the recording answered the calls above it, the ones below went live."""
     status = run.result.status
     started = run.started_at.strftime("%Y-%m-%d %H:%M:%S UTC") if run.started_at else "?"
     head = fields_lines(
@@ -127,9 +137,14 @@ def render_run(run: Run, width: int = 80) -> Group:
 
     error_shown = False
     seen_rounds = set()
-    for call in run.llm_calls:
+    if fork_round == 0:
+        tree.add(_fork_line(0))
+    for number, call in enumerate(run.llm_calls, 1):
         seen_rounds.add(call.round)
-        node = tree.add(_llm_label(call))
+        label = _llm_label(call)
+        if fork_round is not None and number > fork_round:
+            label.append("  live", style="bold magenta")
+        node = tree.add(label)
         if fail_at == ("llm", call.round, 0):
             node.add(_mark(run))
         said = _said(call.output_messages)
@@ -139,6 +154,8 @@ def render_run(run: Run, width: int = 80) -> Group:
             error_shown = True
             node.add(Text.assemble(("error ", "bold red"), (_clip(run.error), "red")))
         add_tools(node, call.round)
+        if fork_round is not None and number == fork_round:
+            tree.add(_fork_line(fork_round))
     for round_no, _calls in sorted(by_round.items()):
         if round_no in seen_rounds:
             continue

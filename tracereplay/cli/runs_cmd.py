@@ -233,9 +233,27 @@ def show(
     with open_store(db_path()) as store:
         run = store.get_run(run_id)
         note = run_note(store, run)
-    console.print(render_run(run, console.width))
+        replay = replay_report_of(store, run.run_id) if run.kind == "replay" else None
+    fork = replay.llm.fork_round if replay is not None and replay.llm is not None else None
+    console.print(render_run(run, console.width, fork_round=fork))
+    if replay is not None:
+        from tracereplay.cli.eval_cmd import tool_result_notes
+
+        for line in tool_result_notes(replay):
+            console.print(Text(line, style="dim"))
     if note is not None:
         err_console.print(f"note: {note}", style="yellow", markup=False, soft_wrap=True)
+
+
+def replay_report_of(store: Any, run_id: str) -> Any:
+    """The stored replay report (``case_results.drift``) of the replay that made ``run_id``:
+    where a fork left the recording, the tool-result drift; None when there is none."""
+    from tracereplay.evaluate.outcomes import ReplayReport
+
+    rows = store.query_dicts(
+        "SELECT drift FROM case_results WHERE run_id = ? AND drift IS NOT NULL LIMIT 1", [run_id]
+    )
+    return ReplayReport.model_validate_json(rows[0]["drift"]) if rows else None
 
 
 def register(app: typer.Typer) -> None:

@@ -110,6 +110,9 @@ class EvalSettings:
     label: str | None = None
     llm: LlmMode = "live"  # --llm: "recorded" answers the agent's LLM calls from the recording
     llm_match: LlmMatch = "order"
+    #: ``--llm-until N``: a fork: the first N LLM calls of each case answered from the
+    #: recording, the later ones sent live
+    llm_until: int | None = None
     #: replay in this process (threads) instead of agent processes: a debugger can step into
     #: the agent, but an agent that crashes the interpreter ends the eval
     in_process: bool = False
@@ -138,7 +141,12 @@ class EvalSettings:
             "cases": list(self.case_ids),
             "checks": list(self.check_modules),
             **(
-                {"llm": self.llm, "llm_match": self.llm_match, "in_process": self.in_process}
+                {
+                    "llm": self.llm,
+                    "llm_match": self.llm_match,
+                    "in_process": self.in_process,
+                    **({"llm_until": self.llm_until} if self.llm_until is not None else {}),
+                }
                 if self.agent
                 else {}
             ),
@@ -390,6 +398,7 @@ def _evaluate(
             timeout_s=options.timeout_s,
             llm=settings.llm,
             llm_match=settings.llm_match,
+            llm_until=settings.llm_until,
             service_name=source_service(sources.values()),
         )
         inputs = _case_inputs(sources, sub_runs, encodings, llm_calls)

@@ -45,6 +45,21 @@ class UnansweredCall(_Record):
     reason: str = Field(default="", description="why no recording answered it")
 
 
+class ToolResultDrift(_Record):
+    """A tool run for real whose result differs from the recorded call it stands for
+    (``--llm recorded --live-tools``): both results, and their diff."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    round: int = Field(default=0, description="the replay's round the call was made in")
+    recorded_position: int | None = Field(
+        default=None, description="the recorded call (None: the source run made no such call)"
+    )
+    recorded_result: str | None = None
+    live_result: str = ""
+    diff: str = Field(default="", description="unified diff of the results (recorded -> live)")
+
+
 class PromptDrift(_Record):
     """A replayed LLM request that differs from the recorded one it was matched to."""
 
@@ -59,12 +74,20 @@ class PromptDrift(_Record):
     answered: bool = Field(
         default=True, description="answered from the recording anyway (--llm-match order)"
     )
+    live: bool = Field(
+        default=False, description="sent live, past the fork (--llm-until): drift of the live part"
+    )
 
 
 class LlmReport(_Record):
     """How a replay's LLM calls met the recording (``--llm recorded``)."""
 
     llm_match: Literal["order", "strict"] = "order"
+    fork_round: int | None = Field(
+        default=None,
+        description="--llm-until N: the recording answered LLM calls 1..N, later ones went live",
+    )
+    live: list[int] = Field(default_factory=list, description="LLM calls sent live (past the fork)")
     recorded: int = Field(default=0, description="LLM calls the recording holds")
     answered: int = 0
     drift: list[PromptDrift] = Field(default_factory=list)
@@ -91,6 +114,17 @@ class ReplayReport(_Record):
     unanswered: list[UnansweredCall] = Field(default_factory=list)
     unused: list[RecordedCallRef] = Field(default_factory=list)
     llm: LlmReport | None = None
+    #: ``--llm recorded --live-tools``: every tool ran for real; its results against the recording
+    tools_live: int = Field(
+        default=0, description="tool calls run for real (all, with --llm recorded)"
+    )
+    tool_results_compared: int = 0
+    tool_result_drift: list[ToolResultDrift] = Field(default_factory=list)
+    diverged_at: int | None = Field(
+        default=None,
+        description="the first LLM call whose request the recording no longer answers because "
+        "live tool results differed (its messages drifted): the run is not comparable from there",
+    )
 
     @property
     def missing(self) -> list[UnansweredCall]:

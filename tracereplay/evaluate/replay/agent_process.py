@@ -81,6 +81,7 @@ class ReplayPlan:
     timeout_s: float | None = None
     llm: LlmMode = "live"
     llm_match: LlmMatch = "order"
+    llm_until: int | None = None  # --llm-until N: a fork at LLM call N
     #: ``service.name`` of the replay runs when the eval sets tracereplay up for the agent
     #: (``trace_replays``): the source runs' service
     service_name: str | None = None
@@ -160,6 +161,7 @@ def case_replayer(agent: AgentCallable, plan: ReplayPlan, inputs: CaseInputs) ->
         timeout_s=plan.timeout_s,
         llm=plan.llm,
         llm_match=plan.llm_match,
+        llm_until=plan.llm_until,
         llm_calls={source.run_id: inputs.llm_calls} if source is not None else {},
     )
 

@@ -43,9 +43,10 @@ from typing import Any
 from opentelemetry.sdk.trace import TracerProvider
 
 from tracereplay.checks.subject import CheckSubject
+from tracereplay.checks.tool_results import pair_calls, result_diff, result_text, results_similarity
 from tracereplay.convert import convert_trace
 from tracereplay.convert.detect import AGENT, detect
-from tracereplay.evaluate.outcomes import CaseRun, ReplayReport
+from tracereplay.evaluate.outcomes import CaseRun, ReplayReport, ToolResultDrift
 from tracereplay.evaluate.replay.agent_loader import (
     AgentCallable,
     AgentResultError,
@@ -83,6 +84,7 @@ from tracereplay.models import (
     Run,
     ScoreResult,
     Status,
+    ToolCallRecord,
 )
 from tracereplay.models.fast import build
 from tracereplay.sdk import agent_run, current_setup, run_attributes, tool_interceptor
@@ -132,6 +134,8 @@ class Replayer:
     llm_match: LlmMatch = "order"
     #: the recorded LLM calls each source run's replay is answered from (``--llm recorded``)
     llm_calls: Mapping[str, Sequence[RecordedCall]] = field(default_factory=dict)
+    #: ``--llm-until N``: a fork: the first N LLM calls answered from the recording, the rest live
+    llm_until: int | None = None
 
     def __post_init__(self) -> None:
         self._capture: TraceCapture | None = None
@@ -157,8 +161,11 @@ class Replayer:
             has_recording=source is not None,
             encodings=encodings,
             required=len(source.result.tool_calls) if source is not None else 0,
+            run_all_live=self.live_tools and self.llm == "recorded",
         )
         llm = self._recorded_llm(source)
+        if llm is not None and llm.until is not None:
+            tools.live_gate = llm.forked  # no tool runs live before the fork
         t0 = time.perf_counter()
         call = self._run_agent(case, tools, llm)
         duration_ms = (time.perf_counter() - t0) * 1000
@@ -166,6 +173,8 @@ class Replayer:
         if llm is not None:
             report = report.model_copy(update={"llm": llm.report()})
         replay_run = self._converted_run(call, source)
+        if tools.run_all_live and replay_run is not None:
+            report = with_tool_results(report, calls, replay_run.result.tool_calls)
         run_id = replay_run.run_id if replay_run is not None else None
         source_failed = source is not None and source.result.status == "failed"
         result, reason = self._result(call.value, call.failure, report, replay_run, source_failed)
@@ -182,7 +191,11 @@ class Replayer:
             )
         else:
             subject = CheckSubject(
-                case=case, result=result, run=replay_run, duration_ms=duration_ms
+                case=case,
+                result=result,
+                run=replay_run,
+                duration_ms=duration_ms,
+                recorded_tool_calls=list(calls) if source is not None else None,
             )
             # checks may call a model for real (an LLM judge), even in an offline replay
             with live_llm() if llm is not None else contextlib.nullcontext():
@@ -226,6 +239,7 @@ class Replayer:
             self.llm_match,
             has_recording=source is not None,
             live_tools=self.live_tools,
+            until=self.llm_until,
         )
 
     def _run_agent(
@@ -360,6 +374,49 @@ class Replayer:
         if replay_run is None:
             return returned, None
         return merge_results(replay_run.result, returned, isinstance(value, AgentResult)), None
+
+
+def with_tool_results(
+    report: ReplayReport, recorded: Sequence[ToolCallRecord], live: Sequence[ToolCallRecord]
+) -> ReplayReport:
+    """The report with the tool-result drift of a replay whose tools ran for real (each result
+    against the recorded call it stands for, compared as JSON), and the first LLM call the
+    recording then no longer answers: the first whose messages drifted after a result did."""
+    drift: list[ToolResultDrift] = []
+    for call, index in zip(live, pair_calls(recorded, live)):
+        now = result_text(call)
+        was = result_text(recorded[index]) if index is not None else None
+        if was is not None and results_similarity(was, now, "json") == 1.0:
+            continue
+        drift.append(
+            ToolResultDrift(
+                tool=call.tool_name,
+                arguments=dict(call.arguments),
+                round=call.round,
+                recorded_position=index,
+                recorded_result=was,
+                live_result=now,
+                diff=result_diff(was, now) if was is not None else "",
+            )
+        )
+    diverged = None
+    if drift and report.llm is not None:
+        first = min(d.round for d in drift)
+        diverged = next(
+            (
+                d.round
+                for d in report.llm.drift
+                if "messages" in d.fields and not d.live and d.round > first
+            ),
+            None,
+        )
+    return report.model_copy(
+        update={
+            "tool_results_compared": len(live),
+            "tool_result_drift": drift,
+            "diverged_at": diverged,
+        }
+    )
 
 
 def with_replay_verdict(evaluation: EvaluationResult, report: ReplayReport) -> EvaluationResult:

@@ -20,7 +20,7 @@ import re
 import sys
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import orjson
@@ -194,6 +194,7 @@ class RecordedTools:
         has_recording: bool = True,
         encodings: Sequence[str | None] | None = None,
         required: int | None = None,
+        run_all_live: bool = False,
     ) -> None:
         if match not in TOOL_MATCHES:
             raise ValueError(f"tool match must be strict or fifo, not {match!r}")
@@ -212,20 +213,35 @@ class RecordedTools:
         self._seen: Counter[str] = Counter()
         self._drift: list[ArgumentDrift] = []
         self._unanswered: list[UnansweredCall] = []
+        #: a fork (``--llm-until N``): whether the replay is past round N; before it no tool
+        #: runs live whatever ``live_tools`` says (the recorded part stays airtight)
+        self.live_gate: Callable[[], bool] | None = None
+        #: ``--llm recorded --live-tools``: every tool runs for real (its result is compared
+        #: with the recorded one afterwards), not only the calls no recording answers
+        self.run_all_live = run_all_live
+        self._ran_live = 0
+
+    def may_run_live(self) -> bool:
+        """``live_tools``, and past the fork when the replay is one."""
+        return self.live_tools and (self.live_gate is None or self.live_gate())
 
     def __call__(self, tool_name: str, arguments: dict[str, Any], /) -> Any:
         args = normalize_arguments(arguments)
         with self._lock:
             self._seen[tool_name] += 1
             index = self._find(tool_name, args)
+            if self.run_all_live and self.may_run_live():
+                if index is not None:
+                    self._used[index] = True
+                self._ran_live += 1
+                return RUN_LIVE
             if index is None:
                 reason = self.no_recording_message(tool_name, args)
+                live = self.may_run_live()
                 self._unanswered.append(
-                    UnansweredCall(
-                        tool=tool_name, arguments=args, live=self.live_tools, reason=reason
-                    )
+                    UnansweredCall(tool=tool_name, arguments=args, live=live, reason=reason)
                 )
-                if self.live_tools:
+                if live:
                     return RUN_LIVE
                 raise NoRecordingError(reason)
             self._used[index] = True
@@ -314,6 +330,7 @@ class RecordedTools:
                 tool_match=self.match,
                 has_recording=self.has_recording,
                 answered=self._answered,
+                tools_live=self._ran_live,
                 drift=list(self._drift),
                 unanswered=list(self._unanswered),
                 unused=[

@@ -13,6 +13,9 @@ starts). Then nothing goes to the network:
   server-sent events when the request asked ``"stream": true``;
 - any other request fails loudly (unless ``--live-tools``: a tool that runs for real may call
   its own services);
+- ``--llm-until N`` (a fork): the first N LLM calls are answered so, the later ones are sent
+  as the agent made them (to its own base URL), each compared with the recorded call it
+  stands for (prompt drift marked ``live``);
 - a request nothing answers gets an HTTP 400 whose message names the round and the reason (with
   ``x-should-retry: false``: the client does not retry it), and the case is an ERROR.
 
@@ -78,9 +81,12 @@ class RecordedLlm:
         *,
         has_recording: bool = True,
         live_tools: bool = False,
+        until: int | None = None,
     ) -> None:
         if match not in LLM_MATCHES:
             raise ValueError(f"LLM match must be order or strict, not {match!r}")
+        if until is not None and until < 0:
+            raise ValueError(f"--llm-until must be 0 or more, not {until}")
         self.calls = list(calls)
         self.match: LlmMatch = match
         self.has_recording = has_recording
@@ -94,6 +100,43 @@ class RecordedLlm:
         self._errors: list[str] = []
         self._unchecked: list[int] = []
         self._last_failure: tuple[Any, tuple[int, bytes, str]] | None = None
+        #: ``--llm-until N``: calls after the N-th are sent live (the fork)
+        self.until = until
+        self._live: list[int] = []
+
+    # ------------------------------------------------------------------ the fork
+    def forked(self) -> bool:
+        """Whether the replay is past its fork (``--llm-until N``: a call after the N-th was
+        made): from then on its tools may run live (``--live-tools``); the tool calls of the
+        first N rounds are answered from the recording only."""
+        with self._lock:
+            return self.until is not None and self._count > self.until
+
+    def goes_live(self, api: str, body: Any) -> bool:
+        """Whether this request is past the fork: then it is counted, compared with the
+        recorded call it stands for (its prompt drift, ``live=True``), and sent live."""
+        with self._lock:
+            if self.until is None or self._count < self.until:
+                return False
+            self._count += 1
+            n = self._count
+            self._live.append(n)
+            if not isinstance(body, dict) or not self.has_recording:
+                return True
+            request = parse_request(api, body)
+            free = [i for i, used in enumerate(self._used) if not used]
+            if not free:
+                return True
+            exact = next((i for i in free if self._same(i, request)), None)
+            chosen = exact if exact is not None else self._closest(free, request)
+            self._used[chosen] = True
+            if exact is None:
+                drift = self._drift_of(n, chosen, request)
+                if drift is not None:
+                    drift.answered = False
+                    drift.live = True
+                    self._drift.append(drift)
+            return True
 
     # ------------------------------------------------------------------ answering
     def answer(self, api: str, body: dict[str, Any]) -> tuple[int, bytes, str]:
@@ -268,15 +311,18 @@ class RecordedLlm:
     # ------------------------------------------------------------------ the report
     def report(self) -> LlmReport:
         with self._lock:
+            forked = self.until is not None
+            # after a fork the recorded calls past it are not owed: only the first N count
+            owed = self.calls[: self.until] if forked else self.calls
             return LlmReport(
+                fork_round=self.until,
+                live=list(self._live),
                 llm_match=self.match,
                 recorded=len(self.calls),
                 answered=self._answered,
                 drift=list(self._drift),
                 errors=list(self._errors),
-                unused=[
-                    c.round for i, c in enumerate(self.calls) if not self._used[i] and not c.nested
-                ],
+                unused=[c.round for i, c in enumerate(owed) if not self._used[i] and not c.nested],
                 unchecked=list(self._unchecked),
             )
 
@@ -370,13 +416,18 @@ def _target(request: Any) -> RecordedLlm | _Live | None:
     return current
 
 
-def _respond(module: Any, recorded: RecordedLlm, request: Any, content: bytes) -> Any:
+def _llm_request(request: Any, content: bytes) -> tuple[str, Any]:
+    """(API, decoded body or None when it is no JSON) of an LLM request."""
     api = endpoint(request.method, request.url.path)
     assert api is not None
     try:
-        body = orjson.loads(content or b"{}")
+        return api, orjson.loads(content or b"{}")
     except orjson.JSONDecodeError:
-        body = None
+        return api, None
+
+
+def _respond(module: Any, recorded: RecordedLlm, request: Any, content: bytes) -> Any:
+    api, body = _llm_request(request, content)
     if not isinstance(body, dict):
         status, data, ctype = recorded._fail(api, "an LLM request whose body is not a JSON object")
     else:
@@ -394,6 +445,13 @@ def _respond(module: Any, recorded: RecordedLlm, request: Any, content: bytes) -
     with contextlib.suppress(Exception):
         response.elapsed = timedelta(0)
     return response
+
+
+def _goes_live(recorded: RecordedLlm, request: Any, content: bytes) -> bool:
+    """Whether an LLM request is past the replay's fork (sent live, to the agent's own URL)."""
+    if recorded.until is None:
+        return False
+    return recorded.goes_live(*_llm_request(request, content))
 
 
 def _observe(request: Any, content: bytes) -> None:
@@ -425,6 +483,8 @@ def _patch(module: Any) -> None:
             if target.live_tools:
                 return send(self, request, **kwargs)
             raise OfflineRequestError(target.refuse(request.method, str(request.url)))
+        if _goes_live(target, request, request.read()):
+            return send(self, request, **kwargs)
         return _respond(module, target, request, request.read())
 
     async def patched_asend(self: Any, request: Any, **kwargs: Any) -> Any:
@@ -437,6 +497,8 @@ def _patch(module: Any) -> None:
             if target.live_tools:
                 return await asend(self, request, **kwargs)
             raise OfflineRequestError(target.refuse(request.method, str(request.url)))
+        if _goes_live(target, request, await request.aread()):
+            return await asend(self, request, **kwargs)
         return _respond(module, target, request, await request.aread())
 
     patched_send.__wrapped__ = send  # type: ignore[attr-defined]

@@ -1,0 +1,149 @@
+"""``tracereplay replay RUN_ID --agent ...``: replay one recorded run without promoting it first.
+
+The run becomes a case of the suite ``replay:<agent name>`` (created with the default checks on
+first use; replaying the same run again reuses its case, as ``promote`` does), and that one case
+is evaluated as ``eval SUITE --case ID --agent ...`` would: the eval run, the case's result, its
+stored replay report (``case_results.drift``) and the replay run are stored like any eval's, so
+``show``, ``diff`` and the report work on them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from tracereplay.cli.common import console, db_path
+from tracereplay.cli.eval_cmd import (
+    LlmMatchOption,
+    LlmOption,
+    ToolMatchOption,
+    print_problems,
+    print_summary,
+    results_table,
+    write_json,
+)
+from tracereplay.errors import BadParameterError
+
+#: the suite a replayed run's case is stored in: ``replay:`` and the run's agent name
+SUITE_PREFIX = "replay:"
+
+
+def replay_suite_name(agent_name: str) -> str:
+    """The suite ``tracereplay replay`` stores a run of ``agent_name`` in."""
+    return SUITE_PREFIX + (agent_name.strip() or "unnamed")
+
+
+def replay(
+    run_id: Annotated[
+        str,
+        typer.Argument(metavar="RUN_ID", help="A run id or a unique prefix of one."),
+    ],
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            metavar="MODULE:ATTR",
+            help="The agent to replay the run with (as for eval --agent).",
+        ),
+    ],
+    llm: Annotated[
+        Optional[LlmOption],
+        typer.Option(
+            "--llm",
+            help="live (default) calls the agent's model; recorded answers its LLM calls from "
+            "the run's recording.",
+            show_default=False,
+        ),
+    ] = None,
+    llm_until: Annotated[
+        Optional[int],
+        typer.Option(
+            "--llm-until",
+            min=0,
+            metavar="N",
+            help="With --llm recorded: fork at LLM call N (the first N answered from the "
+            "recording, the later ones live).",
+            show_default=False,
+        ),
+    ] = None,
+    llm_match: Annotated[
+        Optional[LlmMatchOption],
+        typer.Option("--llm-match", help="As for eval --llm-match.", show_default=False),
+    ] = None,
+    live_tools: Annotated[
+        bool,
+        typer.Option(
+            "--live-tools",
+            help="Run the real tool for a call no recording answers; with --llm recorded, "
+            "every tool, each result compared with the recorded one.",
+        ),
+    ] = False,
+    tool_match: Annotated[
+        Optional[ToolMatchOption],
+        typer.Option("--tool-match", help="As for eval --tool-match.", show_default=False),
+    ] = None,
+    in_process: Annotated[
+        bool,
+        typer.Option("--in-process", help="Run the agent in this process (a debugger works)."),
+    ] = False,
+    timeout: Annotated[
+        float,
+        typer.Option(min=0.0, help="Seconds the replay may take before it is an ERROR (0: none)."),
+    ] = 60.0,
+    json_file: Annotated[
+        Optional[Path],
+        typer.Option("--json", metavar="FILE", help="Write the result as JSON (as eval --json)."),
+    ] = None,
+) -> None:
+    """Replay one recorded run with an agent and print the verdict and drift, as eval does.
+
+    The run is stored as a case of suite replay:AGENT_NAME (reused when replayed again); the
+    eval run and replay run are stored like any eval's. Exit code 0 when it passed, 1 otherwise.
+
+    [bold]Examples[/bold]
+
+      tracereplay replay 3f2a --agent my_agent:run --llm recorded
+      tracereplay replay 3f2a --agent my_agent:run_v2 --llm recorded --llm-until 2
+    """
+    if llm_until is not None and llm is not LlmOption.recorded:
+        raise BadParameterError("--llm-until applies to --llm recorded")
+    if llm_match is not None and llm is not LlmOption.recorded:
+        raise BadParameterError("--llm-match applies to --llm recorded")
+    from tracereplay.cli.eval_progress import BarProgress
+    from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
+    from tracereplay.evaluate.runner import RunnerOptions
+    from tracereplay.ingest import open_store
+    from tracereplay.promote import promote_run
+
+    with open_store(db_path()) as store:
+        resolved = store.resolve_run_id(run_id)
+        source = store.get_run(resolved)
+        suite = replay_suite_name(source.agent_name)
+        case = promote_run(store, resolved, suite_name=suite).case
+    settings = EvalSettings(
+        suite=suite,
+        db=db_path(),
+        agent=agent,
+        tool_match=(tool_match or ToolMatchOption.strict).value,  # type: ignore[arg-type]
+        live_tools=live_tools,
+        runner=RunnerOptions(concurrency=1, timeout_s=timeout or None, retries=0),
+        case_ids=(case.id,),
+        label=f"replay of run {source.run_id}",
+        llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
+        llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
+        llm_until=llm_until,
+        in_process=in_process,
+    )
+    outcome = run_evaluation(settings, BarProgress(f"replay {source.run_id[:8]}"))
+    console.print(results_table(list(outcome.reports), False))
+    print_problems(outcome.needing_attention())
+    print_summary(outcome)
+    if json_file is not None:
+        write_json(json_file, outcome)
+    raise typer.Exit(outcome.exit_code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("replay")(replay)
