@@ -49,6 +49,16 @@ def test_a_history_that_holds_its_tool_calls_is_left_as_it_is() -> None:
     assert calls[1].input_messages == full
 
 
+def test_a_call_recorded_under_another_id_than_its_result_is_not_restored_again() -> None:
+    """The OpenAI Agents SDK's Responses items: the call's item id (fc_..) in the history, the
+    result's call id (call_..) on the result. The call is there: nothing is added."""
+    ask = {"role": "assistant", "parts": [{**ASK["parts"][0], "id": "fc_1"}]}
+    full = [SYSTEM, USER, ask, RESULT]
+    calls = [_call(1, [SYSTEM, USER], [ASK]), _call(2, list(full), [ANSWER])]
+    restore_tool_requests(calls)
+    assert calls[1].input_messages == full
+
+
 def test_a_recorded_default_temperature_matches_a_request_that_sets_none() -> None:
     body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "weather in Oslo?"}]}
     recorded = [_call(1, [USER], [ANSWER], temperature=1.0)]

@@ -101,9 +101,9 @@ def test_installed_into_a_fresh_venv_the_whole_user_path_works(wheel: Path, tmp_
     _run([python, "agent.py"], project)  # captured by the SDK into ./tracereplay.duckdb
     assert "weather_agent" in _run([tr, "runs"], project).stdout
     _run([tr, "promote", "--where", "kind = 'live'", "--suite", "weather"], project)
-    assert "2 passed" in _run([tr, "eval", "weather"], project).stdout
+    assert "2 of 2 cases passed" in _run([tr, "eval", "weather"], project).stdout
     replayed = _run([tr, "eval", "weather", "--agent", "agent:answer"], project)
-    assert "2 passed" in replayed.stdout
+    assert "2 of 2 cases passed" in replayed.stdout
     rows = _run([tr, "sql", "SELECT mode, passed FROM eval_runs ORDER BY started_at"], project)
     assert "recorded" in rows.stdout and "replay" in rows.stdout
     _run([tr, "report", "-o", "report.html"], project)

@@ -236,17 +236,26 @@ def restore_tool_requests(calls: Sequence[RecordedCall]) -> None:
     asked: dict[str, dict[str, Any]] = {}
     for call in calls:
         present: set[str] = set()
+        #: tool calls of the assistant messages before, not yet met by a result: a result
+        #: whose id they do not hold still has its call there when the two ids differ (the
+        #: OpenAI Agents SDK's Responses items: the call's item id ``fc_..``, the result's
+        #: ``call_..``), so nothing is restored for it
+        unmet = 0
         restored: list[dict[str, Any]] = []
         for message in call.input_messages:
             if not isinstance(message, dict):
                 restored.append(message)
                 continue
             if message.get("role") == "assistant":
-                present.update(_tool_call_ids(message, "tool_call"))
+                ids = _tool_call_ids(message, "tool_call")
+                present.update(ids)
+                unmet += len(ids)
             elif message.get("role") == "tool":
                 for call_id in _tool_call_ids(message, "tool_call_response"):
                     origin = asked.get(call_id)
-                    if call_id not in present and origin is not None:
+                    if call_id in present or unmet > 0:
+                        unmet = max(0, unmet - 1)
+                    elif origin is not None:
                         restored.append(origin)
                         present.update(_tool_call_ids(origin, "tool_call"))
             restored.append(message)
