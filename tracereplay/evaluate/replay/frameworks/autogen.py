@@ -30,18 +30,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
+    SharedContext,
     SharedPatch,
     ToolAnswer,
     mark_replayed,
     mro_names,
 )
-from tracereplay.evaluate.replay.frameworks.openai_agents import SharedContext
+from tracereplay.evaluate.replay.frameworks.instrumentors import instrumented
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -209,7 +210,15 @@ class AutoGenAgent(FrameworkAgent):
     def instrument(
         self, tracer_provider: TracerProvider
     ) -> contextlib.AbstractContextManager[None]:
-        return _tracing.use(functools.partial(_model_tracing, tracer_provider))
+        # OpenLLMetry's OpenAI instrumentation, when installed and not on already
+        return _tracing.use(
+            functools.partial(
+                instrumented,
+                "opentelemetry.instrumentation.openai",
+                "OpenAIInstrumentor",
+                tracer_provider,
+            )
+        )
 
 
 def _final_text(result: Any) -> str:
@@ -220,24 +229,3 @@ def _final_text(result: Any) -> str:
         if isinstance(message, BaseChatMessage):
             return message.to_text()
     return ""
-
-
-@contextlib.contextmanager
-def _model_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
-    """OpenLLMetry's OpenAI instrumentation into ``tracer_provider`` while replays run, when it
-    is installed and the application has not instrumented the client already."""
-    try:
-        from opentelemetry.instrumentation.openai import OpenAIInstrumentor
-    except ImportError:
-        yield
-        return
-    instrumentor = OpenAIInstrumentor()
-    if instrumentor.is_instrumented_by_opentelemetry:
-        yield
-        return
-    instrumentor.instrument(tracer_provider=tracer_provider)
-    try:
-        yield
-    finally:
-        with contextlib.suppress(Exception):
-            instrumentor.uninstrument()

@@ -46,14 +46,12 @@ from typing import TYPE_CHECKING, Any
 
 from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
+    SharedContext,
     ToolAnswer,
     mark_replayed,
     mro_names,
 )
-from tracereplay.evaluate.replay.frameworks.openai_agents import (
-    ActiveAnswers,
-    SharedContext,
-)
+from tracereplay.evaluate.replay.frameworks.openai_agents import ActiveAnswers
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
+    SharedContext,
     ToolAnswer,
     mark_replayed,
     mro_names,
@@ -128,33 +129,6 @@ def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
 
 
 # ---------------------------------------------------------------------------------- sharing
-class SharedContext:
-    """A process-wide context entered by the first user and exited by the last (replays of
-    several cases run at once; instrumentors and trace processors are process-wide)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._users = 0
-        self._stack: contextlib.ExitStack | None = None
-
-    @contextlib.contextmanager
-    def use(self, factory: Callable[[], contextlib.AbstractContextManager[Any]]) -> Iterator[None]:
-        with self._lock:
-            if self._users == 0:
-                stack = contextlib.ExitStack()
-                stack.enter_context(factory())
-                self._stack = stack
-            self._users += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._users -= 1
-                if self._users == 0 and self._stack is not None:
-                    stack, self._stack = self._stack, None
-                    stack.close()
-
-
 class ActiveAnswers:
     """The answers of the replays running now: a thread that did not inherit a replay's
     context can still be served when only one replay runs."""

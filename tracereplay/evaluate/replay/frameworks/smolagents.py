@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from tracereplay.evaluate.replay.frameworks.base import (
     FrameworkAgent,
+    SharedContext,
     SharedPatch,
     ToolAnswer,
     mark_replayed,
     mro_names,
 )
 from tracereplay.evaluate.replay.frameworks.instrumentors import instrumented
-from tracereplay.evaluate.replay.frameworks.openai_agents import SharedContext
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
