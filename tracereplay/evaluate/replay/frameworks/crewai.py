@@ -49,6 +49,7 @@ from tracereplay.evaluate.replay.frameworks.base import (
     mark_replayed,
     mro_names,
 )
+from tracereplay.evaluate.replay.frameworks.instrumentors import instrumented
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -240,22 +241,12 @@ def _instrumented(tracer_provider: TracerProvider) -> contextlib.ExitStack:
     os.environ.update({k: v for k, v in _ENVIRONMENT.items() if saved[k] is None})
     stack.callback(_restore_environment, saved)
     stack.enter_context(_patch.held())
-    for module, name, instrumented in _INSTRUMENTORS:
-        try:
-            importlib.import_module(instrumented)
-            instrumentor = getattr(importlib.import_module(module), name)()
-        except (ImportError, AttributeError):
-            continue
-        if instrumentor.is_instrumented_by_opentelemetry:
-            continue  # the agent's module instrumented it: left as it is, spans where it sends them
-        instrumentor.instrument(tracer_provider=tracer_provider, skip_dep_check=True)
-        stack.callback(_uninstrument, instrumentor)
+    # one the agent's module instrumented already is left as it is (spans where it sends them)
+    for module, name, library in _INSTRUMENTORS:
+        stack.enter_context(
+            instrumented(module, name, tracer_provider, requires=library, skip_dep_check=True)
+        )
     return stack
-
-
-def _uninstrument(instrumentor: Any) -> None:
-    with contextlib.suppress(Exception):
-        instrumentor.uninstrument()
 
 
 def _restore_environment(saved: dict[str, str | None]) -> None:

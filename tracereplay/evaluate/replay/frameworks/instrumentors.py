@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -22,9 +22,20 @@ __all__ = ["instrumented"]
 
 
 @contextlib.contextmanager
-def instrumented(module: str, name: str, tracer_provider: TracerProvider) -> Iterator[None]:
-    """``module.name()`` instrumenting onto ``tracer_provider`` for the block (see above)."""
+def instrumented(
+    module: str,
+    name: str,
+    tracer_provider: TracerProvider,
+    *,
+    requires: str | None = None,
+    **options: Any,
+) -> Iterator[None]:
+    """``module.name()`` instrumenting onto ``tracer_provider`` for the block (see above);
+    nothing either when ``requires`` (the instrumented library) is not importable. ``options``
+    go to ``instrument()`` (``skip_dep_check=True``...)."""
     try:
+        if requires is not None:
+            importlib.import_module(requires)
         instrumentor = getattr(importlib.import_module(module), name)()
     except (ImportError, AttributeError):
         yield
@@ -32,7 +43,7 @@ def instrumented(module: str, name: str, tracer_provider: TracerProvider) -> Ite
     if instrumentor.is_instrumented_by_opentelemetry:
         yield
         return
-    instrumentor.instrument(tracer_provider=tracer_provider)
+    instrumentor.instrument(tracer_provider=tracer_provider, **options)
     try:
         yield
     finally:
