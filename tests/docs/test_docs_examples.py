@@ -19,11 +19,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from doc_blocks import code_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
-BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 #: commands that would wait or need the reader's own agent or files: their options are checked
 #: with --help instead of running them
 ONLY_PARSED = ("serve", "ui", "ingest", "eval", "replay", "sql", "export", "report")
@@ -32,10 +32,9 @@ ONLY_PARSED = ("serve", "ui", "ingest", "eval", "replay", "sql", "export", "repo
 def _blocks(lang: str) -> list[tuple[str, int, str]]:
     out = []
     for path in DOC_FILES:
-        text = path.read_text(encoding="utf-8")
-        for m in BLOCK.finditer(text):
-            if m.group(1) == lang or (lang == "sh" and m.group(1) in ("", "sh", "bash", "console")):
-                out.append((path.name, text.count("\n", 0, m.start()) + 1, m.group(2)))
+        for block in code_blocks(path):
+            if block.lang == lang or (lang == "sh" and block.lang in ("", "sh", "bash", "console")):
+                out.append((path.name, block.line, block.body))
     return out
 
 
