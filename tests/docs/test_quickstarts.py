@@ -6,7 +6,8 @@ framework's pinned venv (``.venvs/<fw>``, ``make frameworks``), in an empty dire
 - each ``python`` block whose first line is ``# <file>.py`` is written to that file;
 - each ``console`` block's ``$ `` commands run in order, with the venv first on ``PATH`` and the
   agent's model answered by the scripted OpenAI-compatible fake on loopback
-  (``OPENAI_BASE_URL``, as a real key and base URL would be); a command exits 0, or 1 when the
+  (``OPENAI_BASE_URL``, LlamaIndex's ``OPENAI_API_BASE``, as a real key and base URL would
+  be); a command exits 0, or 1 when the
   output it shows has a ``FAILED`` case; every output line the page shows (``...`` marks what
   it trimmed) is in what the command printed, ids, numbers and column padding aside;
 - an ``--llm recorded`` command sends nothing to the model (offline).
@@ -26,8 +27,6 @@ import pytest
 from doc_blocks import Block, code_blocks
 from evaluate.framework_replay import fake_openai, framework_bin, weather
 from packaging.requirements import Requirement
-
-pytestmark = pytest.mark.slow  # runs a framework's agent and the CLI in its venv
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTARTS = ROOT / "docs" / "quickstart"
@@ -92,11 +91,11 @@ def installed_names(block: Block) -> list[str]:
 
 
 @pytest.fixture
-def model() -> Iterator[fake_openai.FakeModel]:
+def model() -> Iterator[tuple[fake_openai.FakeModel, str]]:
+    """The scripted model on loopback and its base URL."""
     server, url = fake_openai.start(SCRIPT)
-    server.model.url = url
     try:
-        yield server.model
+        yield server.model, url
     finally:
         server.shutdown()
 
@@ -108,13 +107,21 @@ def test_every_quickstart_is_tested_and_linked() -> None:
         assert f"docs/quickstart/{page}" in readme, f"README.md does not link {page}"
 
 
-@pytest.mark.parametrize("page", sorted(PAGES))
-def test_quickstart_runs_as_written(
-    page: str, model: fake_openai.FakeModel, tmp_path: Path
-) -> None:
-    bin_dir = framework_bin(PAGES[page], "python").parent
-    blocks = code_blocks(QUICKSTARTS / page)
+def test_shown_output_matches_what_differs_only_by_ids_numbers_and_width() -> None:
+    shown = "│ 0 │ aaa0acbe │ FAILED │  0.83 │   237 │ Will it rain in Paris in the next…"
+    printed = "│ 0 │ 43a559ad │ FAILED │  0.83 │  2205 │ Will it rain in Paris in the nex…│\n"
+    assert normalized(shown) in normalized(printed)
+    assert normalized(shown) not in normalized(printed.replace("FAILED", "PASSED"))
+    wrapped = "get_forecast(city='Paris',\n  days=2): never called"
+    assert normalized("get_forecast(city='Paris', days=2): never called") in normalized(wrapped)
+    assert console_steps("$ a \\\n  --b\nout\n...\n$ c\n") == [
+        ("a  --b", ["out", "..."]),
+        ("c", []),
+    ]
 
+
+def _assert_installable(page: str, blocks: list[Block], bin_dir: Path) -> None:
+    """The page's ``pip install`` names tracereplay and only distributions the venv has."""
     names = [n for b in blocks if b.lang == "sh" for n in installed_names(b)]
     assert "tracereplay" in names, f"{page}: no pip install of tracereplay"
     found = subprocess.run(
@@ -124,11 +131,16 @@ def test_quickstart_runs_as_written(
     )  # fmt: skip
     assert found.returncode == 0, f"{page}: pip install names a package the venv lacks: {found}"
 
+
+def _write_files(blocks: list[Block], work: Path) -> None:
     for block in blocks:
         first = block.body.splitlines()[0] if block.body else ""
         if block.lang == "python" and re.fullmatch(r"# [\w./-]+\.py", first):
-            (tmp_path / first[2:]).write_text(block.body, encoding="utf-8")
+            (work / first[2:]).write_text(block.body, encoding="utf-8")
 
+
+def _reader_env(bin_dir: Path, url: str) -> dict[str, str]:
+    """A shell with the framework venv first on PATH and the model at ``url``."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -136,17 +148,32 @@ def test_quickstart_runs_as_written(
     }
     env.update(
         PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
-        OPENAI_BASE_URL=model.url,
+        OPENAI_BASE_URL=url,
+        OPENAI_API_BASE=url,  # LlamaIndex's name for it
         OPENAI_API_KEY="test",
         COLUMNS="100",
         CREWAI_DISABLE_TELEMETRY="true",  # the machine's settings, not the page's: no network
         CREWAI_TRACING_ENABLED="false",
     )
+    return env
+
+
+@pytest.mark.slow  # runs a framework's agent and the CLI in its venv
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_quickstart_runs_as_written(
+    page: str, model: tuple[fake_openai.FakeModel, str], tmp_path: Path
+) -> None:
+    fake, url = model
+    bin_dir = framework_bin(PAGES[page], "python").parent
+    blocks = code_blocks(QUICKSTARTS / page)
+    _assert_installable(page, blocks, bin_dir)
+    _write_files(blocks, tmp_path)
+    env = _reader_env(bin_dir, url)
     steps = [s for b in blocks if b.lang == "console" for s in console_steps(b.body)]
     assert steps, f"{page}: no console block"
     timings = []
     for command, shown in steps:
-        asked = len(model.requests)
+        asked = len(fake.requests)
         started = time.monotonic()
         done = subprocess.run(
             ["bash", "-c", command], cwd=tmp_path, env=env, timeout=180,
@@ -163,5 +190,5 @@ def test_quickstart_runs_as_written(
                     f"{page}: $ {command}\n{line!r} not in:\n{printed}"
                 )
         if "--llm recorded" in command:
-            assert len(model.requests) == asked, f"{page}: $ {command} called the model"
+            assert len(fake.requests) == asked, f"{page}: $ {command} called the model"
     print("\n".join(timings))
