@@ -7,9 +7,9 @@ framework's pinned venv (``.venvs/<fw>``, ``make frameworks``), in an empty dire
 - each ``console`` block's ``$ `` commands run in order, with the venv first on ``PATH`` and the
   agent's model answered by the scripted OpenAI-compatible fake on loopback
   (``OPENAI_BASE_URL``, LlamaIndex's ``OPENAI_API_BASE``, as a real key and base URL would
-  be); a command exits 0, or 1 when the
-  output it shows has a ``FAILED`` case; every output line the page shows (``...`` marks what
-  it trimmed) is in what the command printed, ids, numbers and column padding aside;
+  be); a command exits 0, or 1 when the output it shows has a ``FAILED`` case; every output
+  line the page shows (``...`` marks what it trimmed) is in what the command printed, ids,
+  numbers, words cut to fit and column padding aside;
 - an ``--llm recorded`` command sends nothing to the model (offline).
 """
 
@@ -47,8 +47,6 @@ SCRIPT = {QUESTION: weather.SCRIPT[weather.QUESTIONS["multi_round"]]}
 BOX = re.compile(r"[│┃┏┓┗┛┡┩└┘━─┳┻╇╈┼╭╮╰╯]")
 ID = re.compile(r"\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b|\b[0-9a-f]{8}\b")
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-
 #: a word cut short to fit (a table cell, a long value)
 CUT = re.compile(r"\S*…\S*")
 
