@@ -442,10 +442,11 @@ def llm_notes(report: LlmReport | None) -> list[str]:
 def tool_result_notes(report: ReplayReport) -> list[str]:
     """``--llm recorded --live-tools``: the tools' results against the recording (a diff per
     drifting call), and the LLM call from which the recording no longer answers the run."""
-    if not report.tools_live:
+    said = report.tool_results_note()
+    if not said:
         return []
     drift = report.tool_result_drift
-    notes = [report.tool_results_note()]
+    notes = [said]
     for d in drift[:3]:
         if d.recorded_position is None:
             notes.append(f"tool-result drift: {d.tool} (round {d.round}): no recorded call")

@@ -142,8 +142,9 @@ class ReplayReport(_Record):
 
     def tool_results_note(self) -> str:
         """``--live-tools`` with ``--llm recorded``: how many tools ran for real and how many of
-        their results differ from the recording; ``""`` when none ran."""
-        if not self.tools_live:
+        their results differ from the recording; ``""`` when none was compared (``--live-tools``
+        without ``--llm recorded`` runs only the calls no recording answers: nothing to compare)."""
+        if not self.tools_live or not self.tool_results_compared:
             return ""
         differ = len(self.tool_result_drift)
         return (

@@ -86,8 +86,8 @@ def replay_modes(report: ReplayReport | None) -> ReplayModes | None:
         return None
     llm = report.llm
     forked = llm is not None and llm.fork_round is not None
-    if not forked and not report.tools_live:
-        return None
+    if not forked and not report.tool_results_compared and not report.tool_result_drift:
+        return None  # (--live-tools alone runs only what no recording answers: nothing compared)
     modes = ReplayModes(
         tools_note=report.tool_results_note(),
         diverged_at=report.diverged_at,
