@@ -64,6 +64,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="with an agent: `recorded` answers its LLM calls from the recording (offline)",
     )
     group.addoption(
+        "--tracereplay-llm-until",
+        dest="tracereplay_llm_until",
+        type=int,
+        metavar="N",
+        help="with --tracereplay-llm recorded: a fork: LLM calls 1..N answered from the "
+        "recording (their tools too), later ones sent to the agent's model",
+    )
+    group.addoption(
+        "--tracereplay-live-tools",
+        dest="tracereplay_live_tools",
+        action="store_true",
+        default=None,
+        help="with an agent: run tool calls no recording answers for real; with "
+        "--tracereplay-llm recorded, every tool call, each result compared with the recorded one",
+    )
+    group.addoption(
         "--tracereplay-db",
         dest="tracereplay_db",
         metavar="PATH",
@@ -86,6 +102,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("tracereplay_llm", "live or recorded")
     parser.addini("tracereplay_db", "the store (relative to the ini file)")
     parser.addini("tracereplay_label", "a note stored with each eval run")
+    parser.addini("tracereplay_llm_until", "a fork at LLM call N (with tracereplay_llm recorded)")
+    parser.addini("tracereplay_live_tools", "run tools for real (true/false)", type="bool")
     parser.addini("tracereplay_tool_match", "strict (default) or fifo")
     parser.addini("tracereplay_concurrency", "cases replayed at once (default 4)")
     parser.addini("tracereplay_timeout", "seconds per case attempt (default 60)")
@@ -100,6 +118,15 @@ class _Session:
         self.suites: list[str] = list(opt.tracereplay_suites or config.getini("tracereplay_suite"))
         self.agent: str | None = opt.tracereplay_agent or config.getini("tracereplay_agent") or None
         self.llm: str = opt.tracereplay_llm or config.getini("tracereplay_llm") or "live"
+        self.llm_until = _llm_until(
+            opt.tracereplay_llm_until, config.getini("tracereplay_llm_until")
+        )
+        live = opt.tracereplay_live_tools
+        self.live_tools: bool = bool(
+            config.getini("tracereplay_live_tools") if live is None else live
+        )
+        if self.suites:
+            self._check_replay_options()
         self.label: str | None = opt.tracereplay_label or config.getini("tracereplay_label") or None
         self.tool_match: str = config.getini("tracereplay_tool_match") or "strict"
         self.concurrency = int(config.getini("tracereplay_concurrency") or 4)
@@ -115,6 +142,14 @@ class _Session:
         self.eval_runs: dict[str, str] = {}
         #: suites whose evaluation could not be carried out: why (each of their items fails so)
         self.failures: dict[str, str] = {}
+
+    def _check_replay_options(self) -> None:
+        """A fork needs the recorded LLM, as ``tracereplay eval --llm-until`` does (a usage
+        error); like ``--tracereplay-llm``, the replay options do nothing without an agent."""
+        if self.llm_until is not None and self.llm != "recorded":
+            raise pytest.UsageError(
+                "tracereplay: --tracereplay-llm-until applies to --tracereplay-llm recorded"
+            )
 
     def eval_run_id(self, suite: str) -> str:
         """One eval run per suite and session (the same in every xdist worker)."""
@@ -137,6 +172,8 @@ class _Session:
             "agent": self.agent,
             "tool_match": self.tool_match,
             "llm": self.llm if self.agent else "live",
+            "llm_until": self.llm_until if self.agent else None,
+            "live_tools": self.live_tools and bool(self.agent),
             "label": self.label,
             "case_ids": case_ids,
             "eval_run": self.eval_run_id(suite),
@@ -183,6 +220,21 @@ class _Session:
 
 
 _STATE = pytest.StashKey[_Session]()
+
+
+def _llm_until(option: int | None, ini: str) -> int | None:
+    """``--tracereplay-llm-until`` (else the ini key) as a number of LLM calls, 0 or more."""
+    if option is None and not ini.strip():
+        return None
+    try:
+        n = option if option is not None else int(ini)
+    except ValueError:
+        raise pytest.UsageError(
+            f"tracereplay: tracereplay_llm_until must be a whole number, not '{ini}'"
+        ) from None
+    if n < 0:
+        raise pytest.UsageError("tracereplay: --tracereplay-llm-until must be 0 or more")
+    return n
 
 
 def _store_path(config: pytest.Config, option: str | None) -> Path:

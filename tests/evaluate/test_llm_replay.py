@@ -611,6 +611,44 @@ def test_a_fork_answers_n_calls_then_lets_the_rest_through_compared() -> None:
     assert set(drift.fields) == {"messages", "model"}
 
 
+def test_the_live_part_of_a_fork_is_compared_with_the_tool_call_ids_masked() -> None:
+    """Past the fork the live model names its tool calls itself; a framework that writes the
+    call into the next request's text (smolagents) differs from the recording by the id only:
+    no prompt drift. Any other difference of that text still is."""
+
+    def call_text(call_id: str, city: str) -> str:
+        return f"Calling tools: [{{'id': '{call_id}', 'name': 'get_weather', 'city': '{city}'}}]"
+
+    def recorded(n: int, history: list[dict]) -> RecordedCall:
+        asked = {"role": "assistant", "parts": [
+            {"type": "tool_call", "id": f"call_000{n}", "name": "get_weather", "arguments": {}}
+        ]}  # fmt: skip
+        return RecordedCall(
+            run_id="r", round=n, model="m", request_model="m",
+            input_messages=[_text("user", QUESTION), *history], output_messages=[asked],
+        )  # fmt: skip
+
+    history = [_text("assistant", call_text("call_0001", "Paris")), _text("user", "12 °C")]
+    calls = [recorded(1, []), recorded(2, history)]
+
+    def live_request(call_id: str, city: str) -> dict:
+        return {"model": "m", "messages": [
+            {"role": "user", "content": QUESTION},
+            {"role": "assistant", "content": call_text(call_id, city)},
+            {"role": "user", "content": "12 °C"},
+        ]}  # fmt: skip
+
+    llm = RecordedLlm(calls, until=1)
+    llm.answer("chat", {"model": "m", "messages": [{"role": "user", "content": QUESTION}]})
+    assert llm.goes_live("chat", live_request("call_9001", "Paris"))
+    assert llm.report().drift == []
+    llm = RecordedLlm(calls, until=1)
+    llm.answer("chat", {"model": "m", "messages": [{"role": "user", "content": QUESTION}]})
+    assert llm.goes_live("chat", live_request("call_9001", "Rome"))
+    [drift] = llm.report().drift
+    assert drift.live and "Rome" in drift.diff
+
+
 def test_no_fork_never_goes_live() -> None:
     llm = RecordedLlm([_recorded_round(1, "a")])
     assert not llm.goes_live("chat", {"model": "m", "messages": []}) and not llm.forked()

@@ -340,6 +340,9 @@ def test_no_tool_runs_live_before_the_fork(recorded: Path, tmp_path: Path, model
         first_round = [t for t in rep["tool_calls"] if t["round"] == 1]
         later = [t for t in rep["tool_calls"] if t["round"] > 1]
         assert rep["replay"]["tools_live"] == len(later)
+        # only the calls that ran are compared with the recording (not those it answered)
+        assert rep["replay"]["tool_results_compared"] == len(later)
+        assert all(d["round"] > 1 for d in rep["replay"]["tool_result_drift"])
         seen["first"] += len(first_round)
         seen["later"] += len(later)
         for call in first_round:  # the recorded answer, not the changed data's

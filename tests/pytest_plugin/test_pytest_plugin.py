@@ -28,7 +28,7 @@ def get_weather(city: str) -> dict:
     """Current weather; writes a mark when it really runs (a replay must not)."""
     with open(os.environ["LIVE_MARKS"], "a") as marks:
         marks.write(city + "\\n")
-    return {"city": city, "temp": 21}
+    return {"city": city, "temp": int(os.environ.get("WEATHER_TEMP", "21"))}
 
 
 def answer(query: str) -> str:
@@ -193,6 +193,73 @@ def test_the_ini_file_names_suite_agent_and_store(tmp_path: Path, project: Path)
     assert "3 passed" in done.stdout
 
 
+def _drift(root: Path, eval_run_id: str) -> list[dict]:
+    with open_store(root / "evals/tracereplay.duckdb") as store:
+        rows = store.query_dicts(
+            "SELECT drift FROM case_results WHERE eval_run_id = ?", [eval_run_id]
+        )
+    return [json.loads(r["drift"]) for r in rows]
+
+
+def test_tools_run_live_against_recorded_decisions(project: Path) -> None:
+    """--tracereplay-llm recorded --tracereplay-live-tools: every tool runs for real; a
+    changed data source is tool-result drift, which a toolResultsMatch check fails on."""
+    checks = project / "checks.yaml"
+    checks.write_text("- kind: toolResultsMatch\n  mode: json\n")
+    assert (
+        _cli(project, "suite", "create", "weather-tools", "--checks", str(checks)).returncode == 0
+    )
+    promoted = _cli(project, "promote", "--where", "kind = 'live'", "--suite", "weather-tools")
+    assert promoted.returncode == 0, promoted.stderr
+    args = ["--tracereplay", "weather-tools", "--tracereplay-db", "evals/tracereplay.duckdb"]
+    live = ["--tracereplay-llm", "recorded", "--tracereplay-live-tools"]
+    try:
+        done = pytest_in(project, *args, *AGENT_OPT, *live, "-q", WEATHER_TEMP="23")
+        marks = (project / "marks.txt").read_text().split()
+    finally:
+        (project / "marks.txt").write_text("")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "3 failed" in done.stdout
+    assert sorted(marks) == ["Oslo", "Paris", "Rome"]  # every tool ran for real
+    text = " ".join(done.stdout.split())
+    assert "1 tool call(s) ran for real: 0 result(s) as recorded, 1 differ" in text
+    assert "tool-result drift: get_weather" in text and '+ "temp": 23' in text
+    run = _eval_runs(project)[-1]
+    for drift in _drift(project, run["eval_run_id"]):
+        [changed] = drift["tool_result_drift"]
+        assert '"temp":21' in changed["recorded_result"].replace(" ", "")
+        assert '"temp":23' in changed["live_result"].replace(" ", "")
+
+
+def test_a_fork_named_in_the_ini_file(project: Path) -> None:
+    (project / "pytest.ini").write_text(
+        "[pytest]\ntracereplay_suite = weather\ntracereplay_agent = my_agent:answer\n"
+        "tracereplay_db = evals/tracereplay.duckdb\ntracereplay_llm = recorded\n"
+        "tracereplay_llm_until = 0\n"
+    )
+    try:
+        done = pytest_in(project, "-q")
+    finally:
+        (project / "pytest.ini").unlink()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+    assert (project / "marks.txt").read_text() == ""  # no tool ran for real
+    run = _eval_runs(project)[-1]
+    assert all(d["llm"]["fork_round"] == 0 for d in _drift(project, run["eval_run_id"]))
+    with open_store(project / "evals/tracereplay.duckdb") as store:
+        [row] = store.query_dicts(
+            "SELECT options FROM eval_runs WHERE eval_run_id = ?", [run["eval_run_id"]]
+        )
+    assert json.loads(row["options"])["llm_until"] == 0
+
+
+def test_a_fork_needs_the_recorded_llm(project: Path) -> None:
+    done = pytest_in(project, *REPLAY, *AGENT_OPT, "--tracereplay-llm-until", "1")
+    assert done.returncode == 4  # pytest's usage error
+    assert "--tracereplay-llm-until applies to --tracereplay-llm recorded" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
 def test_parametrized_cases_in_your_own_test_function(project: Path) -> None:
     (project / "test_own.py").write_text(textwrap.dedent(OWN_TESTS))
     try:
@@ -250,7 +317,10 @@ def _doc_blocks(lang: str) -> list[str]:
 )
 def test_the_docs_command_lines_run(project: Path, line: str) -> None:
     args = line.split()[1:]
-    done = pytest_in(project, *args, TRACEREPLAY_DB=str(project / "evals/tracereplay.duckdb"))
+    try:
+        done = pytest_in(project, *args, TRACEREPLAY_DB=str(project / "evals/tracereplay.duckdb"))
+    finally:
+        (project / "marks.txt").write_text("")  # --tracereplay-live-tools runs the tools
     assert done.returncode == 0, line + "\n" + done.stdout + done.stderr
     assert " passed" in done.stdout
 

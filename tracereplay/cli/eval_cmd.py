@@ -442,13 +442,11 @@ def llm_notes(report: LlmReport | None) -> list[str]:
 def tool_result_notes(report: ReplayReport) -> list[str]:
     """``--llm recorded --live-tools``: the tools' results against the recording (a diff per
     drifting call), and the LLM call from which the recording no longer answers the run."""
-    if not report.tools_live:
+    said = report.tool_results_note()
+    if not said:
         return []
     drift = report.tool_result_drift
-    notes = [
-        f"{report.tools_live} tool call(s) ran for real: "
-        f"{report.tool_results_compared - len(drift)} result(s) as recorded, {len(drift)} differ"
-    ]
+    notes = [said]
     for d in drift[:3]:
         if d.recorded_position is None:
             notes.append(f"tool-result drift: {d.tool} (round {d.round}): no recorded call")
@@ -458,23 +456,13 @@ def tool_result_notes(report: ReplayReport) -> list[str]:
     if len(drift) > 3:
         notes.append(f"tool-result drift in {len(drift) - 3} more call(s) (see --json)")
     if report.diverged_at is not None:
-        notes.append(
-            f"LLM call {report.diverged_at}: the recording no longer answers this decision (its "
-            "request carries the changed tool results): the run is not comparable from here"
-        )
+        notes.append(report.diverged_note())
     return notes
 
 
 def fork_note(report: LlmReport) -> str:
-    """Where a fork (``--llm-until N``) left the recording."""
-    n = report.fork_round
-    if not report.live:
-        return f"fork at LLM call {n}: the replay made no LLM call past it (all from the recording)"
-    answered = {0: "no call", 1: "call 1"}.get(n or 0, f"calls 1-{n}")
-    return (
-        f"fork at LLM call {n}: {answered} answered from the recording, "
-        f"{len(report.live)} live from call {report.live[0]}"
-    )
+    """Where a fork (``--llm-until N``) left the recording (``LlmReport.fork_note``)."""
+    return report.fork_note()
 
 
 def print_summary(outcome: EvalOutcome) -> None:

@@ -102,6 +102,20 @@ class LlmReport(_Record):
         description="rounds answered without a drift check (the recording has no input messages)",
     )
 
+    def fork_note(self) -> str:
+        """Where a fork (``--llm-until N``) left the recording, in words (``eval``, ``show``, the
+        report and the UI say it alike); ``""`` when the replay did not fork."""
+        n = self.fork_round
+        if n is None:
+            return ""
+        if not self.live:
+            return f"fork at LLM call {n}: the replay made no LLM call past it (all from the recording)"
+        answered = {0: "no call", 1: "call 1"}.get(n, f"calls 1-{n}")
+        return (
+            f"fork at LLM call {n}: {answered} answered from the recording, "
+            f"{len(self.live)} live from call {self.live[0]}"
+        )
+
 
 class ReplayReport(_Record):
     """How a replay's tool calls (and, with ``--llm recorded``, its LLM calls) met the
@@ -125,6 +139,27 @@ class ReplayReport(_Record):
         description="the first LLM call whose request the recording no longer answers because "
         "live tool results differed (its messages drifted): the run is not comparable from there",
     )
+
+    def tool_results_note(self) -> str:
+        """``--live-tools`` with ``--llm recorded``: how many tools ran for real and how many of
+        their results differ from the recording; ``""`` when none was compared (``--live-tools``
+        without ``--llm recorded`` runs only the calls no recording answers: nothing to compare)."""
+        if not self.tools_live or not self.tool_results_compared:
+            return ""
+        differ = len(self.tool_result_drift)
+        return (
+            f"{self.tools_live} tool call(s) ran for real: "
+            f"{self.tool_results_compared - differ} result(s) as recorded, {differ} differ"
+        )
+
+    def diverged_note(self) -> str:
+        """The LLM call from which the run is no longer comparable with the recording."""
+        if self.diverged_at is None:
+            return ""
+        return (
+            f"LLM call {self.diverged_at}: the recording no longer answers this decision (its "
+            "request carries the changed tool results): the run is not comparable from here"
+        )
 
     @property
     def missing(self) -> list[UnansweredCall]:

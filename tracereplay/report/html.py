@@ -20,6 +20,14 @@ from tracereplay.charts import stylesheet
 from tracereplay.evaluate.diff import BUCKETS, CaseDiff
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.data import CaseView, CheckRow, RepetitionView, ReportData
+from tracereplay.report.replay_modes import (
+    DiffLine,
+    Marker,
+    ReplayModes,
+    live_step,
+    markers,
+    replay_modes,
+)
 from tracereplay.report.script import SCRIPT, script_hash
 from tracereplay.report.svg import (
     grid_svg,
@@ -226,7 +234,7 @@ def _call(call: ToolCallRecord | None, drifted: set[str], *, with_result: bool =
     return out
 
 
-def _step_row(step: Step, replay_mode: bool) -> str:
+def _step_row(step: Step, replay_mode: bool, live: bool = False) -> str:
     drifted = set(step.drifted_keys)
     label = _STEP_LABELS[step.status]
     if step.status == "drift" and step.answered is not None:
@@ -242,13 +250,17 @@ def _step_row(step: Step, replay_mode: bool) -> str:
         step.replayed_position if step.replayed_position is not None else step.recorded_position
     )
     number = "" if position is None else str(position + 1)
+    part = ""
+    if live:
+        number += ' <span class="part-live">live</span>'
+        part = ' data-part="live"'
     if not replay_mode:
         return (
             f'<tr class="{e(step.status)}"><td class="num">{number}</td>'
             f"<td>{_call(step.recorded, set())}</td></tr>"
         )
     return (
-        f'<tr class="{e(step.status)}"><td class="num">{number}</td>'
+        f'<tr class="{e(step.status)}"{part}><td class="num">{number}</td>'
         f"<td>{_call(step.recorded, drifted)}</td><td>{_call(step.replayed, drifted)}</td>"
         f"<td>{status}</td></tr>"
     )
@@ -275,11 +287,68 @@ def _trajectory(rep: RepetitionView, replay_mode: bool, source_found: bool) -> s
     else:
         head = '<tr><th class="num">#</th><th>tool call (recorded run)</th></tr>'
         summary = ""
-    rows = "".join(_step_row(s, replay_mode) for s in rep.steps)
+    modes = replay_modes(rep.replay) if replay_mode else None
+    lines = markers(rep.steps, modes)
+    rows = ""
+    for i, step in enumerate(rep.steps):
+        rows += "".join(_marker_row(m) for m in lines if m.before == i)
+        rows += _step_row(step, replay_mode, live_step(step, modes))
+    rows += "".join(_marker_row(m) for m in lines if m.before == len(rep.steps))
     return (
         f"<h3>Tool trajectory</h3>{note}{summary}"
         f'<table class="trajectory"><thead>{head}</thead><tbody>{rows}</tbody></table>'
     )
+
+
+def _marker_row(marker: Marker) -> str:
+    """A line across the trajectory: where a fork went live, or where the run stopped being
+    comparable with the recording."""
+    return (
+        f'<tr class="marker {e(marker.kind)}" data-marker="{e(marker.kind)}">'
+        f'<td colspan="4">{e(marker.text)}</td></tr>'
+    )
+
+
+def _diff_block(lines: list[DiffLine]) -> str:
+    body = "".join(f'<span class="{e(x.kind)}">{e(x.text)}</span>' for x in lines)
+    return f'<pre class="diff">{body}</pre>'
+
+
+def _replay_modes(modes: ReplayModes | None) -> str:
+    """The fork (where the recording stopped, the drift of the live part) and the tools run for
+    real (each result against the recorded one, and their diff), under the trajectory."""
+    if modes is None:
+        return ""
+    out = ['<section class="replay-modes">']
+    if modes.fork_round is not None:
+        out.append(f'<h3>Fork</h3><p class="fork-note">{e(modes.fork_note)}</p>')
+        for d in modes.live_drift:
+            what = "; ".join(d.differences[:3])
+            out.append(
+                f'<div class="live-drift" data-round="{d.round}"><p>prompt drift of the live part:'
+                f" LLM call {d.round} (live): {e(what)}</p>{_diff_block(d.diff) if d.diff else ''}</div>"
+            )
+        if modes.live_calls and not modes.live_drift:
+            out.append('<p class="meta">The live part asked what the recording holds.</p>')
+    if modes.tools_note:
+        out.append(f'<h3>Tools run for real</h3><p class="tools-note">{e(modes.tools_note)}</p>')
+    for t in modes.tool_results:
+        recorded = (
+            f"<pre>{e(_clip(t.recorded_result, RESULT_CHARS))}</pre>"
+            if t.recorded_result is not None
+            else '<p class="empty">no recorded call</p>'
+        )
+        out.append(
+            f'<div class="tool-result" data-tool="{e(t.tool)}" data-round="{t.round}">'
+            f'<p><strong class="mono">{e(t.tool)}</strong> (round {t.round}) '
+            f"<code>{e(_json(t.arguments))}</code>: the result differs from the recording</p>"
+            f'<div class="results"><div class="recorded-result"><h4>recorded</h4>{recorded}</div>'
+            f'<div class="live-result"><h4>live</h4><pre>{e(_clip(t.live_result, RESULT_CHARS))}'
+            f"</pre></div></div>{_diff_block(t.diff) if t.diff else ''}</div>"
+        )
+    if modes.diverged_note:
+        out.append(f'<p class="diverged">{e(modes.diverged_note)}</p>')
+    return "".join(out) + "</section>"
 
 
 def _checks(checks: list[CheckRow]) -> str:
@@ -315,7 +384,8 @@ def _repetition(rep: RepetitionView, case: CaseView, replay_mode: bool, several:
     return (
         f'<div class="rep" data-repetition="{rep.repetition}">{head}'
         f"{_checks(rep.checks)}<h3>Response</h3>{response}"
-        f"{_trajectory(rep, replay_mode, case.source_found)}</div>"
+        f"{_trajectory(rep, replay_mode, case.source_found)}"
+        f"{_replay_modes(replay_modes(rep.replay) if replay_mode else None)}</div>"
     )
 
 

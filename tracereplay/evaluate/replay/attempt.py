@@ -174,7 +174,8 @@ class Replayer:
             report = report.model_copy(update={"llm": llm.report()})
         replay_run = self._converted_run(call, source)
         if tools.run_all_live and replay_run is not None:
-            report = with_tool_results(report, calls, replay_run.result.tool_calls)
+            fork = llm.until if llm is not None else None
+            report = with_tool_results(report, calls, replay_run.result.tool_calls, after=fork)
         run_id = replay_run.run_id if replay_run is not None else None
         source_failed = source is not None and source.result.status == "failed"
         result, reason = self._result(call.value, call.failure, report, replay_run, source_failed)
@@ -377,13 +378,23 @@ class Replayer:
 
 
 def with_tool_results(
-    report: ReplayReport, recorded: Sequence[ToolCallRecord], live: Sequence[ToolCallRecord]
+    report: ReplayReport,
+    recorded: Sequence[ToolCallRecord],
+    live: Sequence[ToolCallRecord],
+    after: int | None = None,
 ) -> ReplayReport:
     """The report with the tool-result drift of a replay whose tools ran for real (each result
     against the recorded call it stands for, compared as JSON), and the first LLM call the
-    recording then no longer answers: the first whose messages drifted after a result did."""
+    recording then no longer answers: the first whose messages drifted after a result did.
+    ``after`` (a fork at LLM call N): the calls of rounds 1..N were answered from the
+    recording, not run: paired with the rest (so a later call meets the right recording) but
+    neither compared nor counted."""
     drift: list[ToolResultDrift] = []
+    compared = 0
     for call, index in zip(live, pair_calls(recorded, live)):
+        if after is not None and call.round <= after:
+            continue
+        compared += 1
         now = result_text(call)
         was = result_text(recorded[index]) if index is not None else None
         if was is not None and results_similarity(was, now, "json") == 1.0:
@@ -412,7 +423,7 @@ def with_tool_results(
         )
     return report.model_copy(
         update={
-            "tool_results_compared": len(live),
+            "tool_results_compared": compared,
             "tool_result_drift": drift,
             "diverged_at": diverged,
         }

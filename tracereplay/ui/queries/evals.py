@@ -11,6 +11,7 @@ import orjson
 from tracereplay.errors import AmbiguousIdError, NotFoundError
 from tracereplay.evaluate.outcomes import ReplayReport
 from tracereplay.models import ToolCallRecord
+from tracereplay.report.replay_modes import live_step, markers, replay_modes
 from tracereplay.report.trajectory import stored_calls, summarize, trajectory
 from tracereplay.store.db import Store
 
@@ -237,13 +238,16 @@ def eval_run_cases(store: Store, eval_run_id: str, mode: str) -> list[CaseResult
 def with_steps(store: Store, reps: list[dict[str, Any]], modes: dict[str, str]) -> None:
     """Give each ``case_results`` row (``tool_calls`` and ``drift`` parsed) its trajectory,
     ``steps``, and its tool-call counts, ``summary``: ``tracereplay.report.trajectory``, as the
-    HTML report shows it. ``modes``: each row's eval run's mode."""
+    HTML report shows it; a fork's or live tools' ``modes`` and the trajectory's ``markers``
+    and ``live_steps`` (``tracereplay.report.replay_modes``). ``modes``: each row's eval run's
+    mode."""
     calls = stored_calls(store, [r for rep in reps for r in (rep["run_id"], rep["source_run_id"])])
     for rep in reps:
         report = ReplayReport.model_validate(rep["drift"]) if rep["drift"] else None
+        replayed = modes.get(rep["eval_run_id"]) == "replay"
         rep["steps"] = trajectory(
             calls,
-            replay_mode=modes.get(rep["eval_run_id"]) == "replay",
+            replay_mode=replayed,
             run_id=rep["run_id"],
             source_run_id=rep["source_run_id"],
             report=report,
@@ -251,6 +255,10 @@ def with_steps(store: Store, reps: list[dict[str, Any]], modes: dict[str, str]) 
         )
         rep["summary"] = summarize(rep["steps"]) if report is not None else None
         rep["tool_match"] = report.tool_match if report is not None else None
+        view = replay_modes(report) if replayed else None
+        rep["modes"] = view
+        rep["markers"] = markers(rep["steps"], view)
+        rep["live_steps"] = [live_step(s, view) for s in rep["steps"]]
 
 
 def diff(store: Store, a_ident: str, b_ident: str) -> dict[str, Any]:

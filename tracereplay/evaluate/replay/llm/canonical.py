@@ -287,6 +287,32 @@ def messages_diff(recorded: Sequence[Line], asked: Sequence[Line], max_lines: in
     return "\n".join(lines)
 
 
+#: a tool call id: a few letters and ``_`` or ``-`` (``call_``, ``toolu_``, ``fc_``), then id text
+_ID_SHAPE = re.compile(r"^([A-Za-z]{1,12}[_-])[A-Za-z0-9_-]{2,}$")
+#: what a tool call id reads as once masked
+MASKED_ID = "<call id>"
+
+
+def id_pattern(ids: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern for tool call ids shaped as ``ids`` are (the same prefixes: ``call_``...),
+    ``None`` when none has such a shape. A live model names its tool calls with ids of its own;
+    a framework that writes the call into the text of the next request (smolagents' "Calling
+    tools: [{'id': 'call_..'}]") makes that text differ from the recorded one by the id only."""
+    prefixes = sorted({m.group(1) for i in ids if (m := _ID_SHAPE.match(i))})
+    if not prefixes:
+        return None
+    return re.compile(
+        r"(?<![A-Za-z0-9])(?:" + "|".join(map(re.escape, prefixes)) + r")[A-Za-z0-9]{2,}"
+    )
+
+
+def mask_ids(lines: Sequence[Line], pattern: re.Pattern[str] | None) -> list[Line]:
+    """``lines`` with every tool call id ``pattern`` matches read as ``MASKED_ID``."""
+    if pattern is None:
+        return list(lines)
+    return [(kind, pattern.sub(MASKED_ID, text)) for kind, text in lines]
+
+
 @dataclass
 class Request:
     """An LLM request as replay compares it."""

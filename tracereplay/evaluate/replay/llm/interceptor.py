@@ -40,13 +40,19 @@ from tracereplay.evaluate.outcomes import LlmReport, PromptDrift
 from tracereplay.evaluate.replay.llm.canonical import (
     Line,
     Request,
+    id_pattern,
+    mask_ids,
     messages_diff,
     parse_request,
     recorded_lines,
     render,
     same_model,
 )
-from tracereplay.evaluate.replay.llm.recording import RecordedCall, provider_message
+from tracereplay.evaluate.replay.llm.recording import (
+    RecordedCall,
+    provider_message,
+    recorded_call_ids,
+)
 from tracereplay.evaluate.replay.llm.sent_results import (
     SentResults,
     is_observing,
@@ -103,6 +109,10 @@ class RecordedLlm:
         #: ``--llm-until N``: calls after the N-th are sent live (the fork)
         self.until = until
         self._live: list[int] = []
+        #: past the fork the live model names its tool calls with ids of its own: requests
+        #: there are compared with every id masked (``id_pattern``)
+        self._ids = id_pattern(recorded_call_ids(self.calls)) if until is not None else None
+        self._live_lines = [mask_ids(lines, self._ids) for lines in self._lines]
 
     # ------------------------------------------------------------------ the fork
     def forked(self) -> bool:
@@ -124,14 +134,16 @@ class RecordedLlm:
             if not isinstance(body, dict) or not self.has_recording:
                 return True
             request = parse_request(api, body)
+            request.lines = mask_ids(request.lines, self._ids)
             free = [i for i, used in enumerate(self._used) if not used]
             if not free:
                 return True
-            exact = next((i for i in free if self._same(i, request)), None)
+            lines = self._live_lines
+            exact = next((i for i in free if self._same(i, request, lines)), None)
             chosen = exact if exact is not None else self._closest(free, request)
             self._used[chosen] = True
             if exact is None:
-                drift = self._drift_of(n, chosen, request)
+                drift = self._drift_of(n, chosen, request, lines)
                 if drift is not None:
                     drift.answered = False
                     drift.live = True
@@ -225,8 +237,8 @@ class RecordedLlm:
         )
 
     # ------------------------------------------------------------------ matching
-    def _same(self, index: int, request: Request) -> bool:
-        lines = self._lines[index]
+    def _same(self, index: int, request: Request, recorded: list[list[Line]] | None = None) -> bool:
+        lines = (recorded or self._lines)[index]
         return bool(lines) and lines == request.lines and not self._field_drift(index, request)
 
     def _closest(self, free: list[int], request: Request) -> int:
@@ -283,9 +295,11 @@ class RecordedLlm:
                 out.append(("tools", "tools offered: " + ", ".join(parts)))
         return out
 
-    def _drift_of(self, n: int, index: int, request: Request) -> PromptDrift | None:
+    def _drift_of(
+        self, n: int, index: int, request: Request, lines: list[list[Line]] | None = None
+    ) -> PromptDrift | None:
         call = self.calls[index]
-        recorded = self._lines[index]
+        recorded = (lines or self._lines)[index]
         if not recorded:
             return None
         fields: list[str] = []

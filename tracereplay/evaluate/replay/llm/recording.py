@@ -227,6 +227,11 @@ def _tool_call_ids(message: Mapping[str, Any], kind: str) -> list[str]:
     ]
 
 
+def recorded_call_ids(calls: Sequence[RecordedCall]) -> list[str]:
+    """The ids of every tool call the recorded model asked for (its output messages)."""
+    return [i for c in calls for m in c.output_messages for i in _tool_call_ids(m, "tool_call")]
+
+
 def restore_tool_requests(calls: Sequence[RecordedCall]) -> None:
     """Put back the assistant tool-call messages an instrumentation left out of a request's
     history (OpenLIT records the tool results but not the assistant message that asked for
