@@ -26,6 +26,7 @@ sizes divided by 10, one pair).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import resource
@@ -92,7 +93,7 @@ TOOLS = __TOOLS__
 
 
 # ---------------------------------------------------------------------- processes, timed
-def timed(cmd: list[str], cwd: Path) -> tuple[float, float, int]:
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, int]:
     """Wall and CPU seconds of a command (its own and its waited-for children's), and how many
     processes it started were still running once it returned: this script is their subreaper
     (an orphan becomes its child, whatever session or group it moved to), and the command's
@@ -101,7 +102,7 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, float, int]:
     t = time.perf_counter()
     with tempfile.TemporaryFile() as err:  # a file, not a pipe: a process left behind holds it
         proc = subprocess.Popen(
-            cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
+            cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
         )
         proc.wait()
         wall = time.perf_counter() - t
@@ -114,7 +115,7 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, float, int]:
             except ProcessLookupError:
                 pass
         _reap()
-        if proc.returncode not in (0, 1):  # agenticassure run exits 1 when a scenario fails
+        if proc.returncode:
             err.seek(0)
             tail = err.read().decode(errors="replace")[-500:]
             raise SystemExit(f"{' '.join(cmd[:4])}... exited {proc.returncode}: {tail}")
@@ -154,6 +155,36 @@ def _reap() -> None:
             return
         if pid == 0:
             return
+
+
+def run_agenticassure(aa_bin: Path, suite: Path, adapter: str, work: Path, n: int) -> tuple:
+    """``agenticassure run SUITE --adapter ADAPTER -o json`` timed, the adapter's module found
+    on PYTHONPATH (as AgenticAssure asks); every scenario must have passed."""
+    for old in work.glob("results_*.json"):
+        old.unlink()
+    env = {**os.environ, "PYTHONPATH": str(work)}
+    got = timed(
+        [str(aa_bin / "agenticassure"), "run", str(suite), "--adapter", adapter, "-o", "json"],
+        work,
+        env,
+    )
+    [report] = work.glob("results_*.json")
+    results = json.loads(report.read_text())["scenario_results"]
+    passed = sum(1 for r in results if r["passed"])
+    if (len(results), passed) != (n, n):
+        raise SystemExit(f"agenticassure: {passed} of {len(results)} passed, {n} expected")
+    return got
+
+
+def all_passed(junit: Path, n: int) -> None:
+    """The JUnit file says ``n`` tests, none failed or errored."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(junit).getroot()
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    counts = tuple(int(suite.get(k, 0)) for k in ("tests", "failures", "errors"))
+    if counts != (n, 0, 0):
+        raise SystemExit(f"tracereplay eval: tests, failures, errors = {counts}, {n} expected")
 
 
 def agenticassure_venv() -> Path:
@@ -235,14 +266,11 @@ def own_suite(tmp: Path, n: int, pairs: int, aa_bin: Path) -> dict:
              "adapter:Trivial", "--junit", str(work / f"j{i}.xml")],
             work,
         )  # fmt: skip
+        all_passed(work / f"j{i}.xml", n)
         return a[0] + b[0], a[1] + b[1], a[2] + b[2]
 
     def theirs(i: int) -> tuple[float, float, int]:
-        return timed(
-            [str(aa_bin / "agenticassure"), "run", str(suite), "--adapter", "adapter.Trivial",
-             "-o", "json"],
-            work,
-        )  # fmt: skip
+        return run_agenticassure(aa_bin, suite, "adapter.Trivial", work, n)
 
     mine, peer = alternate(pairs, ours, theirs)
     return {"ours": mine, "peer": peer}
@@ -312,16 +340,13 @@ def promoted_ci(tmp: Path, n: int, pairs: int, aa_bin: Path, db: Path, files: di
             cli = [str(BIN / "tracereplay"), "--db", str(store)]
             a = timed([*cli, "suite", "import", str(files[fmt])], work)
             b = timed([*cli, "eval", "promoted", "--junit", str(work / "j.xml")], work)
+            all_passed(work / "j.xml", n)
             return a[0] + b[0], a[1] + b[1], a[2] + b[2]
 
         return ours
 
     def theirs(i: int) -> tuple[float, float, int]:
-        return timed(
-            [str(aa_bin / "agenticassure"), "run", str(aa_file), "--adapter", "adapter.Recorded5",
-             "-o", "json"],
-            work,
-        )  # fmt: skip
+        return run_agenticassure(aa_bin, aa_file, "adapter.Recorded5", work, n)
 
     out["yaml"], out["peer"] = alternate(pairs, ours_for("yaml"), theirs)
     out["json"], _ = alternate(pairs, ours_for("json"), lambda i: (0.0, 0.0, 0))
