@@ -19,8 +19,8 @@ AgenticAssure 0.4.0 (PyPI ``agenticassure``) is installed by this script into a 
 
     python benchmarks/peers.py [--quick] [--pairs 2]
 
-A full run takes about 6 minutes on an idle 2-core machine (``--quick``: about 1 minute, the
-sizes divided by 10, one pair).
+A full run took 13 minutes on a 2-core machine shared with other work (load average 15-22);
+``--quick`` (the sizes divided by 10, one pair) under 2 minutes there.
 """
 
 from __future__ import annotations
@@ -398,7 +398,7 @@ def ingest(tmp: Path, traces: int) -> dict:
 # ---------------------------------------------------------------------- the table
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="sizes / 10, one pair (about a minute)")
+    ap.add_argument("--quick", action="store_true", help="sizes / 10, one pair (under 2 minutes)")
     ap.add_argument("--pairs", type=int, help="runs of each side, alternated (default 2; quick 1)")
     args = ap.parse_args()
     scale = 10 if args.quick else 1
