@@ -143,11 +143,14 @@ def scenario_rows(n: int) -> list[dict]:
 
 
 def build_store(db: Path, rows: list[dict], checks: list[CheckSpec], suite_name: str) -> None:
-    """Source runs (written columnar, as ingestion does) and a suite with a case per run."""
+    """Source runs (written columnar, as ingestion does) and a suite with a case per run; a row
+    with ``calls`` (a list of ``{"tool", "arguments", "result"}``) has those tool calls, each
+    expected by its case, else the one of ``tool``/``arguments``/``result``."""
     runs: list[Run] = []
     cases: list[EvalCase] = []
     suite = EvalSuite(name=suite_name, agent_name="bench", checks=checks)
     for i, r in enumerate(rows):
+        calls = r.get("calls") or [r]
         trace = uuid.uuid4().hex
         run = Run(
             run_id=str(uuid.uuid4()),
@@ -160,8 +163,9 @@ def build_store(db: Path, rows: list[dict], checks: list[CheckSpec], suite_name:
                 response=r["response"],
                 tool_calls=[
                     ToolCallRecord(
-                        round=1, tool_name=r["tool"], arguments=r["arguments"], result=r["result"]
+                        round=1, tool_name=c["tool"], arguments=c["arguments"], result=c["result"]
                     )
+                    for c in calls
                 ],
                 total_rounds=2,
                 total_llm_calls=2,
@@ -175,7 +179,7 @@ def build_store(db: Path, rows: list[dict], checks: list[CheckSpec], suite_name:
                 query=r["query"],
                 expected_output=r["expected"],
                 expected_tool_calls=[
-                    EvalExpectedToolCall(name=r["tool"], arguments=r["arguments"])
+                    EvalExpectedToolCall(name=c["tool"], arguments=c["arguments"]) for c in calls
                 ],
                 source_kind="reference_run",
                 source_run_id=run.run_id,

@@ -57,6 +57,28 @@ TEST_SET = {
 }
 
 
+def test_agenticassure_booleans_read_as_agenticassure_reads_them(
+    db: Path, cli: Cli, tmp_path: Path
+) -> None:
+    """AgenticAssure reads its files with PyYAML (YAML 1.1): ``no``/``off`` are false there,
+    though suite files are YAML 1.2 (where they are text)."""
+    path = tmp_path / "aa.yaml"
+    path.write_text(
+        "suite: {name: words, config: {fail_fast: yes}}\n"
+        "scenarios:\n"
+        "  - {name: a, input: Hi, expected_output: HI, scorers: [exact],"
+        " metadata: {exact_normalize: no}}\n"
+        "  - {name: b, input: Yo, expected_output: yo, scorers: [exact],"
+        " metadata: {exact_normalize: On}}\n",
+        encoding="utf-8",
+    )
+    done = cli("suite", "import", str(path))
+    assert done.exit_code == 0, done.stderr
+    suite, (a, b) = suite_and_cases(db, "words")
+    assert suite.metadata["eval_defaults"] == {"fail_fast": True}
+    assert [c.options["normalize"] for c in a.checks + b.checks] == [[], ["strip", "lower"]]
+
+
 def test_detects_each_format() -> None:
     assert detect({"scenarios": []}) == "agenticassure"
     assert detect(TEST_SET) == "testing-api"

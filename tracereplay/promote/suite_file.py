@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from tracereplay.errors import TraceReplayError
 from tracereplay.models import CheckSpec, EvalCase, EvalSuite
-from tracereplay.promote import fast_yaml
+from tracereplay.promote import yaml_load
 from tracereplay.promote.checks import check_problems
 from tracereplay.promote.documents import DocumentFormatError, parse_documents
 from tracereplay.promote.suite_guard import GuardProblem, check_depth, check_nodes, deep_line
@@ -40,7 +41,9 @@ _SUITE_KEYS = (
 )  # fmt: skip
 _CASE_KEYS = tuple(k for k in EvalCase.model_fields if k != "suite_id")
 _LINE_BREAKS = frozenset("\r\x85\u2028\u2029")
-# libyaml when PyYAML was built with it: the same text, many times faster
+#: plain text a YAML 1.2 reader may take for a number, a boolean or null (a superset)
+_MAYBE_12_SCALAR = re.compile(r"[-+.~0-9]|(?:null|true|false)$", re.IGNORECASE)
+# libyaml when PyYAML was built with it: writing, and the suite guard's nodes
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -188,8 +191,12 @@ class _Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     if _LINE_BREAKS & set(value):  # YAML folds these in plain and block text: escape them
         style: str | None = '"'
+    elif "\n" in value:
+        style = "|"
     else:
-        style = "|" if "\n" in value else None
+        # PyYAML quotes the text YAML 1.1 would read as something else; the reader is YAML
+        # 1.2, which also reads 0o17, 1e3 and the like as numbers: those are quoted too
+        style = "'" if _MAYBE_12_SCALAR.match(value) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
@@ -268,30 +275,50 @@ def _parse(text: str, fmt: FileFormat) -> tuple[Any, list[Problem], Locate]:
 def _parse_text(text: str, fmt: FileFormat) -> tuple[Any, list[Problem], Locate]:
     if fmt == "json":
         return _parse_json(text)
-    fast = fast_yaml.load(text)  # the usual shapes in one pass; None: PyYAML reads the text
-    if fast is not None:
-        return fast, [], _lazy_locator(text)
+    try:
+        data = yaml_load.load(text)
+    except yaml_load.YamlSyntaxError as exc:
+        # PyYAML's pass names the problem the way suite files always did (a key given twice
+        # with its line, and its data to find the other problems; the guard's refusals);
+        # yaml-rs's own reason when PyYAML finds nothing wrong
+        pyyaml_data, problems, locate = _parse_nodes(text)
+        if problems:
+            return pyyaml_data, problems, locate
+        return None, [Problem((), f"not valid YAML: {exc.reason}", exc.line)], _no_lines
+    if yaml_load.needs_node_check(text):  # a tag, an anchor or a document marker
+        _, problems, locate = _parse_nodes(text, construct=False)
+        if problems:
+            return None, problems, _no_lines
+        return data, [], locate
+    return data, [], _lazy_locator(text)
+
+
+def _parse_nodes(text: str, *, construct: bool = True) -> tuple[Any, list[Problem], Locate]:
+    """PyYAML's nodes of the text, checked by the suite guard (raises ``GuardProblem``), with
+    each field's line and the keys given twice; the data built from them when ``construct``."""
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        reason = " ".join(str(getattr(exc, "problem", None) or exc).split())
-        line = mark.line + 1 if mark is not None else None
-        return None, [Problem((), f"not valid YAML: {reason}", line)], _no_lines
+        return None, [_yaml_problem("not valid YAML", exc)], _no_lines
     if node is None:
         return None, [], _no_lines
     check_nodes(node)  # before anything expands its aliases
     lines: dict[Path_, int] = {}
     problems: list[Problem] = []
     _walk(node, (), lines, problems)
+    if not construct:
+        return None, problems, _locator(lines)
     try:
         data = _Loader(text).construct_document(node)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        reason = " ".join(str(getattr(exc, "problem", None) or exc).split())
-        line = mark.line + 1 if mark is not None else None
-        return None, [Problem((), f"not plain YAML data: {reason}", line)], _no_lines
+        return None, [_yaml_problem("not plain YAML data", exc)], _no_lines
     return data, problems, _locator(lines)
+
+
+def _yaml_problem(what: str, exc: yaml.YAMLError) -> Problem:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    reason = " ".join(str(getattr(exc, "problem", None) or exc).split())
+    return Problem((), f"{what}: {reason}", mark.line + 1 if mark is not None else None)
 
 
 def _parse_json(text: str) -> tuple[Any, list[Problem], Locate]:
@@ -343,7 +370,12 @@ def _lazy_locator(text: str) -> Locate:
         nonlocal lines
         if lines is None:
             lines = {}
-            _walk(yaml.compose(text, Loader=_Loader), (), lines, [])
+            try:
+                node = yaml.compose(text, Loader=_Loader)
+            except yaml.YAMLError:  # YAML 1.2 that PyYAML (1.1) does not read: paths only
+                node = None
+            if node is not None:
+                _walk(node, (), lines, [])
         return _locator(lines)(path)
 
     return locate
@@ -443,29 +475,40 @@ def _cases(raw: Any, suite_id: str, problems: list[Problem]) -> list[ParsedCase]
                 problems.append(Problem((*path, "context"), str(exc)))
                 data.pop("context")
         raw_checks = data.pop("checks", None)
-        id_given, seq_given = "id" in data, "seq" in data
-        data.setdefault("id", str(uuid.uuid4()))
-        data.setdefault("seq", 0)
-        case = _model(EvalCase, {**data, "suite_id": suite_id}, path, problems)
-        checks = None
         if raw_checks is not None:
             checks, found = _checks(raw_checks, (*path, "checks"))
             problems.extend(found)
-        if case is None:
-            continue
-        case.checks = checks
-        try:
-            orjson.dumps(case.to_dict())
-        except orjson.JSONEncodeError as exc:
-            problems.append(Problem(path, f"cannot be stored: {exc}"))
-        parsed.append(ParsedCase(case, id_given, seq_given, path))
+            if not found:
+                data["checks"] = checks  # validated in the case (no assignment to validate)
+        id_given, seq_given = "id" in data, "seq" in data
+        data.setdefault("id", str(uuid.uuid4()))
+        data.setdefault("seq", 0)
+        data["suite_id"] = suite_id
+        case = _model(EvalCase, data, path, problems)
+        if case is not None:
+            parsed.append(ParsedCase(case, id_given, seq_given, path))
+    _storable(raw, parsed, problems)
     _cross_check(parsed, problems)
     next_seq = max((p.case.seq for p in parsed if p.seq_given), default=-1) + 1
     for p in parsed:
-        if not p.seq_given:
-            p.case.seq = next_seq
+        if not p.seq_given:  # a copy with it: an assignment would validate the whole case
+            p.case = p.case.model_copy(update={"seq": next_seq})
             next_seq += 1
     return parsed
+
+
+def _storable(raw: list[Any], parsed: list[ParsedCase], problems: list[Problem]) -> None:
+    """A problem for each case the store cannot hold as JSON (an integer past 64 bits...). The
+    file's values are tried at once (the cases hold no value the file does not), each case's
+    JSON form only when that fails."""
+    try:
+        orjson.dumps(raw, option=orjson.OPT_NON_STR_KEYS)
+    except orjson.JSONEncodeError:
+        for p in parsed:
+            try:
+                orjson.dumps(p.case.to_dict())
+            except orjson.JSONEncodeError as exc:
+                problems.append(Problem(p.path, f"cannot be stored: {exc}"))
 
 
 def _cross_check(cases: Sequence[ParsedCase], problems: list[Problem]) -> None:

@@ -164,27 +164,29 @@ def _match_cases(parsed: list[ParsedCase], stored: list[EvalCase], suite_id: str
     free = [c for c in stored if c.id not in taken]
     stored_by_id = {c.id: c for c in stored}
     used = {p.case.seq for p in parsed if p.seq_given}
+    # copies with the changes (model_copy): an assignment would validate the whole case again
     out: list[EvalCase] = []
-    unnumbered: list[EvalCase] = []
+    unnumbered: list[int] = []
     for p in parsed:
-        case = p.case.model_copy(update={"suite_id": suite_id})
+        update: dict[str, object] = {"suite_id": suite_id}
         if p.id_given:
-            match = stored_by_id.get(case.id)
+            match = stored_by_id.get(p.case.id)
         else:
-            match = _find(free, p, case)
+            match = _find(free, p, p.case)
             if match is not None:
                 free.remove(match)
-                case.id = match.id
+                update["id"] = match.id
         if not p.seq_given:
             if match is not None and match.seq not in used:
-                case.seq = match.seq
+                update["seq"] = match.seq
                 used.add(match.seq)
             else:
-                unnumbered.append(case)
-        out.append(case)
+                unnumbered.append(len(out))
+        same = update == {"suite_id": p.case.suite_id}  # a new suite's cases: nothing to change
+        out.append(p.case if same else p.case.model_copy(update=update))
     next_seq = max(used, default=-1) + 1
-    for case in unnumbered:  # cases without a seq follow the highest one, in file order
-        case.seq = next_seq
+    for index in unnumbered:  # cases without a seq follow the highest one, in file order
+        out[index] = out[index].model_copy(update={"seq": next_seq})
         next_seq += 1
     return out
 

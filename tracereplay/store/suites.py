@@ -9,12 +9,17 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
+from pydantic import TypeAdapter
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError
 from tracereplay.models import CheckSpec, Document, EvalCase, EvalExpectedToolCall, EvalSuite
 from tracereplay.store.db import Store
 
 _TS = pa.timestamp("us", tz="UTC")
+#: a case's documents and expected calls as JSON text, each list in one pydantic-core call
+#: (what ``to_dict`` per item, then orjson, gives)
+_DOCUMENTS = TypeAdapter(list[Document])
+_TOOL_CALLS = TypeAdapter(list[EvalExpectedToolCall])
 
 SUITE_COLUMNS = (
     "suite_id", "name", "description", "agent_name", "checks", "required_parameters",
@@ -160,10 +165,10 @@ def insert_cases(store: Store, cases: Sequence[EvalCase]) -> None:
             "suite_id": [c.suite_id for c in cases],
             "seq": pa.array([c.seq for c in cases], pa.int32()),
             "query": [c.query for c in cases],
-            "context": [_json([d.to_dict() for d in c.context]) for c in cases],
+            "context": [_DOCUMENTS.dump_json(c.context).decode() for c in cases],
             "expected_output": pa.array([c.expected_output for c in cases], pa.string()),
             "expected_tool_calls": [
-                _json([t.to_dict() for t in c.expected_tool_calls]) for c in cases
+                _TOOL_CALLS.dump_json(c.expected_tool_calls).decode() for c in cases
             ],
             "parameters": pa.array(
                 [None if c.parameters is None else _json(c.parameters) for c in cases], pa.string()

@@ -161,7 +161,7 @@ def _eval_defaults(config: dict[str, Any], problems: list[Problem]) -> dict[str,
             problems.append(Problem((*path, "retries"), "must be a whole number, 0 or more"))
         else:
             out["retries"] = retries
-    fail_fast = config.get("fail_fast")
+    fail_fast = _yaml11_bool(config.get("fail_fast"))
     if fail_fast is not None:
         if not isinstance(fail_fast, bool):
             problems.append(Problem((*path, "fail_fast"), "must be true or false"))
@@ -287,7 +287,9 @@ def _scorer_check(
     if scorer == "passfail":
         return CheckSpec(kind="passfail")
     if scorer == "exact":
-        normalize = ["strip", "lower"] if metadata.get("exact_normalize", True) else []
+        normalize = (
+            ["strip", "lower"] if _yaml11_bool(metadata.get("exact_normalize", True)) else []
+        )
         return CheckSpec(kind="exact", normalize=normalize)
     if scorer == "regex":
         pattern = metadata.get("regex_pattern")
@@ -343,6 +345,21 @@ def _check_specs(cases: list[ParsedCase], suite: EvalSuite, problems: list[Probl
 
 def _is_kind_name(value: str) -> bool:
     return bool(re.match(r"^[A-Za-z][A-Za-z0-9_.\-]*$", value))
+
+
+#: the words YAML 1.1 reads as booleans (suite files are YAML 1.2, where they are text)
+_YAML11_BOOLS = {
+    word: value
+    for words, value in (("yes on true", True), ("no off false", False))
+    for base in words.split()
+    for word in (base, base.capitalize(), base.upper())
+}
+
+
+def _yaml11_bool(value: Any) -> Any:
+    """A boolean option as AgenticAssure reads it: its files are read by PyYAML (YAML 1.1),
+    where ``yes``/``no``/``on``/``off`` are booleans; other values are given back unchanged."""
+    return _YAML11_BOOLS.get(value, value) if isinstance(value, str) else value
 
 
 def _number(value: Any) -> bool:
