@@ -201,10 +201,11 @@ def _step_agent(root: Node) -> str | None:
     return None
 
 
-def _has_tool_spans(plan: RunPlan) -> bool:
-    """Whether the run recorded tool spans (the framework's answer tool is none): without
-    them its tool calls are rebuilt from the LLM's requests."""
-    return any(not is_answer_tool(extract.tool_info(n.span, n.convention).name) for n in plan.tools)
+def _has_tool_spans(tool_span_calls: list[SpanCall]) -> bool:
+    """Whether the run recorded tool spans (``tool_span_calls``: the calls ``_span_calls``
+    read from them; the framework's answer tool is none): without them its tool calls are
+    rebuilt from the LLM's requests."""
+    return any(not is_answer_tool(call.info.name) for call in tool_span_calls)
 
 
 def _answer_tool_result(plan: RunPlan) -> str | None:
@@ -273,7 +274,8 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         if r.info.model and r.info.model not in models:
             models.append(r.info.model)
     span_calls = _span_calls(plan, built)
-    calls = tool_calls(rounds, span_calls, rebuild=not _has_tool_spans(plan))
+    tool_spans = span_calls[: len(plan.tools)]  # the tool spans' calls come first
+    calls = tool_calls(rounds, span_calls, rebuild=not _has_tool_spans(tool_spans))
 
     wrappers = [extract.agent_info(n.span, n.convention) for n in plan.folded]
     query = next((w.query for w in wrappers if w.query), None) or agent.query
