@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from tracereplay.convert.build import NAMESPACE, build_runs, run_id_for
 from tracereplay.convert.genai import event_name
 from tracereplay.convert.messages import EVENT_ORDER
-from tracereplay.convert.tree import plan_runs
+from tracereplay.convert.tree import plan_trace
 from tracereplay.models.run import Run
 from tracereplay.spans import LogRecord, Span
 
@@ -42,7 +42,10 @@ def convert_trace(spans: list[Span], logs: Sequence[LogRecord] = ()) -> list[Run
     records), ordered by start. A trace with no agent span and no LLM span gives no run."""
     if not spans:
         return []
-    plans = plan_runs(spans)
-    if not plans:
-        return []
-    return build_runs(plans, _logs_by_span(logs) if logs else {})
+    planned = plan_trace(spans)
+    try:
+        if not planned.runs:
+            return []
+        return build_runs(planned.runs, _logs_by_span(logs) if logs else {})
+    finally:
+        planned.release()  # see TracePlan.release: no cycles left for the collector

@@ -22,7 +22,7 @@ from tracereplay.convert.outcome import run_status, span_error, tool_error
 from tracereplay.convert.tools import LlmRound, SpanCall, tool_calls
 from tracereplay.convert.tree import Node, RunPlan
 from tracereplay.convert.values import as_name, as_text, decoded, utc
-from tracereplay.models.fast import construct
+from tracereplay.models.fast import build
 from tracereplay.models.run import AgentResult, Document, LlmCall, Run
 from tracereplay.semconv import (
     AGENT_SYSTEM_PROMPT,
@@ -90,9 +90,9 @@ def _documents(value: Any) -> list[Document]:
     for item in value:
         if isinstance(item, dict):
             name = as_name(item.get("name")) or "context"
-            docs.append(construct(Document, name=name, content=as_text(item.get("content"))))
+            docs.append(build(Document, {"name": name, "content": as_text(item.get("content"))}))
         elif isinstance(item, str):
-            docs.append(construct(Document, name="context", content=item))
+            docs.append(build(Document, {"name": "context", "content": item}))
     return docs
 
 
@@ -129,19 +129,21 @@ def _agent_system_prompt(rounds: list[LlmRound], root: Span) -> None:
 
 def _llm_call(r: LlmRound) -> LlmCall:
     info, span = r.info, r.span
-    return construct(
+    return build(
         LlmCall,
-        round=r.round,
-        span_id=span.span_id,
-        model=info.model,
-        provider=info.provider,
-        input_tokens=info.input_tokens,
-        output_tokens=info.output_tokens,
-        duration_ms=span.duration_ms,
-        finish_reason=info.finish_reason,
-        started_at=utc(span.start_ns),
-        input_messages=info.input_messages,
-        output_messages=info.output_messages,
+        {
+            "round": r.round,
+            "span_id": span.span_id,
+            "model": info.model,
+            "provider": info.provider,
+            "input_tokens": info.input_tokens,
+            "output_tokens": info.output_tokens,
+            "duration_ms": span.duration_ms,
+            "finish_reason": info.finish_reason,
+            "started_at": utc(span.start_ns),
+            "input_messages": info.input_messages,
+            "output_messages": info.output_messages,
+        },
     )
 
 
@@ -201,10 +203,11 @@ def _step_agent(root: Node) -> str | None:
     return None
 
 
-def _has_tool_spans(plan: RunPlan) -> bool:
-    """Whether the run recorded tool spans (the framework's answer tool is none): without
-    them its tool calls are rebuilt from the LLM's requests."""
-    return any(not is_answer_tool(extract.tool_info(n.span, n.convention).name) for n in plan.tools)
+def _has_tool_spans(tool_span_calls: list[SpanCall]) -> bool:
+    """Whether the run recorded tool spans (``tool_span_calls``: the calls ``_span_calls``
+    read from them; the framework's answer tool is none): without them its tool calls are
+    rebuilt from the LLM's requests."""
+    return any(not is_answer_tool(call.info.name) for call in tool_span_calls)
 
 
 def _answer_tool_result(plan: RunPlan) -> str | None:
@@ -273,7 +276,8 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         if r.info.model and r.info.model not in models:
             models.append(r.info.model)
     span_calls = _span_calls(plan, built)
-    calls = tool_calls(rounds, span_calls, rebuild=not _has_tool_spans(plan))
+    tool_spans = span_calls[: len(plan.tools)]  # the tool spans' calls come first
+    calls = tool_calls(rounds, span_calls, rebuild=not _has_tool_spans(tool_spans))
 
     wrappers = [extract.agent_info(n.span, n.convention) for n in plan.folded]
     query = next((w.query for w in wrappers if w.query), None) or agent.query
@@ -296,40 +300,42 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
             end_ns = max(end_ns, node.span.end_ns)
     parent = plan.run_parent()
     kind = _attr(root, RUN_KIND)
-    return construct(
+    return build(
         Run,
-        run_id=run_id_for(trace_id, root.span_id),
-        trace_id=trace_id,
-        root_span_id=root.span_id,
-        parent_run_id=(
-            run_id_for(trace_id, parent.root.span.span_id)
+        {
+            "run_id": run_id_for(trace_id, root.span_id),
+            "trace_id": trace_id,
+            "root_span_id": root.span_id,
+            "parent_run_id": run_id_for(trace_id, parent.root.span.span_id)
             if parent is not None and parent.root is not None
-            else None
-        ),
-        agent_name=agent.name,
-        service_name=root.service_name,
-        kind="replay" if kind == "replay" else "live",
-        convention=_convention(root_node, rounds),
-        query=query or agent.raw_input or "",
-        context=_documents(root.attributes.get(RUN_CONTEXT)),
-        parameters=_parameters(root.attributes.get(RUN_PARAMETERS)),
-        models=models,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        started_at=utc(start_ns),
-        duration_ms=max(0, end_ns - start_ns) / 1e6,
-        error=error,
-        eval_run_id=_optional_id(_attr(root, EVAL_RUN_ID)),
-        case_id=_optional_id(_attr(root, CASE_ID)),
-        result=construct(
-            AgentResult,
-            response=_final_response(plan, agent, rounds, wrappers, built),
-            tool_calls=calls,
-            total_rounds=len(rounds),
-            total_llm_calls=len(rounds),
-            status=run_status(root, error),
-        ),
-        llm_calls=[_llm_call(r) for r in rounds],
+            else None,
+            "agent_name": agent.name,
+            "service_name": root.service_name,
+            "kind": "replay" if kind == "replay" else "live",
+            "convention": _convention(root_node, rounds),
+            "query": query or agent.raw_input or "",
+            "context": _documents(root.attributes.get(RUN_CONTEXT)),
+            "parameters": _parameters(root.attributes.get(RUN_PARAMETERS)),
+            "models": models,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "started_at": utc(start_ns),
+            "duration_ms": max(0, end_ns - start_ns) / 1e6,
+            "error": error,
+            "eval_run_id": _optional_id(_attr(root, EVAL_RUN_ID)),
+            "case_id": _optional_id(_attr(root, CASE_ID)),
+            "result": build(
+                AgentResult,
+                {
+                    "response": _final_response(plan, agent, rounds, wrappers, built),
+                    "tool_calls": calls,
+                    "total_rounds": len(rounds),
+                    "total_llm_calls": len(rounds),
+                    "status": run_status(root, error),
+                },
+            ),
+            "llm_calls": [_llm_call(r) for r in rounds],
+        },
     )
 
 

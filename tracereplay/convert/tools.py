@@ -30,7 +30,7 @@ from tracereplay.convert.detect import LLM, TOOL, detect
 from tracereplay.convert.framework_forms import is_answer_tool
 from tracereplay.convert.info import LlmInfo, ToolInfo
 from tracereplay.convert.values import arguments_dict, as_text, decoded
-from tracereplay.models.fast import construct
+from tracereplay.models.fast import build
 from tracereplay.models.run import ToolCallRecord
 from tracereplay.spans import Span
 
@@ -260,15 +260,17 @@ def tool_calls(
                 arguments = info.fallback_arguments
             else:
                 arguments = call.default_arguments or {}
-        record = construct(
+        record = build(
             ToolCallRecord,
-            round=round_,
-            tool_name=info.name,
-            tool_call_id=call_id,
-            arguments=arguments,
-            result=result or "",
-            duration_ms=call.duration_ms,
-            error=call.error,
+            {
+                "round": round_,
+                "tool_name": info.name,
+                "tool_call_id": call_id,
+                "arguments": arguments,
+                "result": result or "",
+                "duration_ms": call.duration_ms,
+                "error": call.error,
+            },
         )
         keyed.append((call.start_ns, len(keyed), record))
     if rebuild:
@@ -281,15 +283,17 @@ def tool_calls(
             result = "" if response is None else as_text(response)
             next_start = starts.get(q.round + 1)
             gap = max(0, next_start - q.end_ns) / 1e6 if next_start is not None else 0.0
-            record = construct(
+            record = build(
                 ToolCallRecord,
-                round=q.round,
-                tool_name=part["name"],
-                tool_call_id=part["id"],
-                arguments=arguments_dict(part["arguments"]),
-                result=result,
-                duration_ms=gap,
-                error=result_error(result) if result else None,
+                {
+                    "round": q.round,
+                    "tool_name": part["name"],
+                    "tool_call_id": part["id"],
+                    "arguments": arguments_dict(part["arguments"]),
+                    "result": result,
+                    "duration_ms": gap,
+                    "error": result_error(result) if result else None,
+                },
             )
             keyed.append((q.end_ns, len(keyed), record))
     keyed.sort(key=_first_two)

@@ -86,6 +86,9 @@ class RunPlan:
 
 
 _order = attrgetter("start_ns", "span_id")
+#: ``_order`` of a node's span, of a plan's root span
+_node_order = attrgetter("span.start_ns", "span.span_id")
+_root_order = attrgetter("root.span.start_ns", "root.span.span_id")
 
 
 def build_nodes(spans: list[Span]) -> tuple[list[Node], list[Node]]:
@@ -147,7 +150,7 @@ def _adopt_orphans(tops: list[Node]) -> None:
     for node in [n for n in tops if n.role != AGENT and n.span.parent_span_id]:
         holders = [a for a in agents if _within(node.span, a.span)]
         if holders:
-            _move(node, max(holders, key=lambda a: _order(a.span)), tops)
+            _move(node, max(holders, key=_node_order), tops)
 
 
 def _within(inner: Span, outer: Span) -> bool:
@@ -159,7 +162,7 @@ def _move(node: Node, parent: Node, tops: list[Node]) -> None:
     siblings.remove(node)
     node.parent = parent
     parent.children.append(node)
-    parent.children.sort(key=lambda n: _order(n.span))
+    parent.children.sort(key=_node_order)
 
 
 def _ancestors(node: Node) -> set[int]:
@@ -207,6 +210,37 @@ def _adopt_by_time(nodes: list[Node], tops: list[Node], has_tools: bool) -> None
 
 def plan_runs(spans: list[Span]) -> list[RunPlan]:
     """The runs of one trace (only those that are runs), ordered by root start."""
+    return plan_trace(spans).runs
+
+
+@dataclass(slots=True, eq=False)
+class TracePlan:
+    """``plan_runs`` with everything it made: ``runs`` (its result), and the nodes and plans
+    that link to each other (a node to its parent and children, a plan to its parent and
+    sub-runs), for ``release``."""
+
+    runs: list[RunPlan]
+    nodes: list[Node]
+    plans: list[RunPlan]
+
+    def release(self) -> None:
+        """Cut the links between the trace's nodes and plans, once its runs are built.
+
+        They are reference cycles: without this, the trace's nodes, plans and spans outlive
+        the conversion until the cyclic collector finds them, and ingest runs the converter
+        with the collector paused (``gcpause``), so the first collection after a batch had to
+        traverse every span of the batch (about 9 us per span of the ingest benchmark, where
+        the spans alone are freed as their batch dies)."""
+        for node in self.nodes:
+            node.parent = None
+            node.children = []
+        for plan in self.plans:
+            plan.parent = None
+            plan.sub_agents = []
+
+
+def plan_trace(spans: list[Span]) -> TracePlan:
+    """The runs of one trace (``plan_runs``) with the nodes and plans made for them."""
     nodes, tops = build_nodes(spans)
     group = RunPlan(root=None)
     plans: list[RunPlan] = []
@@ -220,14 +254,16 @@ def plan_runs(spans: list[Span]) -> list[RunPlan]:
         # parent links that loop never reach a top: start again from the earliest unseen
         pending = [next(n for n in nodes if not n.seen)]
         pending[0].parent = None
+    made = [group, *plans]
     if group.llm:
-        group.root = min(group.group_tops, key=lambda n: _order(n.span))
+        group.root = min(group.group_tops, key=_node_order)
         plans.append(group)
     plans = fold_wrappers(plans)
     plans = split_step_agents(plans)
+    made.extend(p for p in plans if p.handoff and p not in made)
     out = [p for p in plans if p.materialized]
-    out.sort(key=lambda p: _order(p.root.span))  # type: ignore[union-attr]
-    return out
+    out.sort(key=_root_order)
+    return TracePlan(out, nodes, made)
 
 
 def _is_wrapper(plan: RunPlan) -> bool:
@@ -260,7 +296,7 @@ def fold_wrappers(plans: list[RunPlan]) -> list[RunPlan]:
         for plan in plans:
             if id(plan) in removed or not _is_wrapper(plan):
                 continue
-            subs = sorted(plan.sub_agents, key=lambda p: _order(p.root.span))  # type: ignore[union-attr]
+            subs = sorted(plan.sub_agents, key=_root_order)
             first, rest = subs[0], subs[1:]
             first.parent = plan.parent
             first.wrapped = plan.wrapped
@@ -283,7 +319,7 @@ def _step_segments(root: Node) -> list[tuple[str, Node, set[int]]]:
     the steps)`` in order. A step names its agent in its input (``step_agent_name``); a step
     that names none belongs to the agent before it."""
     segments: list[tuple[str, Node, set[int]]] = []
-    for child in sorted(root.children, key=lambda n: _order(n.span)):
+    for child in sorted(root.children, key=_node_order):
         name = step_agent_name(child.span.attributes.get(INPUT_VALUE))
         if name and (not segments or segments[-1][0] != name):
             segments.append((name, child, set()))

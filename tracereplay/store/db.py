@@ -802,7 +802,11 @@ class RunTables:
 
 
 def run_tables(runs: Sequence[Run]) -> RunTables:
-    """The rows ``runs`` make in ``runs``, ``tool_calls`` and ``llm_calls``."""
+    """The rows ``runs`` make in ``runs``, ``tool_calls`` and ``llm_calls``.
+
+    Each table is laid out in one pass over its records, reading each model's ``__dict__``
+    (pydantic's attribute access costs about three dict lookups), then turned into Arrow
+    columns a column at a time."""
     if not runs:
         return RunTables()
     calls = [(r, i, tc) for r in runs for i, tc in enumerate(r.result.tool_calls)]
@@ -814,106 +818,175 @@ def run_tables(runs: Sequence[Run]) -> RunTables:
     )
 
 
+_RUN_TS = pa.timestamp("us", tz="UTC")
+
+
+def _table(names: Sequence[str], rows: list[tuple], types: dict[str, pa.DataType]) -> pa.Table:
+    """An Arrow table from ``rows`` (tuples in the order of ``names``); a column not in
+    ``types`` takes the type Arrow infers, as a plain list given to ``pa.table`` does."""
+    columns = zip(*rows)
+    return pa.table({name: pa.array(col, types.get(name)) for name, col in zip(names, columns)})
+
+
+_RUN_NAMES = (
+    "run_id", "trace_id", "root_span_id", "parent_run_id", "agent_name", "service_name", "kind",
+    "convention", "status", "query", "response", "context", "parameters", "models",
+    "input_tokens", "output_tokens", "total_rounds", "total_llm_calls", "tool_calls_count",
+    "started_at", "duration_ms", "error", "eval_run_id", "case_id", "result",
+)  # fmt: skip
+_RUN_TYPES = {
+    "input_tokens": pa.int64(),
+    "output_tokens": pa.int64(),
+    "total_rounds": pa.int32(),
+    "total_llm_calls": pa.int32(),
+    "tool_calls_count": pa.int32(),
+    "started_at": _RUN_TS,
+    "duration_ms": pa.float64(),
+}
+
+
 def _runs_table(runs: Sequence[Run]) -> pa.Table:
-    return pa.table(
-        {
-            "run_id": [r.run_id for r in runs],
-            "trace_id": [r.trace_id for r in runs],
-            "root_span_id": [r.root_span_id for r in runs],
-            "parent_run_id": [r.parent_run_id for r in runs],
-            "agent_name": [r.agent_name for r in runs],
-            "service_name": [r.service_name for r in runs],
-            "kind": [r.kind for r in runs],
-            "convention": [r.convention for r in runs],
-            "status": [r.result.status for r in runs],
-            "query": [r.query for r in runs],
-            "response": [r.result.response for r in runs],
-            "context": [_json([d.to_dict() for d in r.context]) for r in runs],
-            "parameters": [_json(r.parameters) for r in runs],
-            "models": [_json(r.models) for r in runs],
-            "input_tokens": pa.array([r.input_tokens for r in runs], pa.int64()),
-            "output_tokens": pa.array([r.output_tokens for r in runs], pa.int64()),
-            "total_rounds": pa.array([r.result.total_rounds for r in runs], pa.int32()),
-            "total_llm_calls": pa.array([r.result.total_llm_calls for r in runs], pa.int32()),
-            "tool_calls_count": pa.array([len(r.result.tool_calls) for r in runs], pa.int32()),
-            "started_at": pa.array([_ts(r.started_at) for r in runs], pa.timestamp("us", tz="UTC")),
-            "duration_ms": pa.array([r.duration_ms for r in runs], pa.float64()),
-            "error": [r.error for r in runs],
-            "eval_run_id": [r.eval_run_id for r in runs],
-            "case_id": [r.case_id for r in runs],
-            "result": [_result_json(r.result) for r in runs],
-        }
-    )
+    rows = []
+    for run in runs:
+        r = run.__dict__
+        result = r["result"]
+        res = result.__dict__
+        rows.append(
+            (
+                r["run_id"],
+                r["trace_id"],
+                r["root_span_id"],
+                r["parent_run_id"],
+                r["agent_name"],
+                r["service_name"],
+                r["kind"],
+                r["convention"],
+                res["status"],
+                r["query"],
+                res["response"],
+                _json([d.to_dict() for d in r["context"]]) if r["context"] else "[]",
+                _dump(orjson.dumps, r["parameters"]) if r["parameters"] else "{}",
+                _dump(orjson.dumps, r["models"]),
+                r["input_tokens"],
+                r["output_tokens"],
+                res["total_rounds"],
+                res["total_llm_calls"],
+                len(res["tool_calls"]),
+                _ts(r["started_at"]),
+                r["duration_ms"],
+                r["error"],
+                r["eval_run_id"],
+                r["case_id"],
+                _result_json(result),
+            )
+        )
+    return _table(_RUN_NAMES, rows, _RUN_TYPES)
 
 
 def _result_json(result: AgentResult) -> str:
     """``result.to_json()`` as text, built without pydantic's serializer for the plain JSON
     values the converter makes (anything else takes the pydantic path)."""
+    res = result.__dict__
     try:
         return orjson.dumps(
             {
-                "response": result.response,
-                "tool_calls": [
-                    {
-                        "round": tc.round,
-                        "tool_name": tc.tool_name,
-                        "tool_call_id": tc.tool_call_id,
-                        "arguments": tc.arguments,
-                        "result": tc.result,
-                        "duration_ms": tc.duration_ms,
-                        "error": tc.error,
-                    }
-                    for tc in result.tool_calls
-                ],
-                "total_rounds": result.total_rounds,
-                "total_llm_calls": result.total_llm_calls,
-                "status": result.status,
+                "response": res["response"],
+                "tool_calls": [_tool_call_json(tc.__dict__) for tc in res["tool_calls"]],
+                "total_rounds": res["total_rounds"],
+                "total_llm_calls": res["total_llm_calls"],
+                "status": res["status"],
             }
         ).decode()
     except TypeError:
         return result.to_json().decode()
 
 
+def _tool_call_json(tc: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "round": tc["round"],
+        "tool_name": tc["tool_name"],
+        "tool_call_id": tc["tool_call_id"],
+        "arguments": tc["arguments"],
+        "result": tc["result"],
+        "duration_ms": tc["duration_ms"],
+        "error": tc["error"],
+    }
+
+
+_TOOL_CALL_NAMES = (
+    "run_id", "position", "trace_id", "round", "tool_name", "tool_call_id", "arguments",
+    "result", "duration_ms", "error", "run_started_at",
+)  # fmt: skip
+_TOOL_CALL_TYPES = {
+    "position": pa.int32(),
+    "round": pa.int32(),
+    "duration_ms": pa.float64(),
+    "run_started_at": _RUN_TS,
+}
+
+
 def _tool_calls_table(calls: Sequence[tuple[Run, int, ToolCallRecord]]) -> pa.Table:
-    return pa.table(
-        {
-            "run_id": [r.run_id for r, _, _ in calls],
-            "position": pa.array([i for _, i, _ in calls], pa.int32()),
-            "trace_id": [r.trace_id for r, _, _ in calls],
-            "round": pa.array([tc.round for _, _, tc in calls], pa.int32()),
-            "tool_name": [tc.tool_name for _, _, tc in calls],
-            "tool_call_id": [tc.tool_call_id for _, _, tc in calls],
-            "arguments": [_dump(orjson.dumps, tc.arguments) for _, _, tc in calls],
-            "result": [tc.result for _, _, tc in calls],
-            "duration_ms": pa.array([tc.duration_ms for _, _, tc in calls], pa.float64()),
-            "error": [tc.error for _, _, tc in calls],
-            "run_started_at": pa.array(
-                [_ts(r.started_at) for r, _, _ in calls], pa.timestamp("us", tz="UTC")
-            ),
-        }
-    )
+    dumps = orjson.dumps
+    rows = []
+    for run, position, record in calls:
+        r = run.__dict__
+        tc = record.__dict__
+        rows.append(
+            (
+                r["run_id"],
+                position,
+                r["trace_id"],
+                tc["round"],
+                tc["tool_name"],
+                tc["tool_call_id"],
+                _dump(dumps, tc["arguments"]),
+                tc["result"],
+                tc["duration_ms"],
+                tc["error"],
+                _ts(r["started_at"]),
+            )
+        )
+    return _table(_TOOL_CALL_NAMES, rows, _TOOL_CALL_TYPES)
+
+
+_LLM_CALL_NAMES = (
+    "run_id", "round", "trace_id", "span_id", "model", "provider", "input_tokens",
+    "output_tokens", "duration_ms", "finish_reason", "started_at", "input_messages",
+    "output_messages",
+)  # fmt: skip
+_LLM_CALL_TYPES = {
+    "round": pa.int32(),
+    "input_tokens": pa.int64(),
+    "output_tokens": pa.int64(),
+    "duration_ms": pa.float64(),
+    "started_at": _RUN_TS,
+}
 
 
 def _llm_calls_table(calls: Sequence[tuple[Run, LlmCall]]) -> pa.Table:
-    return pa.table(
-        {
-            "run_id": [r.run_id for r, _ in calls],
-            "round": pa.array([c.round for _, c in calls], pa.int32()),
-            "trace_id": [r.trace_id for r, _ in calls],
-            "span_id": [c.span_id for _, c in calls],
-            "model": [c.model for _, c in calls],
-            "provider": [c.provider for _, c in calls],
-            "input_tokens": pa.array([c.input_tokens for _, c in calls], pa.int64()),
-            "output_tokens": pa.array([c.output_tokens for _, c in calls], pa.int64()),
-            "duration_ms": pa.array([c.duration_ms for _, c in calls], pa.float64()),
-            "finish_reason": [c.finish_reason for _, c in calls],
-            "started_at": pa.array(
-                [_ts(c.started_at) for _, c in calls], pa.timestamp("us", tz="UTC")
-            ),
-            "input_messages": [_dump(orjson.dumps, c.input_messages) for _, c in calls],
-            "output_messages": [_dump(orjson.dumps, c.output_messages) for _, c in calls],
-        }
-    )
+    dumps = orjson.dumps
+    rows = []
+    for run, call in calls:
+        r = run.__dict__
+        c = call.__dict__
+        rows.append(
+            (
+                r["run_id"],
+                c["round"],
+                r["trace_id"],
+                c["span_id"],
+                c["model"],
+                c["provider"],
+                c["input_tokens"],
+                c["output_tokens"],
+                c["duration_ms"],
+                c["finish_reason"],
+                _ts(c["started_at"]),
+                _dump(dumps, c["input_messages"]),
+                _dump(dumps, c["output_messages"]),
+            )
+        )
+    return _table(_LLM_CALL_NAMES, rows, _LLM_CALL_TYPES)
 
 
 _DISK_FULL = re.compile(r"no space left|disk (is )?full|quota exceeded|file too large", re.I)
