@@ -507,11 +507,15 @@ def _patch(module: Any) -> None:
     aclient.send = patched_asend
 
 
+#: the HTTP client libraries whose ``send`` is wrapped (imported by the first replay)
+CLIENT_MODULES = ("httpx", "httpx2")
+
+
 def install() -> None:
     """Wrap ``send`` of httpx's and httpx2's clients (once per process; a no-op outside a
     replay's context)."""
     with _state_lock:
-        for name in ("httpx", "httpx2"):
+        for name in CLIENT_MODULES:
             if name in _installed:
                 continue
             try:
