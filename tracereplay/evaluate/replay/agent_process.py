@@ -66,6 +66,8 @@ TIMEOUT_GRACE_S = 1.0
 POLL_S = 0.5
 #: seconds a process gets to leave when the eval ends, before it is killed
 STOP_GRACE_S = 5.0
+#: agent processes started at the same time (beyond the first)
+STARTERS = 4
 
 
 class AgentProcessError(TraceReplayError):
@@ -369,16 +371,34 @@ class AgentProcesses:
         self._inputs = inputs_for
         more = min(self.count, jobs) - len(self._all)
 
+        left = [more]
+        lock = threading.Lock()
+
         def rest() -> None:
-            for _ in range(more):
-                if self._closed:
-                    return
+            while not self._closed:
+                with lock:
+                    if not left[0]:
+                        return
+                    left[0] -= 1
                 self._idle.put(self._start())
+
+        def starters() -> None:
+            # a few starts at once: each waits on its round trip to the fork server, which
+            # forks the next one meanwhile (one after the other, 16 processes took a good part
+            # of a 50 ms agent's whole eval to come online)
+            threads = [
+                threading.Thread(target=rest, name="tracereplay-agent-start")
+                for _ in range(min(STARTERS, more))
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
 
         if self._starting is not None:
             self._starting.join()
         if more > 0:
-            self._starting = threading.Thread(target=rest, name="tracereplay-agent-start")
+            self._starting = threading.Thread(target=starters, name="tracereplay-agent-start")
             self._starting.start()
 
     def attempt(self, job: Job) -> CaseRun:
