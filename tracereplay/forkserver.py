@@ -40,6 +40,8 @@ _lock = threading.Lock()
 #: what ``end_workers`` calls first: closers of pools whose workers would wait for more work
 _closers: list[Callable[[], None]] = []
 _atexit = False
+#: how tracereplay's worker processes are named (``end_workers`` at exit ends only those)
+WORKER_PREFIX = "tracereplay-"
 
 
 def worker_context(
@@ -82,7 +84,7 @@ def ensure_server() -> None:
         finally:
             spawn.get_preparation_data = real  # type: ignore[assignment]
         if not _atexit:  # a program that never calls end_workers: at its exit, then
-            atexit.register(end_workers)
+            atexit.register(_end_at_exit)
             _atexit = True
 
 
@@ -93,10 +95,13 @@ def on_end(close: Callable[[], None]) -> None:
         _closers.append(close)
 
 
-def end_workers(grace_s: float = 5.0) -> None:
-    """Wait (up to ``grace_s``, then kill) for every worker process this process started, then
+def end_workers(grace_s: float = 5.0, *, every_child: bool = True) -> None:
+    """Wait (up to ``grace_s``, then kill) for the worker processes this process started, then
     stop the fork server and the resource tracker and wait for them: when this returns, none
-    of them runs. Safe to call more than once; the next worker starts a new fork server."""
+    of them runs. ``every_child``: every multiprocessing child of this process is a worker
+    (a ``tracereplay`` command); otherwise (at the exit of a program that uses tracereplay as a
+    library) only tracereplay's are, and the helpers are stopped only if no other child
+    remains to need them. Safe to call more than once; the next worker starts a new server."""
     with _lock:
         closers = _closers[::-1]
         _closers.clear()
@@ -106,17 +111,24 @@ def end_workers(grace_s: float = 5.0) -> None:
         except Exception:  # a pool that cannot close cleanly: its workers are killed below
             pass
     deadline = time.monotonic() + grace_s
-    for child in multiprocessing.active_children():
+
+    def ours() -> list[multiprocessing.process.BaseProcess]:
+        children = multiprocessing.active_children()
+        return [c for c in children if every_child or c.name.startswith(WORKER_PREFIX)]
+
+    for child in ours():
         child.join(max(0.0, deadline - time.monotonic()))
-    for child in multiprocessing.active_children():
+    for child in ours():
         child.kill()
         child.join(1.0)
+    if multiprocessing.active_children():
+        return  # someone else's: they may still need the fork server
     server = multiprocessing.forkserver._forkserver  # type: ignore[attr-defined]
     with _lock, server._lock:
         _stop_helper(server, "_forkserver_pid", "_forkserver_alive_fd", deadline)
         address = server._forkserver_address
         server._forkserver_address = None
-        if address and not address.startswith("\0"):
+        if address and not multiprocessing.util.is_abstract_socket_namespace(address):
             try:
                 os.unlink(address)
             except OSError:
@@ -124,6 +136,10 @@ def end_workers(grace_s: float = 5.0) -> None:
     tracker = multiprocessing.resource_tracker._resource_tracker  # type: ignore[attr-defined]
     with tracker._lock:
         _stop_helper(tracker, "_pid", "_fd", deadline)
+
+
+def _end_at_exit() -> None:
+    end_workers(every_child=False)
 
 
 def _stop_helper(helper: Any, pid_attr: str, fd_attr: str, deadline: float) -> None:

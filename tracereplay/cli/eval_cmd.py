@@ -282,6 +282,10 @@ def eval_command(
         raise BadParameterError("--llm-match applies to --llm recorded")
     if llm_until is not None and llm is not LlmOption.recorded:
         raise BadParameterError("--llm-until applies to --llm recorded")
+    if agent and not in_process:
+        from tracereplay.evaluate.replay.preload import start_agent_server
+
+        start_agent_server()  # the agent processes' imports, meanwhile, in the fork server
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation

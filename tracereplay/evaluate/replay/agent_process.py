@@ -33,14 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from tracereplay.checks import load_check_modules
-from tracereplay.checks.registry import BUILTIN_MODULES
 from tracereplay.errors import TraceReplayError, one_line
 from tracereplay.evaluate.outcomes import CaseRun
 from tracereplay.evaluate.replay.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.replay.attempt import Replayer
-from tracereplay.evaluate.replay.frameworks import ADAPTERS
 from tracereplay.evaluate.replay.llm import LlmMatch, LlmMode, RecordedCall
-from tracereplay.evaluate.replay.llm.interceptor import CLIENT_MODULES
+from tracereplay.evaluate.replay.preload import PRELOAD
 from tracereplay.evaluate.replay.recorded_tools import ToolMatch
 from tracereplay.evaluate.runner import Job, error_run, exits_contained, guarded_attempt
 from tracereplay.forkserver import ensure_server, started_child, worker_context
@@ -48,17 +46,6 @@ from tracereplay.models import EvalSuite, Run
 from tracereplay.sdk import configure, current_setup, flush
 from tracereplay.sdk.exporter import SpoolSpanExporter
 
-#: what the fork server imports for agent processes (see ``tracereplay.forkserver``): the replay
-#: code, the framework adapters (which import no framework; loading an agent asks each of them),
-#: the built-in checks and the HTTP clients the replay wraps (about 140 modules), which each
-#: process would otherwise import on its first case (90 ms of CPU each; one not installed is
-#: skipped)
-PRELOAD = [
-    "tracereplay.evaluate.replay.agent_process",
-    *(module for module, _ in ADAPTERS),
-    *BUILTIN_MODULES,
-    *CLIENT_MODULES,
-]
 #: seconds a process gets past ``--timeout`` to end the attempt itself (an async agent is
 #: cancelled in the process, which keeps the spans it made) before it is killed
 TIMEOUT_GRACE_S = 1.0

@@ -54,6 +54,7 @@ from tracereplay.evaluate.replay.llm.sent_results import (
     observing,
 )
 from tracereplay.evaluate.replay.llm.wire import error_body, recorded_response
+from tracereplay.evaluate.replay.preload import HTTP_CLIENTS
 
 LlmMode = Literal["live", "recorded"]
 LLM_MODES: tuple[str, ...] = ("live", "recorded")
@@ -507,15 +508,11 @@ def _patch(module: Any) -> None:
     aclient.send = patched_asend
 
 
-#: the HTTP client libraries whose ``send`` is wrapped (imported by the first replay)
-CLIENT_MODULES = ("httpx", "httpx2")
-
-
 def install() -> None:
     """Wrap ``send`` of httpx's and httpx2's clients (once per process; a no-op outside a
     replay's context)."""
     with _state_lock:
-        for name in CLIENT_MODULES:
+        for name in HTTP_CLIENTS:
             if name in _installed:
                 continue
             try:
