@@ -116,3 +116,39 @@ def test_an_interrupted_eval_leaves_no_process_running(db: Path, tmp_path: Path,
     assert "Traceback" not in err
     [run] = rows(db, "SELECT status FROM eval_runs")
     assert run["status"] == "interrupted"
+
+
+SPY = """
+import os, sys
+from replay_agents import weather
+
+
+def agent(query):
+    cli = sorted(m for m in sys.modules if m.startswith("tracereplay.cli"))
+    with open(os.environ["SEEN_FILE"], "a") as f:
+        f.write(f"{os.getpid()} {' '.join(cli) or '-'}\\n")
+    return weather(query)
+"""
+
+
+def test_agent_processes_of_the_console_script_do_not_run_the_cli_again(
+    db: Path, tmp_path: Path
+) -> None:
+    # multiprocessing runs a program's main script again in each worker (and the fork server):
+    # for the ``tracereplay`` command, every CLI import, in every agent process
+    (tmp_path / "spy_agent.py").write_text(SPY)
+    seen = tmp_path / "seen"
+    env = {
+        **os.environ,
+        "SEEN_FILE": str(seen),
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(AGENTS)]),
+    }
+    command = Path(sys.executable).with_name("tracereplay")  # the console script itself
+    proc = subprocess.run(
+        [str(command), "--db", str(db), "eval", "weather", "--agent", "spy_agent:agent"],
+        cwd=AGENTS, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = seen.read_text().split("\n")[:-1]
+    assert len(lines) == 3  # one per case
+    assert all(line.split(" ", 1)[1] == "-" for line in lines), lines
