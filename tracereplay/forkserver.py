@@ -40,6 +40,8 @@ _lock = threading.Lock()
 #: what ``end_workers`` calls first: closers of pools whose workers would wait for more work
 _closers: list[Callable[[], None]] = []
 _atexit = False
+#: seconds the fork server and the resource tracker get to leave once the workers are gone
+HELPER_GRACE_S = 1.0
 #: how tracereplay's worker processes are named (``end_workers`` at exit ends only those)
 WORKER_PREFIX = "tracereplay-"
 
@@ -123,6 +125,9 @@ def end_workers(grace_s: float = 5.0, *, every_child: bool = True) -> None:
         child.join(1.0)
     if multiprocessing.active_children():
         return  # someone else's: they may still need the fork server
+    # the workers are gone; a helper still there past a moment is held by a process a worker
+    # started and left behind (an agent's own child inherits the pipes): it is killed then
+    deadline = time.monotonic() + HELPER_GRACE_S
     server = multiprocessing.forkserver._forkserver  # type: ignore[attr-defined]
     with _lock, server._lock:
         _stop_helper(server, "_forkserver_pid", "_forkserver_alive_fd", deadline)
