@@ -56,3 +56,35 @@ def test_a_worker_leaves_when_its_parent_is_killed(tmp_path: Path) -> None:
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+MAIN_RUNS = r"""
+import os, sys
+with open(sys.argv[1] if __name__ == "__main__" else os.environ["MAIN_RUNS_FILE"], "a") as f:
+    f.write(__name__ + "\n")  # every run of this script's top level, under its name
+from tracereplay.forkserver import worker_context
+
+def child() -> None:
+    pass
+
+if __name__ == "__main__":
+    ctx = worker_context(start=True)
+    for _ in range(3):
+        p = ctx.Process(target=child)
+        p.start()
+        p.join()
+        assert p.exitcode == 0, p.exitcode
+"""
+
+
+def test_the_main_script_is_run_once_by_the_fork_server_not_by_every_child(
+    tmp_path: Path,
+) -> None:
+    # Python's fork server reads the main script's path under a key it is no longer given
+    # (3.11-3.13): each child then ran the script again (for the CLI, all its imports)
+    script = tmp_path / "main_runs.py"
+    script.write_text(MAIN_RUNS)
+    runs = tmp_path / "runs"
+    env = {**os.environ, "MAIN_RUNS_FILE": str(runs)}
+    subprocess.run([sys.executable, str(script), str(runs)], env=env, check=True, timeout=120)
+    assert runs.read_text().split() == ["__main__", "__mp_main__"]  # the parent, the server

@@ -43,7 +43,7 @@ def workdir(tmp_path, monkeypatch):
     for name in set(sys.modules) - before_modules:
         if not name.startswith("tracereplay"):
             del sys.modules[name]
-    registry._PREPARED.clear()
+    registry.clear_prepared()
 
 
 def test_module_from_the_current_directory(workdir):

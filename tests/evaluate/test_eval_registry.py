@@ -126,14 +126,18 @@ def test_result_uses_the_spec_name_as_label():
     assert run("nonEmpty", make_subject("hi")).check == "nonEmpty"
 
 
-def test_prepared_spec_is_cached_per_spec_object():
+def test_prepared_spec_is_cached_per_spec_and_per_what_it_says():
     spec = CheckSpec(kind="regex", pattern=r"\d+")
     subject = make_subject("42")
     first = registry.prepared(spec)
     assert registry.prepared(spec) is first
     assert run_check(spec, subject).passed
-    other = CheckSpec(kind="regex", pattern=r"\d+")
-    assert registry.prepared(other) is not first
+    # a copy of the same check (each case of an imported suite carries its own): validated once
+    assert registry.prepared(CheckSpec(kind="regex", pattern=r"\d+")) is first
+    assert registry.prepared(CheckSpec(kind="regex", pattern=r"\d")) is not first
+    assert registry.prepared(CheckSpec(kind="regex", name="r2", pattern=r"\d+")) is not first
+    registry.clear_prepared()
+    assert registry.prepared(spec) is not first
 
 
 def test_validate_check_specs_reports_each_problem():

@@ -183,3 +183,35 @@ def test_configure_adds_to_the_provider_the_application_installed(tmp_path: Path
         assert store.count("spans") == 2  # flushed at exit
         [row] = store.query_dicts("SELECT agent_name, service_name, parent_run_id FROM runs", [])
     assert row == {"agent_name": "app_agent", "service_name": "the-app", "parent_run_id": None}
+
+
+def test_spans_encoded_in_parts_first_are_spooled_as_those_parts(tmp_path: Path) -> None:
+    # a replay encodes its spans to see them as ingestion will (two parts: those ended before
+    # its root span, then the rest); the exporter then writes those bytes, not a second encoding
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from tracereplay.otlp import decode_traces_pb
+    from tracereplay.sdk.exporter import encoded
+    from tracereplay.store.spool import read_records
+
+    memory = InMemorySpanExporter()
+    tp = provider()
+    tp.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = tp.get_tracer("t")
+    with tracer.start_as_current_span("root"):
+        for name in ("a", "b", "c"):
+            with tracer.start_as_current_span(name):
+                pass
+    spans = list(memory.get_finished_spans())  # a, b, c, root
+    first, rest = encoded(spans[:3]), encoded(spans[3:])
+    db = tmp_path / "parts.duckdb"
+    exporter = SpoolSpanExporter(db)
+    exporter.export(spans)  # the batch is exactly the two parts: their bytes, joined
+    exporter.export(spans[1:3])  # not a run of kept parts (and those were used): encoded anew
+    exporter.shutdown()
+    records = [p for s in list_segments(spool_dir(db)) for _, p in read_records(s, 0).records]
+    assert records[0] == first + rest
+    assert records[1] == encode_spans(spans[1:3]).SerializeToString()
+    names = [s.name for s in decode_traces_pb(records[0]).spans]
+    assert sorted(names) == ["a", "b", "c", "root"]

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from tracereplay.errors import TraceReplayError
@@ -206,7 +207,7 @@ def register_check(
                     f"{old.func.__module__}.{old.func.__qualname__}"
                 )
         _REGISTRY[kind] = entry
-        _PREPARED.clear()
+        clear_prepared()
     return entry
 
 
@@ -252,7 +253,7 @@ def batch_form(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
             if entry is None or not entry.builtin:
                 raise CheckDefinitionError(f"batch form for {kind!r}: no built-in check {kind!r}")
             _REGISTRY[kind] = replace(entry, batch=func)
-            _PREPARED.clear()
+            clear_prepared()
         return func
 
     return decorate
@@ -361,18 +362,45 @@ def prepare_check(spec: CheckSpec) -> PreparedCheck:
 
 _PREPARED: dict[int, tuple[CheckSpec, PreparedCheck]] = {}
 _PREPARED_MAX = 4096
+#: the same cache by what a spec says (kind, name, options): cases that each carry their own
+#: copy of the same checks (an imported suite's per-case scorers, a case unpickled in an agent
+#: process) validate them once, not once per case
+_BY_VALUE: dict[tuple[str, str | None, bytes], PreparedCheck] = {}
 
 
 def prepared(spec: CheckSpec) -> PreparedCheck:
-    """``prepare_check(spec)``, cached by spec identity (treat a used spec as immutable)."""
+    """``prepare_check(spec)``, cached by spec identity, then by its value (treat a used spec as
+    immutable)."""
     hit = _PREPARED.get(id(spec))
     if hit is not None and hit[0] is spec:
         return hit[1]
-    prep = prepare_check(spec)
+    key = _value_key(spec)
+    prep = _BY_VALUE.get(key) if key is not None else None
+    if prep is None:
+        prep = prepare_check(spec)
+        if key is not None:
+            if len(_BY_VALUE) >= _PREPARED_MAX:
+                _BY_VALUE.clear()
+            _BY_VALUE[key] = prep
     if len(_PREPARED) >= _PREPARED_MAX:
         _PREPARED.clear()
     _PREPARED[id(spec)] = (spec, prep)
     return prep
+
+
+def clear_prepared() -> None:
+    """Forget every prepared check (the registry changed)."""
+    _PREPARED.clear()
+    _BY_VALUE.clear()
+
+
+def _value_key(spec: CheckSpec) -> tuple[str, str | None, bytes] | None:
+    """What ``spec`` says, as a key (None for options JSON cannot write)."""
+    try:
+        options = orjson.dumps(spec.model_extra or {}, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None
+    return spec.kind, spec.name, options
 
 
 def run_check(spec: CheckSpec, subject: CheckSubject) -> ScoreResult:

@@ -14,6 +14,7 @@ from typer.core import TyperGroup
 from tracereplay import __version__
 from tracereplay.cli import help_style
 from tracereplay.cli.common import EXIT_CODES, print_error, state
+from tracereplay.cli.lifetime import end_processes, terminate_as_interrupt, workers_skip_main
 from tracereplay.errors import TraceReplayError
 
 help_style.install()
@@ -148,7 +149,17 @@ _add_exit_codes(app)
 
 
 def main() -> None:
-    """Console-script entry point: one-line errors, exit 2 for bad input, never a traceback."""
+    """Console-script entry point: one-line errors, exit 2 for bad input, never a traceback;
+    every process the command started has exited when it returns (``lifetime``)."""
+    terminate_as_interrupt()
+    workers_skip_main(main)
+    try:
+        _run()
+    finally:
+        end_processes()
+
+
+def _run() -> None:
     try:
         app()
     except TraceReplayError as exc:

@@ -15,6 +15,7 @@ from rich.text import Text
 from tracereplay.cli.common import console, db_path, err_console
 from tracereplay.errors import BadParameterError
 from tracereplay.evaluate.runner import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
+from tracereplay.gcpause import gc_paused
 from tracereplay.models import Status
 
 if TYPE_CHECKING:
@@ -281,10 +282,13 @@ def eval_command(
         raise BadParameterError("--llm-match applies to --llm recorded")
     if llm_until is not None and llm is not LlmOption.recorded:
         raise BadParameterError("--llm-until applies to --llm recorded")
+    if agent and not in_process:
+        from tracereplay.evaluate.replay.preload import start_agent_server
+
+        start_agent_server()  # the agent processes' imports, meanwhile, in the fork server
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
-    from tracereplay.evaluate.junit import write_junit
     from tracereplay.evaluate.runner import RunnerOptions
 
     if output is not None and result_format is None:
@@ -326,6 +330,24 @@ def eval_command(
         shard=shard_of,
     )
     outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
+    # the report (table, JSON, JUnit) builds many small objects next to every case's result:
+    # the cyclic GC would rescan them all again and again (two thirds of writing a 10,000-case
+    # JUnit file); no agent code runs from here on
+    with gc_paused():
+        _report(outcome, result_format, output, json_file, junit_file, repeat)
+
+
+def _report(
+    outcome: EvalOutcome,
+    result_format: ResultFormat | None,
+    output: Path | None,
+    json_file: Path | None,
+    junit_file: Path | None,
+    repeat: int,
+) -> None:
+    """Print and write what the eval gives (exits with its exit code)."""
+    from tracereplay.evaluate.junit import write_junit
+
     if result_format is not None and write_format(outcome, result_format.value, output):
         _write_files(outcome, json_file, junit_file)  # stdout holds the document: no table
         raise typer.Exit(130 if outcome.runner.interrupted else outcome.exit_code)

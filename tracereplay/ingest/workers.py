@@ -12,7 +12,6 @@ that raises, surfaces as one ``IngestError`` with a one-line message; after a de
 
 from __future__ import annotations
 
-import atexit
 import os
 import threading
 import uuid
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from tracereplay.errors import IngestError, one_line
-from tracereplay.forkserver import started_child, worker_context
+from tracereplay.forkserver import on_end, started_child, worker_context
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.handoff import Shipped, new_directory, receive, remove_directory, ship
 from tracereplay.ingest.pipeline import PreparedBatch
@@ -143,5 +142,13 @@ def shared_pool(workers: int) -> WorkerPool:
             _shared = None
         if _shared is None:
             _shared = WorkerPool(workers)
-            atexit.register(_shared.close)
+            on_end(_close_shared)  # before the fork server is stopped (end_workers, at exit)
         return _shared
+
+
+def _close_shared() -> None:
+    global _shared
+    with _shared_lock:
+        pool, _shared = _shared, None
+    if pool is not None:
+        pool.close()

@@ -8,12 +8,20 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from tracereplay.models.fast import build
+
 RunStatus = Literal["success", "failed", "max_rounds_exceeded"]
 RUN_STATUSES: tuple[str, ...] = ("success", "failed", "max_rounds_exceeded")
 
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its class and field values, unpickled by ``fast.build`` (the values are
+        valid already): pydantic's own ``__getstate__``/``__setstate__`` made passing a replay
+        case's result between processes cost about as much as scoring it."""
+        return (build, (type(self), self.__dict__))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; ``from_dict`` reads it back unchanged."""

@@ -9,6 +9,8 @@ appends to its own spool segment.
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,6 +21,46 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from tracereplay.sdk.health import health
 from tracereplay.store.paths import resolve_db_path, spool_dir
 from tracereplay.store.spool import KIND_TRACES_PB, SpoolWriter
+
+#: how many recent encodings ``encoded`` keeps for the exporter to find
+_KEPT = 64
+_recent: OrderedDict[int, tuple[tuple[ReadableSpan, ...], bytes]] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def encoded(spans: Sequence[ReadableSpan]) -> bytes:
+    """``spans`` as one serialized OTLP ``ExportTraceServiceRequest``, kept for a while so that
+    the spool exporter, given the same spans (a replay's, which evaluation encodes first to
+    see them as ingestion will), writes these bytes instead of encoding them again."""
+    payload = encode_spans(spans).SerializeToString()
+    if spans:
+        with _recent_lock:
+            _recent[id(spans[0])] = (tuple(spans), payload)
+            while len(_recent) > _KEPT:
+                _recent.popitem(last=False)
+    return payload
+
+
+def _reuse(spans: Sequence[ReadableSpan]) -> bytes | None:
+    """The request of ``spans`` made of encodings ``encoded`` kept, when the batch is a run of
+    them (requests concatenate: their ``resource_spans`` are a repeated field); else None."""
+    parts: list[bytes] = []
+    keys: list[int] = []
+    i = 0
+    with _recent_lock:
+        while i < len(spans):
+            kept = _recent.get(id(spans[i]))
+            if kept is None:
+                return None
+            run, payload = kept
+            if len(run) > len(spans) - i or any(a is not b for a, b in zip(run, spans[i:])):
+                return None
+            parts.append(payload)
+            keys.append(id(spans[i]))
+            i += len(run)
+        for key in keys:
+            del _recent[key]
+    return b"".join(parts)
 
 
 class SpoolSpanExporter(SpanExporter):
@@ -41,13 +83,29 @@ class SpoolSpanExporter(SpanExporter):
         if self._shutdown:
             return SpanExportResult.FAILURE
         try:
-            payload = encode_spans(spans).SerializeToString()
+            payload = _reuse(spans) or encode_spans(spans).SerializeToString()
             self._writer.append(KIND_TRACES_PB, payload)
         except Exception as exc:
             health.export_failed(len(spans), "spool", f"spool {self.spool_dir}: {exc}")
             return SpanExportResult.FAILURE
         health.exported(len(spans))
         return SpanExportResult.SUCCESS
+
+    @property
+    def durable(self) -> bool:
+        """Whether each export is ``fsync``'d before it returns (else at ``sync`` and close)."""
+        return self._writer.durable
+
+    @durable.setter
+    def durable(self, value: bool) -> None:
+        self._writer.durable = value
+
+    def sync(self) -> None:
+        """``fsync`` the records exported so far (what a non-durable exporter wrote)."""
+        try:
+            self._writer.sync()
+        except Exception as exc:
+            health.export_failed(0, "spool", f"spool {self.spool_dir}: {exc}")
 
     def shutdown(self) -> None:
         """Close this process's segment so the next drain can retire it."""

@@ -123,9 +123,17 @@ class SpoolWriter:
             if self._size >= self.max_segment_bytes:
                 self._close_segment()
 
+    def sync(self) -> None:
+        """``fsync`` what was appended so far (a writer that is not ``durable`` syncs here)."""
+        with self._lock:
+            if self._fd is not None and self._pid == os.getpid():
+                os.fsync(self._fd)
+
     def _close_segment(self) -> None:
         if self._fd is None or self._path is None:
             return
+        if not self.durable:
+            os.fsync(self._fd)  # its records were not synced one by one
         os.close(self._fd)
         self._fd = None
         try:

@@ -33,21 +33,19 @@ from pathlib import Path
 from typing import Any
 
 from tracereplay.checks import load_check_modules
-from tracereplay.checks.registry import BUILTIN_MODULES
 from tracereplay.errors import TraceReplayError, one_line
 from tracereplay.evaluate.outcomes import CaseRun
 from tracereplay.evaluate.replay.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.replay.attempt import Replayer
 from tracereplay.evaluate.replay.llm import LlmMatch, LlmMode, RecordedCall
+from tracereplay.evaluate.replay.preload import PRELOAD
 from tracereplay.evaluate.replay.recorded_tools import ToolMatch
 from tracereplay.evaluate.runner import Job, error_run, exits_contained, guarded_attempt
-from tracereplay.forkserver import started_child, worker_context
+from tracereplay.forkserver import ensure_server, started_child, worker_context
 from tracereplay.models import EvalSuite, Run
 from tracereplay.sdk import configure, current_setup, flush
+from tracereplay.sdk.exporter import SpoolSpanExporter
 
-#: what the fork server imports for agent processes (see ``tracereplay.forkserver``): the replay
-#: code and the built-in checks, which each process would otherwise import on its first case
-PRELOAD = ["tracereplay.evaluate.replay.agent_process", *BUILTIN_MODULES]
 #: seconds a process gets past ``--timeout`` to end the attempt itself (an async agent is
 #: cancelled in the process, which keeps the spans it made) before it is killed
 TIMEOUT_GRACE_S = 1.0
@@ -55,6 +53,8 @@ TIMEOUT_GRACE_S = 1.0
 POLL_S = 0.5
 #: seconds a process gets to leave when the eval ends, before it is killed
 STOP_GRACE_S = 5.0
+#: agent processes started at the same time (beyond the first)
+STARTERS = 4
 
 
 class AgentProcessError(TraceReplayError):
@@ -121,16 +121,19 @@ def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent
                 return
             if message[0] == "stop":
                 flush()
+                _sync_spool()
                 return
             if message[0] == "plan":
                 plan = message[1]
-                trace_replays(setup.db, plan.service_name)
+                if trace_replays(setup.db, plan.service_name):
+                    _spool_written_per_case()
                 continue
             _, job, inputs = message
             assert plan is not None
             attempt = replayer_for(plan, job, inputs)
             result = guarded_attempt(attempt, job)
-            flush()  # the replay run is in the spool before the eval hears of it
+            flush()  # the replay run is in the spool (written, synced at the end) before the
+            # eval hears of it: a process killed later keeps it
             try:
                 conn.send(("result", result))
             except Exception as exc:  # a value in the result that cannot be pickled
@@ -178,14 +181,40 @@ def load_replayed_agent(spec: str, db: Path) -> AgentCallable:
     return load_agent(spec)
 
 
-def trace_replays(db: Path, service_name: str | None) -> None:
+def trace_replays(db: Path, service_name: str | None) -> bool:
     """Send the spans of the agent's runs to the store ``db``, as service ``service_name`` (the
     source runs'), unless the agent set up tracereplay itself to write there or elsewhere over
     OTLP (its runs then carry its own service). Called before the first attempt, after the
-    agent was imported: an agent that calls ``configure()`` at import keeps its setup."""
+    agent was imported: an agent that calls ``configure()`` at import keeps its setup.
+    Whether it set tracereplay up."""
     setup = current_setup()
     if setup is None or (setup.destination == "spool" and setup.db_path != db):
         configure(service_name=service_name, db=db)
+        return True
+    return False
+
+
+def _spool_written_per_case() -> None:
+    """An agent process's spool is written after each case but synced to disk once, when the
+    process stops (``_sync_spool``): an ``fsync`` per case cost more than the case (about 5 ms
+    of waiting against 1 ms of work for a fast agent). Written is what a killed process needs
+    (the kernel has the data); the sync is for the machine going down, and the eval's results
+    reach the store's disk in batches too."""
+    exporter = _spool_exporter()
+    if exporter is not None:
+        exporter.durable = False
+
+
+def _sync_spool() -> None:
+    exporter = _spool_exporter()
+    if exporter is not None:
+        exporter.sync()
+
+
+def _spool_exporter() -> SpoolSpanExporter | None:
+    setup = current_setup()
+    exporter = setup.exporter if setup is not None else None
+    return exporter if isinstance(exporter, SpoolSpanExporter) else None
 
 
 def _loading_failed(setup: AgentSetup, exc: BaseException) -> str:
@@ -329,16 +358,34 @@ class AgentProcesses:
         self._inputs = inputs_for
         more = min(self.count, jobs) - len(self._all)
 
+        left = [more]
+        lock = threading.Lock()
+
         def rest() -> None:
-            for _ in range(more):
-                if self._closed:
-                    return
+            while not self._closed:
+                with lock:
+                    if not left[0]:
+                        return
+                    left[0] -= 1
                 self._idle.put(self._start())
+
+        def starters() -> None:
+            # a few starts at once: each waits on its round trip to the fork server, which
+            # forks the next one meanwhile (one after the other, 16 processes took a good part
+            # of a 50 ms agent's whole eval to come online)
+            threads = [
+                threading.Thread(target=rest, name="tracereplay-agent-start")
+                for _ in range(min(STARTERS, more))
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
 
         if self._starting is not None:
             self._starting.join()
         if more > 0:
-            self._starting = threading.Thread(target=rest, name="tracereplay-agent-start")
+            self._starting = threading.Thread(target=starters, name="tracereplay-agent-start")
             self._starting.start()
 
     def attempt(self, job: Job) -> CaseRun:
@@ -398,6 +445,7 @@ class AgentProcesses:
             p.kill()
 
     def _start(self) -> _AgentProcess:
+        ensure_server()  # the fork server, started with the main script preloaded
         process = _AgentProcess(self._ctx, self.setup)
         with self._lock:
             self._all.append(process)

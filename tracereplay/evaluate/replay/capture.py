@@ -13,11 +13,11 @@ import weakref
 from collections.abc import Mapping, Sequence
 
 from opentelemetry.context import Context
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.util.types import AttributeValue
 
 from tracereplay.otlp import decode_traces_pb
+from tracereplay.sdk.exporter import encoded
 from tracereplay.spans import Span as TrSpan
 
 
@@ -104,4 +104,4 @@ def to_spans(spans: Sequence[ReadableSpan]) -> list[TrSpan]:
     """OpenTelemetry SDK spans as tracereplay ``Span``s (through OTLP protobuf)."""
     if not spans:
         return []
-    return list(decode_traces_pb(encode_spans(spans).SerializeToString()).spans)
+    return list(decode_traces_pb(encoded(spans)).spans)  # the spool exporter reuses the bytes

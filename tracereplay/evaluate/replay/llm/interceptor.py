@@ -60,6 +60,7 @@ from tracereplay.evaluate.replay.llm.sent_results import (
     observing,
 )
 from tracereplay.evaluate.replay.llm.wire import error_body, recorded_response
+from tracereplay.evaluate.replay.preload import HTTP_CLIENTS
 
 LlmMode = Literal["live", "recorded"]
 LLM_MODES: tuple[str, ...] = ("live", "recorded")
@@ -525,7 +526,7 @@ def install() -> None:
     """Wrap ``send`` of httpx's and httpx2's clients (once per process; a no-op outside a
     replay's context)."""
     with _state_lock:
-        for name in ("httpx", "httpx2"):
+        for name in HTTP_CLIENTS:
             if name in _installed:
                 continue
             try:

@@ -1,0 +1,69 @@
+"""No process outlives its command: what ``main()`` does at the start and the end of each.
+
+A command may start worker processes: agent processes (``eval --agent``), ingest workers, and
+the fork server they are forked from, with multiprocessing's resource tracker. Each of these
+would leave by itself once the command is gone (they watch for it), but a moment *after* it:
+so ``end_processes()`` runs when the command returns, however it returns, and waits for every
+one of them (``tracereplay.forkserver.end_workers``). ``kill`` (SIGTERM) is taken as Ctrl-C
+(``terminate_as_interrupt``): the command stops the way Ctrl-C stops it (an eval keeps its
+results so far and is marked ``interrupted``), its processes ended, instead of dying on the
+spot and leaving them to find out.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from types import FrameType
+
+
+def workers_skip_main(entry: Callable[[], None]) -> None:
+    """When the program is the ``tracereplay`` console script (its ``__main__`` module holds
+    ``entry``, and nothing else a worker could need), give that module the spec of a main
+    module run by name (``python -m``), which multiprocessing runs in no worker process and in
+    no fork server (a script's top level it runs again in each, in case it defines what they
+    run): the CLI's own imports (typer, rich, every command) cost each agent process about
+    0.2 s of CPU, or the fork server as much before its first child."""
+    main = sys.modules.get("__main__")
+    if main is None or getattr(main, "__spec__", None) is not None:
+        return  # python -m tracereplay, or an interpreter without a main module
+    if getattr(main, "main", None) is not entry:
+        return  # a program of someone's own that calls main(): its module is its business
+    main.__spec__ = importlib.machinery.ModuleSpec("__main__", None)
+
+
+def terminate_as_interrupt() -> None:
+    """From now on SIGTERM raises what SIGINT does (``KeyboardInterrupt``, or whatever handler
+    the command has put on SIGINT for a while); main thread only, where the default is on."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return  # someone (an embedding program) decided already
+
+    def as_interrupt(signum: int, frame: FrameType | None) -> None:
+        signal.raise_signal(signal.SIGINT)  # its handler runs as soon as this one returns
+
+    signal.signal(signal.SIGTERM, as_interrupt)
+
+
+def end_processes() -> None:
+    """Wait for every worker process the command started (killed past a few seconds), the fork
+    server and the resource tracker: none runs when this returns. Nothing to do (and nothing
+    imported) when the command started none."""
+    forkserver = sys.modules.get("tracereplay.forkserver")
+    if forkserver is None:
+        return
+    main = threading.current_thread() is threading.main_thread()
+    # the command is ending: another Ctrl-C (or kill) must not cut the waiting short
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in _STOPS} if main else {}
+    try:
+        forkserver.end_workers()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+_STOPS = (signal.SIGINT, signal.SIGTERM)
