@@ -11,7 +11,7 @@ every framework must give:
 - the recorded part stays airtight: ``get_weather`` never runs (the harness tools' marks file
   holds only the call past the fork);
 - the fork is where it was asked (``fork_round`` 1, one call answered, calls 2 and 3 live, no
-  error), with the recorded verdict;
+  error), with the recorded verdict (PASSED: the run succeeded, the default checks hold);
 - the live tool's result, unchanged data, is the recorded one (no tool-result drift: the
   adapter's live result and the recording's compare equal however the framework encodes it),
   and the live part asks what the recording holds (no prompt drift).
@@ -25,7 +25,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from framework_replay import FRAMEWORKS, eval_doc, fake_openai, record_suite, replay, verdicts
+from framework_replay import FRAMEWORKS, fake_openai, record_suite, replay, verdicts
 from framework_replay import weather as harness
 
 pytestmark = pytest.mark.slow  # runs the agent in its framework venv
@@ -68,7 +68,6 @@ def test_a_fork_with_live_tools_on_the_framework_adapter(
 ) -> None:
     db = tmp_path / "store.duckdb"
     assert record_suite(db, framework, instrumentation, ["multi_round"]).cases == 1
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
     # the live part continues the recorded conversation: its call ids must be new to it, as a
     # real model's are (the recording's came from a fake numbering from 1)
     server, url = fake_openai.start(_script(framework), first_id=9001)
@@ -81,7 +80,7 @@ def test_a_fork_with_live_tools_on_the_framework_adapter(
         server.shutdown()
     output = doc["_output"]
     assert marks == [LIVE_CALL], (marks, output)  # nothing of the recorded part ran
-    assert verdicts(doc) == expected, output
+    assert verdicts(doc) == {harness.QUESTIONS["multi_round"]: "PASSED"}, output  # as recorded
     [case] = doc["cases"]
     report = case["repetitions"][0]["replay"]
     llm = report["llm"]
