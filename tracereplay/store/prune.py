@@ -86,7 +86,7 @@ def prune(store: Store, cutoff: datetime, *, dry_run: bool = False) -> PruneCoun
                 f" OR ({loose_logs})",
                 {"cutoff": cutoff},
             ),
-            runs=_count(store, f"SELECT count(*) FROM ({doomed_runs})"),
+            runs=_count(store, f"SELECT count(*) FROM ({doomed_runs}) AS d"),
             tool_calls=_count(
                 store, f"SELECT count(*) FROM tool_calls WHERE run_id IN ({doomed_runs})"
             ),

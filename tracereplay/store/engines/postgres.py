@@ -159,12 +159,23 @@ def connect(url: str) -> Any:
         def load(self, data: Any) -> str:
             return bytes(data).decode()
 
+    class _Number(Loader):
+        """``numeric`` (sums, averages of integers) as DuckDB gives them: an int when whole
+        (a sum of counts), else a float, never a ``Decimal``."""
+
+        def load(self, data: Any) -> int | float:
+            text = bytes(data).decode()
+            if "." in text or "e" in text.lower() or "n" in text.lower():
+                return float(text)
+            return int(text)
+
     try:
         raw = psycopg.connect(url, autocommit=True, connect_timeout=10)
     except psycopg.Error as exc:
         raise StoreError(f"cannot connect to {StoreUrl(url).shown}: {one_line(exc)}") from None
     for name in ("json", "jsonb"):
         raw.adapters.register_loader(name, _Text)
+    raw.adapters.register_loader("numeric", _Number)
     raw.execute("SET TimeZone = 'UTC'")
     return raw
 
