@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from postgres_server import pg_server, pg_url, store_target  # noqa: F401 (fixtures)
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
