@@ -26,7 +26,7 @@ BIN = Path(sys.executable).parent
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 #: commands that would wait or need the reader's own agent or files: their options are checked
 #: with --help instead of running them
-ONLY_PARSED = ("serve", "ui", "ingest", "eval", "replay", "sql", "export", "report")
+ONLY_PARSED = ("serve", "ui", "ingest", "eval", "replay", "sql", "export", "report", "store")
 
 
 def _blocks(lang: str) -> list[tuple[str, int, str]]:

@@ -23,7 +23,7 @@ def init() -> None:
 
     [bold]Example[/bold]
 
-      tracereplay --store postgresql://tr:secret@db.internal:5432/tracereplay store init
+      tracereplay --store postgresql://tr@db:5432/tr store init
 
     Exit codes: 0 done, 2 the store cannot be opened or reached.
     """
@@ -53,7 +53,7 @@ def copy(
 
     [bold]Example[/bold]
 
-      tracereplay --db tracereplay.duckdb store copy --to postgresql://tr:secret@db:5432/tr
+      tracereplay store copy --to postgresql://tr@db:5432/tr
 
     Exit codes: 0 done, 2 a store cannot be opened, or the target is not empty.
     """

@@ -15,6 +15,8 @@ DO $$ BEGIN
     END IF;
 END $$;
 CREATE OR REPLACE AGGREGATE list(anycompatible) (SFUNC = array_append, STYPE = anycompatiblearray);
+CREATE OR REPLACE FUNCTION round(v double precision, digits integer) RETURNS double precision
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT round(v::numeric, digits)::double precision';
 CREATE OR REPLACE FUNCTION make_timestamptz(us bigint) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT to_timestamp(us / 1000000.0)';
 CREATE OR REPLACE FUNCTION epoch(i interval) RETURNS double precision
