@@ -34,7 +34,11 @@ def init() -> None:
     with Store.open(target) as store:
         version = schema.current_version(store.con)
         where = getattr(target, "shown", str(target))
-        console.print(f"store {where} ({store.engine}) at schema version {version}", markup=False)
+        console.print(
+            f"store {where} ({store.engine}) at schema version {version}",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 @store_app.command("copy")
@@ -67,7 +71,9 @@ def copy(
         copied = copy_store(source, target)
     rows = sum(c.rows for c in copied)
     where = getattr(target_path, "shown", str(target_path))
-    console.print(f"copied {rows} rows of {len(copied)} tables into {where}", markup=False)
+    console.print(
+        f"copied {rows} rows of {len(copied)} tables into {where}", markup=False, soft_wrap=True
+    )
     for c in copied:
         console.print(f"  {c.table:<20} {c.rows:>10}", markup=False)
 
