@@ -9,12 +9,15 @@ one rule here, applied once per distinct statement (cached):
 - ``arg_max(v, k)`` / ``arg_min(v, k)`` (with an optional ``FILTER``) become the first element
   of ``array_agg(v ORDER BY k ...)``; ``quantile_cont(x, p)`` becomes ``percentile_cont(p)
   WITHIN GROUP (ORDER BY x)``; ``DOUBLE`` as a type becomes ``DOUBLE PRECISION``;
+- ``CAST(col AS VARCHAR[])`` of a JSON array column (``runs.models``) becomes
+  ``json_text_array(col)``; ``coalesce(x, [])`` becomes ``coalesce(x, ARRAY[]::text[])``;
   ``?::VARCHAR[]`` becomes ``CAST(%s AS text[])``.
 
 Functions PostgreSQL lacks under DuckDB's name (``any_value``, ``make_timestamptz(µs)``,
-``epoch``, ``list_contains``, ``list_has_any``) are created by the PostgreSQL schema
+``epoch``, ``list``, ``list_contains``, ``list_has_any``, ``contains``) are created by the PostgreSQL schema
 (``migrations/postgres/``), not rewritten. User SQL (``tracereplay sql``, ``--where``) is the
-user's: only the parameter marks of the command's own wrapper are translated.
+user's: ``tracereplay sql`` sends it as written; a ``--where`` predicate goes through these
+rules inside the command's own query.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ _ARG_MAX = re.compile(rf"\barg_(max|min)\(\s*{_ARG}\s*,\s*{_ARG}\s*\){_FILTER}",
 _QUANTILE = re.compile(rf"\bquantile_cont\(\s*{_ARG}\s*,\s*([\d.]+)\s*\)", re.I)
 _UNNEST = re.compile(r"\bunnest\(\s*\?\s*\)", re.I)
 _LIST_PARAM = re.compile(r"\?\s*::\s*VARCHAR\[\]", re.I)
+_JSON_LIST = re.compile(r"\bCAST\(\s*([\w.]+)\s+AS\s+VARCHAR\[\]\s*\)", re.I)
+_EMPTY_LIST = re.compile(r"\bcoalesce\(\s*([\w.]+)\s*,\s*\[\]\s*\)", re.I)
 _DOUBLE = re.compile(r"\b(AS|::)\s*DOUBLE\b(?!\s+PRECISION)", re.I)
 
 
@@ -50,19 +55,17 @@ def _marks(sql: str) -> str:
 
 
 @lru_cache(maxsize=2048)
-def to_postgres(sql: str) -> str:
-    """``sql`` (the store's DuckDB dialect) as PostgreSQL runs it, with psycopg's ``%s``."""
+def to_postgres(sql: str, marks: bool = True) -> str:
+    """``sql`` (the store's DuckDB dialect) as PostgreSQL runs it; with ``marks`` (the
+    statement has parameters), its ``?`` as psycopg's ``%s`` and ``%`` as ``%%`` (without
+    parameters psycopg sends the text as it is)."""
     sql = _UNNEST.sub("unnest(CAST(? AS text[]))", sql)
     sql = _LIST_PARAM.sub("CAST(? AS text[])", sql)
+    sql = _JSON_LIST.sub(r"json_text_array(\1)", sql)
+    sql = _EMPTY_LIST.sub(r"coalesce(\1, ARRAY[]::text[])", sql)
     sql = _ARG_MAX.sub(_arg_extreme, sql)
     sql = _QUANTILE.sub(
         lambda m: f"percentile_cont({m.group(2)}) WITHIN GROUP (ORDER BY {m.group(1)})", sql
     )
     sql = _DOUBLE.sub(lambda m: f"{m.group(1)} DOUBLE PRECISION", sql)
-    return _marks(sql)
-
-
-@lru_cache(maxsize=256)
-def marks_only(sql: str) -> str:
-    """User SQL with the ``?`` marks of a command's wrapper as ``%s`` (nothing else changed)."""
-    return _marks(sql)
+    return _marks(sql) if marks else sql

@@ -84,7 +84,8 @@ class PgConnection:
         self._local = duckdb.connect()  # parses statements, formats results
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = ()) -> _Result:
-        return self.execute_native(to_postgres(sql), list(params or ()))
+        values = list(params or ())
+        return self.execute_native(to_postgres(sql, bool(values)), values)
 
     def execute_native(self, sql: str, params: Sequence[Any] | None = None) -> _Result:
         """Run PostgreSQL SQL as it is (``%s`` parameters; none: the text is sent verbatim)."""

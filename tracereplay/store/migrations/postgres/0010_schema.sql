@@ -27,6 +27,10 @@ CREATE OR REPLACE FUNCTION list_contains(l anyarray, v anyelement) RETURNS boole
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT v = ANY(l)';
 CREATE OR REPLACE FUNCTION list_has_any(a anyarray, b anyarray) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT a && b';
+CREATE OR REPLACE FUNCTION contains(a text, b text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT strpos(a, b) > 0';
+CREATE OR REPLACE FUNCTION contains(a json, b text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT strpos(a::text, b) > 0';
 CREATE OR REPLACE FUNCTION json_text_array(j json) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
     'SELECT coalesce(array_agg(x), ARRAY[]::text[]) FROM json_array_elements_text(j) AS x';
