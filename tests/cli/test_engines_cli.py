@@ -50,7 +50,14 @@ def _flow(target: str, tmp_path: Path) -> dict:
         )
     )
     cli(target, "export", "-o", str(tmp_path / f"parquet-{len(target)}"))
+    checks = tmp_path / "status.yaml"
+    checks.write_text("checks:\n  - kind: status\n")
+    cli(target, "monitor", "create", "ok", "--checks", str(checks))
+    judged = cli(target, "monitor", "run")
+    pruned = cli(target, "prune", "--older-than", "1d", "--dry-run")
     return {
+        "judged": judged.strip(),
+        "pruned": pruned.split(" before ")[1].split(": ", 1)[1].strip(),
         "runs": sorted((r["agent_name"], r["status"], r["tool_calls_count"]) for r in runs),
         "verdict": [line for line in first.splitlines() if line.startswith("pass rate")][0].split(
             "  "

@@ -24,6 +24,7 @@ processes, under the URL's local anchor (``paths.StoreUrl``).
 
 from __future__ import annotations
 
+import re
 import socket
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -39,6 +40,7 @@ from tracereplay.store.engines.pg_sql import to_postgres
 from tracereplay.store.paths import StoreUrl
 
 MIGRATIONS = "postgres"
+_NAMED = re.compile(r"\$([A-Za-z_]\w*)")
 
 
 def _duckdb_error(exc: Exception) -> duckdb.Error:
@@ -84,10 +86,17 @@ class PgConnection:
         self._local = duckdb.connect()  # parses statements, formats results
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = ()) -> _Result:
+        if isinstance(params, dict):  # DuckDB's $name parameters, psycopg's %(name)s
+            named = (
+                _NAMED.sub(r"%(\1)s", to_postgres(sql, True)) if params else to_postgres(sql, False)
+            )
+            return self.execute_native(named, params or None)  # type: ignore[arg-type]
         values = list(params or ())
         return self.execute_native(to_postgres(sql, bool(values)), values)
 
-    def execute_native(self, sql: str, params: Sequence[Any] | None = None) -> _Result:
+    def execute_native(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None
+    ) -> _Result:
         """Run PostgreSQL SQL as it is (``%s`` parameters; none: the text is sent verbatim)."""
         import psycopg
 
