@@ -31,6 +31,7 @@ class StoreUrl(str):
     def anchor(self) -> Path:
         parts = urlsplit(str(self))
         base = Path(os.environ.get(LOCAL_ENV) or "~/.cache/tracereplay").expanduser()
+        base.mkdir(parents=True, exist_ok=True)  # the locks and spool beside the anchor go here
         where = f"{parts.hostname or 'local'}_{parts.port or 5432}_{parts.path.strip('/') or 'db'}"
         where = re.sub(r"[^A-Za-z0-9_.-]", "_", where)
         digest = hashlib.sha1(str(self).encode()).hexdigest()[:8]
