@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -121,7 +122,8 @@ def main() -> None:
                 f.write(struct.pack(">I", len(blob)) + blob)
         os.environ["TRACEREPLAY_LOCAL_DIR"] = str(work / "local")
         # the server's own directory (as root, the server runs as nobody, who must reach it)
-        server = PostgresServer(Path(tempfile.mkdtemp(prefix="tracereplay-pg-")))
+        pg_root = Path(tempfile.mkdtemp(prefix="tracereplay-pg-"))
+        server = PostgresServer(pg_root)
         try:
             url = server.create_database()
             results = {
@@ -130,6 +132,7 @@ def main() -> None:
             }
         finally:
             server.stop()
+            shutil.rmtree(pg_root, ignore_errors=True)
     spans = args.traces * synth.SPANS_PER_TRACE
     print(f"{args.traces} traces ({spans} spans) ingested; serve: {args.serve_traces} traces more")
     print(f"{'step':<24}{'duckdb s':>10}{'postgres s':>12}{'pg/duckdb':>11}")
