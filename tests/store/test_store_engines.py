@@ -3,6 +3,9 @@ a real PostgreSQL server (``tests/postgres_server.py``)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import duckdb
 import pytest
 
@@ -106,3 +109,19 @@ def test_an_unreachable_server_is_one_line(tmp_path) -> None:
         Store.open("postgresql://u:pw@127.0.0.1:1/nothing"),
     ):
         pass
+
+
+def test_without_the_extra_a_server_store_names_it(tmp_path) -> None:
+    """psycopg not importable (as without ``tracereplay[postgres]``): one line naming the extra."""
+    code = (
+        "import sys; sys.modules['psycopg'] = None\n"
+        "from tracereplay.cli.app import main\n"
+        "sys.argv = ['tracereplay', '--store', 'postgresql://u@127.0.0.1:1/d', 'runs']\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: a PostgreSQL store needs the 'postgres' extra: pip install 'tracereplay[postgres]'"
+        " (missing: psycopg)"
+    ]
