@@ -231,7 +231,7 @@ def serve(config: ServeConfig, out: TextIO = sys.stdout) -> int:
     stored = stop(running)
     stats = running.intake.stats
     where = (
-        f"all stored in {config.db}"
+        f"all stored in {getattr(config.db, 'shown', config.db)}"
         if stored
         else "some still in the spool (the next command stores them)"
     )
