@@ -125,3 +125,14 @@ def test_without_the_extra_a_server_store_names_it(tmp_path) -> None:
         "error: a PostgreSQL store needs the 'postgres' extra: pip install 'tracereplay[postgres]'"
         " (missing: psycopg)"
     ]
+
+
+def test_a_write_touching_many_traces_fits_the_servers_lock_table(pg_url: str) -> None:
+    """A big file ingested whole touches tens of thousands of traces: one lock, not one each
+    (PostgreSQL's lock table ran out: "out of shared memory")."""
+    with Store.open(pg_url) as store:
+        with store.transaction():
+            store.lock([f"trace:{i:032x}" for i in range(20_000)])
+            store.lock([f"trace:{i:032x}" for i in range(5)])
+        with store.transaction():
+            store.lock([f"suite:{i}" for i in range(200)])

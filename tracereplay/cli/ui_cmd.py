@@ -90,7 +90,9 @@ def ui(
     url = f"http://{shown}:{bound}/"
     typer.echo(f"tracereplay ui: {url}{'?token=' + token if token else ''}", err=False)
     store_shown = getattr(path, "shown", path)  # a server URL without its password
-    typer.echo(f"store {store_shown}{' (read-only)' if read_only else ''}; Ctrl-C stops it", err=True)
+    typer.echo(
+        f"store {store_shown}{' (read-only)' if read_only else ''}; Ctrl-C stops it", err=True
+    )
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(config),

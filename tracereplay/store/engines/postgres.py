@@ -40,6 +40,9 @@ from tracereplay.store.engines.pg_sql import to_postgres
 from tracereplay.store.paths import StoreUrl
 
 MIGRATIONS = "postgres"
+#: keys one write locks one by one at most (see ``PostgresStore.lock``), and the key of all
+MANY_KEYS = 256
+ALL_KEYS = -0x7472616365726570  # "tracerep": outside what hashtextextended is likely to hit
 _NAMED = re.compile(r"\$([A-Za-z_]\w*)")
 
 
@@ -217,13 +220,23 @@ class PostgresStore(Store):
     # ------------------------------------------------------------------ engine-specific
     def lock(self, keys: Collection[str]) -> None:
         """Advisory locks on ``keys`` (``trace:<id>``, ``suite:<id>``...) until the transaction
-        ends, taken in hash order so two writers never wait on each other in a cycle."""
-        if keys and self._tx is not None:
-            self.con.execute_native(
-                "SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(x, 0) AS k"
-                " FROM unnest(%s::text[]) AS x ORDER BY k) AS s",
-                [sorted(set(keys))],
-            )
+        ends, taken in hash order so two writers never wait on each other in a cycle.
+
+        PostgreSQL's lock table is small (``max_locks_per_transaction`` x connections): a write
+        touching more than ``MANY_KEYS`` keys (a big file ingested whole) takes one exclusive
+        lock on every key at once instead (``ALL_KEYS``), which the others take shared."""
+        if not keys or self._tx is None:
+            return
+        unique = sorted(set(keys))
+        if len(unique) > MANY_KEYS:
+            self.con.execute_native("SELECT pg_advisory_xact_lock(%s)", [ALL_KEYS])
+            return
+        self.con.execute_native(
+            "SELECT pg_advisory_xact_lock_shared(%s), (SELECT count(pg_advisory_xact_lock(k))"
+            " FROM (SELECT DISTINCT hashtextextended(x, 0) AS k FROM unnest(%s::text[]) AS x"
+            " ORDER BY k) AS s)",
+            [ALL_KEYS, unique],
+        )
 
     def append_table(
         self,
