@@ -26,7 +26,7 @@ DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
 #: commands that would wait or need the reader's own agent or files: their options are checked
 #: with --help instead of running them
-ONLY_PARSED = ("serve", "ui", "ingest", "eval", "replay", "sql", "export", "report")
+ONLY_PARSED = ("serve", "ui", "ingest", "eval", "replay", "sql", "export", "report", "store")
 
 
 def _blocks(lang: str) -> list[tuple[str, int, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from postgres_server import pg_server, pg_url  # noqa: F401 (a PostgreSQL store's fixtures)
 
 
 @pytest.fixture(autouse=True)

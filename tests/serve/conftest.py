@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from postgres_server import pg_server, pg_url  # noqa: F401 (a PostgreSQL store's fixtures)
 from serve_helpers import ServeProcess
 
 

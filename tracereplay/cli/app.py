@@ -101,6 +101,7 @@ COMMAND_MODULES = [
     "tracereplay.cli.check_cmd",
     "tracereplay.cli.prune_cmd",
     "tracereplay.cli.monitor_cmd",
+    "tracereplay.cli.store_cmd",
 ]
 
 
@@ -112,6 +113,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     db: Annotated[
         Optional[str],
         typer.Option(
@@ -121,12 +123,37 @@ def _root(
             show_envvar=True,
         ),
     ] = None,
+    store: Annotated[
+        Optional[str],
+        typer.Option(
+            "--store",
+            envvar="TRACEREPLAY_STORE",
+            help="The store as a URL: postgresql://user:password@host:5432/database (the"
+            " 'postgres' extra), or a DuckDB file path. Beats --db when both are given.",
+            show_envvar=True,
+        ),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
 ) -> None:
-    state.db = db
+    state.db = _chosen_store(ctx, store, db)
+
+
+def _chosen_store(ctx: typer.Context, store: str | None, db: str | None) -> str | None:
+    """``--store`` > ``--db`` > ``$TRACEREPLAY_STORE`` > ``$TRACEREPLAY_DB``: an option given
+    on the command line beats an environment variable."""
+    from click.core import ParameterSource
+
+    def given(name: str) -> bool:
+        return ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+
+    if given("store"):
+        return store
+    if given("db"):
+        return db
+    return store or db
 
 
 for _name in COMMAND_MODULES:

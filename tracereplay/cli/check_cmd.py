@@ -21,12 +21,19 @@ def check() -> None:
 
     Exit codes: 0 whole, 2 damaged (one line saying what, and the recovery) or no store.
     """
+    from tracereplay.errors import BadParameterError
     from tracereplay.store.damage import damaged
     from tracereplay.store.db import Store
+    from tracereplay.store.engines import is_server_url
     from tracereplay.store.paths import spool_dir
     from tracereplay.store.verify import verify_store
 
     path = db_path(create=False)
+    if is_server_url(str(path)):
+        raise BadParameterError(
+            "check reads a DuckDB file block by block; a PostgreSQL store's blocks are the"
+            " server's to verify (data checksums, pg_amcheck)"
+        )
     with Store.open(path, create=False, damaged_ok=True) as store:
         report = verify_store(store)
     table = Table(header_style="bold", pad_edge=False)

@@ -38,6 +38,7 @@ def prune(
     """
     from tracereplay.ingest import open_store
     from tracereplay.store.db import store_failure
+    from tracereplay.store.engines import is_server_url
     from tracereplay.store.prune import compact
     from tracereplay.store.prune import prune as prune_store
 
@@ -59,8 +60,8 @@ def prune(
         markup=False,
         soft_wrap=True,
     )
-    if dry_run:
-        return
+    if dry_run or is_server_url(str(path)):
+        return  # a server gives freed space back itself (autovacuum): nothing to compact
     import duckdb
 
     try:

@@ -89,7 +89,10 @@ def ui(
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
     typer.echo(f"tracereplay ui: {url}{'?token=' + token if token else ''}", err=False)
-    typer.echo(f"store {path}{' (read-only)' if read_only else ''}; Ctrl-C stops it", err=True)
+    store_shown = getattr(path, "shown", path)  # a server URL without its password
+    typer.echo(
+        f"store {store_shown}{' (read-only)' if read_only else ''}; Ctrl-C stops it", err=True
+    )
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(config),

@@ -543,7 +543,14 @@ def open_eval_run(store: Store, record: EvalRunRecord) -> EvalRunRecord:
     """Add ``record``'s row, or join the stored eval run of the same id (a shard, an xdist
     worker): the stored row is kept (its start, git state, options), marked ``running`` again.
     Called with the store held, so two processes that open the same id add one row between
-    them. An id that names another suite's or mode's eval run is refused."""
+    them (on a server store, under the eval run's lock: CI jobs on other machines). An id
+    that names another suite's or mode's eval run is refused."""
+    with store.transaction():
+        store.lock([f"eval_run:{record.eval_run_id}"])
+        return _open_eval_run(store, record)
+
+
+def _open_eval_run(store: Store, record: EvalRunRecord) -> EvalRunRecord:
     stored = store.con.execute(
         "SELECT suite_id, mode FROM eval_runs WHERE eval_run_id = ?", [record.eval_run_id]
     ).fetchall()
@@ -565,7 +572,9 @@ def open_eval_run(store: Store, record: EvalRunRecord) -> EvalRunRecord:
 
 def shared_final_record(store: Store, final: EvalRunRecord) -> EvalRunRecord:
     """``final`` with the counts of every case result stored for its eval run (all the
-    processes that wrote into it), repetitions of a case folded as in one run."""
+    processes that wrote into it), repetitions of a case folded as in one run. Under the eval
+    run's lock: of shards finishing at once, the last to count sees every other's results."""
+    store.lock([f"eval_run:{final.eval_run_id}"])
     runs = load_case_runs(store, final.eval_run_id, with_checks=False)
     by_case: dict[str, list[Any]] = {}
     for run in runs:

@@ -179,6 +179,9 @@ def store_prepared(store: Store, batch: PreparedBatch) -> IngestStats:
     if not touched:
         return IngestStats(spans=batch.span_count, logs=len(logs))
     window = _window(batch)
+    # a server store with other writers: this batch's traces are ours until we commit, and
+    # what we read of them next includes every span another writer committed before
+    store.lock([f"trace:{t}" for t in touched])
     stored = store.stored_trace_ids(touched, window)
     log_traces = {r.trace_id for r in logs}  # "" for records without a trace
     # traces with log records stored: theirs are converted again, and looked at for duplicates

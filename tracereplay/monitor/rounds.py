@@ -175,10 +175,12 @@ def write_judged(store: Store, judged: Sequence[Judged]) -> None:
         for r in j.results
     ]
     calls = [c for j in judged for c in j.judge_calls]
-    keys = sorted({f"{j.monitor}\x00{j.run_id}" for j in judged})
+    # keyed by monitor and run joined with a character neither holds (chr(1): PostgreSQL's
+    # text cannot hold chr(0))
+    keys = sorted({f"{j.monitor}\x01{j.run_id}" for j in judged})
     with store.transaction():
         store.con.execute(
-            "DELETE FROM monitor_results WHERE monitor || chr(0) || run_id IN (SELECT unnest(?))",
+            "DELETE FROM monitor_results WHERE monitor || chr(1) || run_id IN (SELECT unnest(?))",
             [keys],
         )
         if results:

@@ -50,7 +50,7 @@ class MonitorStatus:
 def monitor_status(store: Store, name: str, since: datetime | None = None) -> MonitorStatus:
     out = MonitorStatus(name)
     rows = store.con.execute(
-        f"SELECT status, count(*) FROM ({_PER_RUN}) GROUP BY status", [name, since, since]
+        f"SELECT status, count(*) FROM ({_PER_RUN}) AS p GROUP BY status", [name, since, since]
     ).fetchall()
     counts = dict(rows)
     out.passed, out.failed, out.errored = (counts.get(s, 0) for s in ("PASSED", "FAILED", "ERROR"))
@@ -84,7 +84,7 @@ def judged_runs(
 ) -> list[dict[str, Any]]:
     """The runs ``name`` judged, newest first: run id, start, verdict, the checks that failed."""
     return store.query_dicts(
-        f"SELECT * FROM ({_PER_RUN}) WHERE (NOT ? OR status = 'FAILED')"
+        f"SELECT * FROM ({_PER_RUN}) AS p WHERE (NOT ? OR status = 'FAILED')"
         " ORDER BY started_at DESC NULLS LAST, run_id LIMIT ?",
         [name, since, since, failing, limit],
     )

@@ -229,6 +229,7 @@ def new_suite(name: str, agent_name: str = "") -> EvalSuite:
 
 
 def _suite_for(store: Store, name: str, agent_name: str) -> tuple[EvalSuite, bool]:
+    store.lock([f"suite-name:{name}"])  # two promotions creating one new suite: one creates it
     suite = suite_store.find_suite(store, name)
     if suite is not None:
         return suite, False

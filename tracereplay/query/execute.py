@@ -33,8 +33,10 @@ def run_sql(
     with nullcontext() if write else store.transaction(read_only=True):
         try:
             result: duckdb.DuckDBPyRelation | None = None
+            native = {"native": True} if store.engine != "duckdb" else {}
             for statement in statements:
-                result = con.sql(strip_terminator(statement.query))
+                # a server store runs the user's SQL as written, in its own dialect
+                result = con.sql(strip_terminator(statement.query), **native)
             yield result
         except duckdb.Error as exc:  # a damaged file or a full disk says so, not as SQL
             raise store_failure(store.path, exc) or SqlError(one_line(exc)) from None

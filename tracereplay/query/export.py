@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -63,7 +64,7 @@ def public_tables(store: Store) -> list[str]:
     """The store's public base tables, in name order."""
     rows = store.query_dicts(
         "SELECT table_name FROM information_schema.tables"
-        " WHERE table_schema = 'main' AND table_type = 'BASE TABLE' ORDER BY table_name"
+        " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
     )
     return [r["table_name"] for r in rows if r["table_name"] not in PRIVATE_TABLES]
 
@@ -72,7 +73,7 @@ def time_column(store: Store, table: str) -> str | None:
     """The column ``table`` is partitioned by, or None when it has no time."""
     columns = store.query_dicts(
         "SELECT column_name, data_type FROM information_schema.columns"
-        " WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
+        " WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
         [table],
     )
     names = {c["column_name"] for c in columns}
@@ -82,7 +83,7 @@ def time_column(store: Store, table: str) -> str | None:
     if preferred in names:
         return preferred
     for c in columns:
-        if c["data_type"].startswith("TIMESTAMP"):
+        if c["data_type"].upper().startswith("TIMESTAMP"):
             return c["column_name"]
     return None
 
@@ -111,9 +112,18 @@ def export_parquet(store: Store, out_dir: Path, *, overwrite: bool = False) -> l
     return exported
 
 
+def _local_source(store: Store, table: str) -> tuple[Any, str]:
+    """The DuckDB connection that writes the Parquet files and what it reads the table as:
+    the table itself in a DuckDB store; a server store's table fetched (as Arrow) into the
+    engine's embedded DuckDB, which writes the same files the same way."""
+    if store.engine == "duckdb":
+        return store.con, _ident(table)
+    return store.con.local_view("_tr_export", f"SELECT * FROM {_ident(table)}"), "_tr_export"
+
+
 def _export_table(store: Store, table: str, target: Path) -> ExportedTable:
-    con = store.con
     rows = store.count(_ident(table))
+    con, source = _local_source(store, table)
     column = time_column(store, table)
     target.mkdir(parents=True)
     if column is None or rows == 0:
@@ -121,11 +131,11 @@ def _export_table(store: Store, table: str, target: Path) -> ExportedTable:
         path = target / (f"{PARTITION_COLUMN}=__HIVE_DEFAULT_PARTITION__" if column else "")
         path.mkdir(exist_ok=True)
         name = "data_0.parquet" if column else f"{table}.parquet"
-        con.execute(f"COPY {_ident(table)} TO {_sql_string(str(path / name))} (FORMAT parquet)")
+        con.execute(f"COPY {source} TO {_sql_string(str(path / name))} (FORMAT parquet)")
     else:
         con.execute(
             f"COPY (SELECT *, CAST(timezone('UTC', {_ident(column)}) AS DATE) AS {PARTITION_COLUMN}"
-            f" FROM {_ident(table)}) TO {_sql_string(str(target))}"
+            f" FROM {source}) TO {_sql_string(str(target))}"
             f" (FORMAT parquet, PARTITION_BY ({PARTITION_COLUMN}))"
         )
     return ExportedTable(

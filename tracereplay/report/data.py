@@ -382,18 +382,18 @@ def load_production(store: Store, suite_id: str) -> Production:
         live += " AND agent_name IN (SELECT unnest(?))"
         live_params.append(agents)
     [last] = store.query_dicts(
-        f"SELECT CAST(max(started_at) AS DATE) AS day FROM ({live})", live_params
+        f"SELECT CAST(max(started_at) AS DATE) AS day FROM ({live}) AS live", live_params
     )
     if last["day"] is None:
         return Production(agents=agents)
     end: date = last["day"]
     start = end - timedelta(days=PRODUCTION_DAYS - 1)
-    window = f"SELECT * FROM ({live}) WHERE CAST(started_at AS DATE) >= ?"
+    window = f"SELECT * FROM ({live}) AS live WHERE CAST(started_at AS DATE) >= ?"
     params = [*live_params, start]
     days = {d: DayPoint(day=d) for d in (start + timedelta(days=i) for i in range(PRODUCTION_DAYS))}
     for r in store.query_dicts(
         "SELECT CAST(started_at AS DATE) AS day, count(*) AS runs,"
-        f" count(*) FILTER (WHERE status <> 'success') AS failed FROM ({window}) GROUP BY day",
+        f" count(*) FILTER (WHERE status <> 'success') AS failed FROM ({window}) AS w GROUP BY day",
         params,
     ):
         days[r["day"]].runs, days[r["day"]].failed = r["runs"], r["failed"]
@@ -402,14 +402,14 @@ def load_production(store: Store, suite_id: str) -> Production:
         f" JOIN ({window}) AS w ON w.trace_id = tc.trace_id"
     )
     for r in store.query_dicts(
-        f"SELECT day, count(*) AS calls, count(error) AS errors FROM ({calls}) GROUP BY day",
+        f"SELECT day, count(*) AS calls, count(error) AS errors FROM ({calls}) AS c GROUP BY day",
         params,
     ):
         days[r["day"]].tool_calls, days[r["day"]].tool_errors = r["calls"], r["errors"]
     tools = [
         ToolErrors(tool_name=r["tool_name"] or "?", calls=r["calls"], errors=r["errors"])
         for r in store.query_dicts(
-            f"SELECT tool_name, count(*) AS calls, count(error) AS errors FROM ({calls})"
+            f"SELECT tool_name, count(*) AS calls, count(error) AS errors FROM ({calls}) AS c"
             " GROUP BY tool_name ORDER BY errors DESC, calls DESC, tool_name LIMIT 8",
             params,
         )

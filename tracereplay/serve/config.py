@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tracereplay.errors import TraceReplayError
 
@@ -88,7 +88,15 @@ class ServeConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    db: Path
+    @field_validator("db", mode="before")
+    @classmethod
+    def _store(cls, value: Any) -> Any:
+        from tracereplay.store.paths import resolve_db_path
+
+        return resolve_db_path(value)
+
+    #: a DuckDB file (``Path``) or a server store's ``StoreUrl`` (kept as given, not a Path)
+    db: Any
     host: str = "127.0.0.1"
     http_port: Optional[int] = Field(default=4318, ge=0, le=65535)  # None: no OTLP/HTTP
     grpc_port: Optional[int] = Field(default=4317, ge=0, le=65535)  # None: no OTLP/gRPC

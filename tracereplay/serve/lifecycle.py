@@ -180,7 +180,7 @@ def describe(running: Running, out: TextIO) -> None:
     config = running.config
     scheme = "https" if config.tls else "http"
     host = f"[{config.host}]" if ":" in config.host else config.host
-    print(f"tracereplay serve: storing into {config.db}", file=out)
+    print(f"tracereplay serve: storing into {getattr(config.db, 'shown', config.db)}", file=out)
     if running.http_port is not None:
         print(
             f"  OTLP/HTTP  {scheme}://{host}:{running.http_port}  "
@@ -231,7 +231,7 @@ def serve(config: ServeConfig, out: TextIO = sys.stdout) -> int:
     stored = stop(running)
     stats = running.intake.stats
     where = (
-        f"all stored in {config.db}"
+        f"all stored in {getattr(config.db, 'shown', config.db)}"
         if stored
         else "some still in the spool (the next command stores them)"
     )

@@ -29,7 +29,7 @@ from tracereplay.spans import (
 )
 from tracereplay.store import damage, schema
 from tracereplay.store.lock import file_lock
-from tracereplay.store.paths import lock_path, resolve_db_path, spool_dir
+from tracereplay.store.paths import StoreUrl, lock_path, resolve_db_path, spool_dir
 
 _TS = pa.timestamp("ns", tz="UTC")
 
@@ -154,7 +154,14 @@ class Transaction:
 
 
 class Store:
-    """An open tracereplay store. Get one with ``Store.open(path)``; it holds the file lock."""
+    """An open tracereplay store. Get one with ``Store.open(path)``; it holds the file lock.
+
+    This class is the engine-neutral interface every command calls, and the DuckDB engine
+    itself; ``Store.open`` of a server URL gives a ``PostgresStore``
+    (``store/engines/postgres.py``), which overrides the engine-specific methods."""
+
+    #: which engine holds the store ("duckdb", "postgres")
+    engine = "duckdb"
 
     def __init__(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
         self.con = con
@@ -176,8 +183,17 @@ class Store:
 
         A store known to be damaged (see ``store/damage.py``), or cut short, is refused with
         ``DamagedStoreError`` unless ``damaged_ok`` (``tracereplay check``), which also skips
-        the migrations: nothing is written into a file that may be damaged."""
+        the migrations: nothing is written into a file that may be damaged.
+
+        A server URL (``postgresql://...``, see ``paths.StoreUrl``) opens a ``PostgresStore``:
+        no file lock (the server keeps writers apart), migrated the same way."""
         path = resolve_db_path(db)
+        if isinstance(path, StoreUrl):
+            from tracereplay.store.engines.postgres import PostgresStore
+
+            with PostgresStore.open_url(path, migrate=not damaged_ok) as server_store:
+                yield server_store
+            return
         if not create and not path.exists():
             raise StoreError(f"no tracereplay store at {path}")
         if path.exists() and path.is_dir():
@@ -246,6 +262,11 @@ class Store:
     @property
     def spool_dir(self) -> Path:
         return spool_dir(self.path)
+
+    def lock(self, keys: Collection[str]) -> None:
+        """Hold ``keys`` (``trace:<id>``, ``suite:<id>``...) until the open transaction ends,
+        so two writers touching the same ones go one after the other. A DuckDB store has one
+        writer at a time already (the file lock): nothing to do."""
 
     def deny_host_access(self, *, lock: bool = True) -> None:
         """From now on, SQL on this store cannot reach anything but the store: no files of this

@@ -45,9 +45,10 @@ class PruneCounts:
 
 def _select_old_traces(store: Store, cutoff: datetime) -> None:
     """Fill the temporary table ``_prune_traces`` with the trace ids to remove."""
+    store.con.execute("DROP TABLE IF EXISTS _prune_traces")
     store.con.execute(
         f"""
-        CREATE OR REPLACE TEMP TABLE _prune_traces AS
+        CREATE TEMP TABLE _prune_traces AS
         WITH old AS (
             SELECT trace_id FROM spans GROUP BY trace_id HAVING max(start_time) < $cutoff
             UNION
@@ -86,7 +87,7 @@ def prune(store: Store, cutoff: datetime, *, dry_run: bool = False) -> PruneCoun
                 f" OR ({loose_logs})",
                 {"cutoff": cutoff},
             ),
-            runs=_count(store, f"SELECT count(*) FROM ({doomed_runs})"),
+            runs=_count(store, f"SELECT count(*) FROM ({doomed_runs}) AS d"),
             tool_calls=_count(
                 store, f"SELECT count(*) FROM tool_calls WHERE run_id IN ({doomed_runs})"
             ),

@@ -18,10 +18,15 @@ if TYPE_CHECKING:  # the store passes itself: its transactions are the only ones
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
-def migrations() -> list[tuple[int, str, str]]:
-    """``(version, name, sql)`` for every migration shipped, in version order."""
+def migrations(engine: str = "duckdb") -> list[tuple[int, str, str]]:
+    """``(version, name, sql)`` for every migration shipped, in version order: DuckDB's in
+    ``migrations/``, PostgreSQL's in ``migrations/postgres/`` (its first file, 0010, creates
+    the schema of DuckDB's 0001-0010 at once; later numbers come in pairs)."""
     found = []
-    for entry in resources.files("tracereplay.store.migrations").iterdir():
+    folder = resources.files("tracereplay.store.migrations")
+    if engine != "duckdb":
+        folder = folder / engine
+    for entry in folder.iterdir():
         m = _NAME.match(entry.name)
         if m:
             found.append((int(m.group(1)), entry.name, entry.read_text(encoding="utf-8")))
@@ -43,17 +48,30 @@ def current_version(con: duckdb.DuckDBPyConnection) -> int:
 
 def migrate(store: Store, target: int | None = None) -> int:
     """Apply every migration above the file's version (up to ``target``); return the new version."""
+    engine = getattr(store, "engine", "duckdb")
+    if engine != "duckdb":
+        # many processes may open a new server store at once: one migrates, the others wait
+        with store.transaction():
+            store.lock(["tracereplay:migrate"])
+            return _migrate(store, engine, target)
+    return _migrate(store, engine, target)
+
+
+def _migrate(store: Store, engine: str, target: int | None) -> int:
     con = store.con
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY, name VARCHAR, applied_at TIMESTAMPTZ DEFAULT current_timestamp)"
     )
     version = current_version(con)
-    for number, name, sql in migrations():
+    for number, name, sql in migrations(engine):
         if number <= version or (target is not None and number > target):
             continue
         with store.transaction():
-            con.execute(sql)
+            if engine == "duckdb":
+                con.execute(sql)
+            else:
+                con.execute_native(sql)  # the engine's own dialect, as written
             con.execute(
                 "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [number, name]
             )

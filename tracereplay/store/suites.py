@@ -148,7 +148,11 @@ def cases_by_source(store: Store, suite_id: str, run_ids: Iterable[str]) -> dict
 
 
 def next_seq(store: Store, suite_id: str) -> int:
-    """The ``seq`` the suite's next case gets: one past the highest (0 for an empty suite)."""
+    """The ``seq`` the suite's next case gets: one past the highest (0 for an empty suite).
+
+    Inside a transaction the suite stays locked until it ends (``Store.lock``), so two writers
+    promoting into one suite at once number their cases one after the other."""
+    store.lock([f"suite:{suite_id}"])
     rows = store.con.execute(
         "SELECT max(seq) FROM eval_cases WHERE suite_id = ?", [suite_id]
     ).fetchall()
@@ -184,12 +188,7 @@ def insert_cases(store: Store, cases: Sequence[EvalCase]) -> None:
             "metadata": [_json(c.metadata) for c in cases],
         }
     )
-    cols = ", ".join(CASE_COLUMNS)
-    store.con.register("_tr_case_batch", table)
-    try:
-        store.con.execute(f"INSERT INTO eval_cases ({cols}) SELECT {cols} FROM _tr_case_batch")
-    finally:
-        store.con.unregister("_tr_case_batch")
+    store.append_table("eval_cases", table.select(list(CASE_COLUMNS)))
 
 
 def delete_cases(store: Store, case_ids: Iterable[str]) -> None:

@@ -78,7 +78,8 @@ def load_recorded_cases(store: Store, suite_id: str) -> RecordedCases:
 def case_check_overrides(store: Store, suite_id: str) -> list[list[CheckSpec]]:
     """The distinct per-case check lists of a suite (cases that override the suite's checks)."""
     rows = store.con.execute(
-        "SELECT DISTINCT checks FROM eval_cases WHERE suite_id = ? AND checks IS NOT NULL",
+        "SELECT DISTINCT CAST(checks AS VARCHAR) FROM eval_cases"
+        " WHERE suite_id = ? AND checks IS NOT NULL",
         [suite_id],
     ).fetchall()
     return [[CheckSpec.model_validate(c) for c in orjson.loads(r[0])] for r in rows]

@@ -293,7 +293,7 @@ def _facet_select(name: str, source: str) -> str:
     if name == "model":
         return (
             f"(SELECT 'model', v, count(*) FROM (SELECT unnest(CAST(models AS VARCHAR[])) AS v "
-            f"FROM {source}) GROUP BY v)"
+            f"FROM {source}) AS mv GROUP BY v)"
         )
     col = FACETS[name]
     return f"(SELECT '{name}', {col}, count(*) FROM {source} GROUP BY {col})"

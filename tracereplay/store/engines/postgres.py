@@ -1,0 +1,320 @@
+"""The PostgreSQL engine: a ``Store`` on a database server, for many machines writing one history.
+
+``PostgresStore`` is a ``Store`` (every command keeps calling the same methods) whose
+engine-specific parts talk to PostgreSQL through psycopg 3:
+
+- ``con`` is a ``PgConnection``: ``execute(sql, params)`` with the store's SQL carried over by
+  ``pg_sql.to_postgres``; ``sql(query)`` gives the rows as an embedded DuckDB relation (built
+  from Arrow), so the output formats, Parquet export and the columnar scorer read them as
+  they read the DuckDB store's. psycopg's errors come out as the DuckDB error classes the
+  store layer already handles (same message), so every one-line error path works unchanged.
+- bulk inserts (``append_table``) ``COPY`` the Arrow rows into a session temporary table, then
+  one ``INSERT ... SELECT`` (the same statement shape DuckDB runs over a registered table);
+- rows that must be unique (spans, logs, runs, cases) have their key declared, and keyed
+  inserts are ``ON CONFLICT DO NOTHING``: two writers inserting the same span store it once;
+- ``lock(keys)``: transaction-scoped advisory locks (``pg_advisory_xact_lock``) taken in one
+  order, so two writers touching the same trace, suite or case run one after the other and
+  the second sees the first's committed rows (READ COMMITTED: each statement's snapshot);
+- transactions are the same ``BEGIN``/``COMMIT`` the DuckDB store issues (autocommit
+  connection, explicit blocks).
+
+What stays local to each machine: the spool of agents recording on it and the locks of its
+processes, under the URL's local anchor (``paths.StoreUrl``).
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from tracereplay.errors import StoreError, one_line
+from tracereplay.extras import require_extra
+from tracereplay.store.db import Store, _first_rows
+from tracereplay.store.engines.pg_sql import to_postgres
+from tracereplay.store.paths import StoreUrl
+
+MIGRATIONS = "postgres"
+#: keys one write locks one by one at most (see ``PostgresStore.lock``), and the key of all
+MANY_KEYS = 256
+ALL_KEYS = -0x7472616365726570  # "tracerep": outside what hashtextextended is likely to hit
+_NAMED = re.compile(r"\$([A-Za-z_]\w*)")
+
+
+def _duckdb_error(exc: Exception) -> duckdb.Error:
+    """psycopg's error as the DuckDB class the callers catch (the message kept)."""
+    import psycopg.errors as pe
+
+    message = one_line(exc)
+    if isinstance(exc, pe.SyntaxError):
+        return duckdb.ParserException(message)
+    if isinstance(exc, (pe.UndefinedTable, pe.UndefinedColumn, pe.UndefinedFunction)):
+        return duckdb.CatalogException(message)
+    if isinstance(exc, (pe.UniqueViolation, pe.IntegrityError)):
+        return duckdb.ConstraintException(message)
+    if isinstance(exc, pe.ReadOnlySqlTransaction):
+        return duckdb.InvalidInputException(message)
+    if isinstance(exc, pe.DataError):
+        return duckdb.ConversionException(message)
+    return duckdb.Error(message)
+
+
+class _Result:
+    """A finished statement's rows (what DuckDB's cursor gives: ``fetchall``, ``description``)."""
+
+    def __init__(
+        self, rows: list[tuple[Any, ...]], description: list[tuple[Any, ...]] | None, rowcount: int
+    ):
+        self._rows = rows
+        self.description = description
+        self.rowcount = rowcount
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self._rows
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self._rows[0] if self._rows else None
+
+
+class PgConnection:
+    """The store's connection to PostgreSQL, shaped like the DuckDB connection it stands for."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self._local = duckdb.connect()  # parses statements, formats results
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = ()) -> _Result:
+        if isinstance(params, dict):  # DuckDB's $name parameters, psycopg's %(name)s
+            named = (
+                _NAMED.sub(r"%(\1)s", to_postgres(sql, True)) if params else to_postgres(sql, False)
+            )
+            return self.execute_native(named, params or None)  # type: ignore[arg-type]
+        values = list(params or ())
+        return self.execute_native(to_postgres(sql, bool(values)), values)
+
+    def execute_native(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None
+    ) -> _Result:
+        """Run PostgreSQL SQL as it is (``%s`` parameters; none: the text is sent verbatim)."""
+        import psycopg
+
+        try:
+            with self.raw.cursor() as cur:
+                cur.execute(sql, params if params else None)
+                if cur.description is None:
+                    return _Result([], None, cur.rowcount)
+                desc = [(c.name, c.type_code) for c in cur.description]
+                return _Result(cur.fetchall(), desc, cur.rowcount)
+        except psycopg.Error as exc:
+            raise _duckdb_error(exc) from None
+
+    def sql(
+        self, query: str, params: Sequence[Any] | None = None, *, native: bool = False
+    ) -> duckdb.DuckDBPyRelation | None:
+        """The rows of ``query`` as a DuckDB relation (None for a statement without rows)."""
+        result = (
+            self.execute_native(query, list(params) if params else None)
+            if native
+            else self.execute(query, params or ())
+        )
+        if result.description is None:
+            return None
+        table = rows_to_arrow([d[0] for d in result.description], result.fetchall())
+        return self._local.from_arrow(table)
+
+    def local_view(self, name: str, query: str) -> duckdb.DuckDBPyConnection:
+        """The rows of ``query`` registered as ``name`` in the embedded DuckDB connection,
+        which is returned (to write them out with DuckDB's ``COPY``)."""
+        relation = self.sql(query)
+        assert relation is not None
+        self._local.register(name, relation.to_arrow_table())
+        return self._local
+
+    def extract_statements(self, sql: str) -> list[duckdb.Statement]:
+        return self._local.extract_statements(sql)
+
+    def close(self) -> None:
+        self._local.close()
+        self.raw.close()
+
+
+def rows_to_arrow(names: list[str], rows: list[tuple[Any, ...]]) -> pa.Table:
+    """Rows fetched from PostgreSQL as an Arrow table (types from the values)."""
+    unique = []
+    for n in names:
+        name, i = n, 1
+        while name in unique:
+            name, i = f"{n}_{i}", i + 1
+        unique.append(name)
+    columns = list(zip(*rows)) if rows else [() for _ in names]
+    arrays = []
+    for values in columns:
+        try:
+            arrays.append(pa.array(list(values)))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arrays.append(pa.array([None if v is None else str(v) for v in values], pa.string()))
+    return pa.table(dict(zip(unique, arrays))) if names else pa.table({})
+
+
+def connect(url: str) -> Any:
+    """A psycopg connection to ``url`` (autocommit: the store issues its own BEGIN/COMMIT;
+    ``json`` columns read back as their text, as DuckDB gives them)."""
+    require_extra("postgres", ["psycopg"], "a PostgreSQL store")
+    import psycopg
+    from psycopg.adapt import Loader
+
+    class _Text(Loader):
+        def load(self, data: Any) -> str:
+            return bytes(data).decode()
+
+    class _Number(Loader):
+        """``numeric`` (sums, averages of integers) as DuckDB gives them: an int when whole
+        (a sum of counts), else a float, never a ``Decimal``."""
+
+        def load(self, data: Any) -> int | float:
+            text = bytes(data).decode()
+            if "." in text or "e" in text.lower() or "n" in text.lower():
+                return float(text)
+            return int(text)
+
+    try:
+        raw = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to {StoreUrl(url).shown}: {one_line(exc)}") from None
+    for name in ("json", "jsonb"):
+        raw.adapters.register_loader(name, _Text)
+    raw.adapters.register_loader("numeric", _Number)
+    raw.execute("SET TimeZone = 'UTC'")
+    return raw
+
+
+class PostgresStore(Store):
+    """A tracereplay store in a PostgreSQL database (see the module docstring)."""
+
+    engine = "postgres"
+
+    def __init__(self, con: PgConnection, url: StoreUrl) -> None:
+        super().__init__(con, url)  # type: ignore[arg-type]
+        self.url = url
+        self._host = socket.gethostname()
+
+    @classmethod
+    @contextmanager
+    def open_url(cls, url: StoreUrl, *, migrate: bool = True) -> Iterator[PostgresStore]:
+        con = PgConnection(connect(str(url)))
+        try:
+            store = cls(con, url)
+            if migrate:
+                from tracereplay.store import schema
+
+                schema.migrate(store)
+            yield store
+        finally:
+            con.close()
+
+    # ------------------------------------------------------------------ engine-specific
+    def lock(self, keys: Collection[str]) -> None:
+        """Advisory locks on ``keys`` (``trace:<id>``, ``suite:<id>``...) until the transaction
+        ends, taken in hash order so two writers never wait on each other in a cycle.
+
+        PostgreSQL's lock table is small (``max_locks_per_transaction`` x connections): a write
+        touching more than ``MANY_KEYS`` keys (a big file ingested whole) takes one exclusive
+        lock on every key at once instead (``ALL_KEYS``), which the others take shared."""
+        if not keys or self._tx is None:
+            return
+        unique = sorted(set(keys))
+        if len(unique) > MANY_KEYS:
+            self.con.execute_native("SELECT pg_advisory_xact_lock(%s)", [ALL_KEYS])
+            return
+        self.con.execute_native(
+            "SELECT pg_advisory_xact_lock_shared(%s), (SELECT count(pg_advisory_xact_lock(k))"
+            " FROM (SELECT DISTINCT hashtextextended(x, 0) AS k FROM unnest(%s::text[]) AS x"
+            " ORDER BY k) AS s)",
+            [ALL_KEYS, unique],
+        )
+
+    def append_table(
+        self,
+        table: str,
+        data: pa.Table,
+        *,
+        where: str = "",
+        params: Sequence[Any] = (),
+        conflict: str = "",
+    ) -> int:
+        if not data.num_rows:
+            return 0
+        batch = self._load_batch(table, data)
+        cols = ", ".join(f'"{c}"' for c in data.column_names)
+        sql = (
+            f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {batch} AS b"
+            + (f" WHERE {where}" if where else "")
+            + conflict
+        )
+        return self.con.execute(sql, list(params)).rowcount
+
+    def _load_batch(self, table: str, data: pa.Table) -> str:
+        """``data`` COPY'd into the session's temporary table for ``table`` (emptied first)."""
+        name = f"_tr_{table}_batch"
+        cols = ", ".join(f'"{c}"' for c in data.column_names)
+        raw = self.con.raw
+        import psycopg
+
+        try:
+            raw.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} (LIKE {table})")
+            raw.execute(f"TRUNCATE {name}")
+            columns = []
+            for column in data.columns:
+                if pa.types.is_timestamp(column.type) and column.type.unit == "ns":
+                    column = column.cast(pa.timestamp("us", tz=column.type.tz), safe=False)
+                columns.append(column.to_pylist())
+            with raw.cursor() as cur, cur.copy(f"COPY {name} ({cols}) FROM STDIN") as copy:
+                for row in zip(*columns):
+                    copy.write_row(row)
+        except psycopg.Error as exc:
+            raise _duckdb_error(exc) from None
+        return name
+
+    def append_new(
+        self,
+        table: str,
+        data: pa.Table,
+        key: Sequence[str],
+        traces: Collection[str],
+        *,
+        distinct: bool = False,
+        where: str = "",
+    ) -> int:
+        """Rows of ``data`` whose ``key`` is not stored yet: the table's declared key decides
+        (``ON CONFLICT DO NOTHING``), so concurrent writers cannot store a row twice."""
+        if not distinct:
+            data = _first_rows(data, key)
+        return self.append_table(table, data, conflict=" ON CONFLICT DO NOTHING")
+
+    @contextmanager
+    def settings(self, **values: str | int) -> Iterator[None]:
+        """DuckDB's settings (threads, checkpoints) mean nothing to the server: a no-op."""
+        yield
+
+    def deny_host_access(self, *, lock: bool = True) -> None:
+        """The server's own privileges govern what SQL reaches: nothing on this machine is
+        reachable from SQL run on the server (give ``tracereplay sql`` users a role without
+        ``pg_read_server_files``)."""
+
+    def spool_offset(self, key: str) -> int:
+        return super().spool_offset(f"{self._host}:{key}")
+
+    def set_spool_offset(self, key: str, offset: int) -> None:
+        self.con.execute(
+            'INSERT INTO spool_offsets (segment, "offset") VALUES (?, ?)'
+            ' ON CONFLICT (segment) DO UPDATE SET "offset" = excluded."offset"',
+            [f"{self._host}:{key}", offset],
+        )
+
+    def forget_spool_segment(self, key: str) -> None:
+        super().forget_spool_segment(f"{self._host}:{key}")
