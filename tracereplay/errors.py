@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 class TraceReplayError(Exception):
     """Base class: ``str(err)`` is a complete one-line message for the user."""
@@ -39,6 +41,15 @@ class BadParameterError(TraceReplayError):
 
 
 _TRACEBACK = "Traceback (most recent call last)"
+
+
+_URL_PASSWORD = re.compile(r"(://[^:/@\s]*):[^@\s]*@")
+
+
+def hide_passwords(text: str) -> str:
+    """``text`` with every URL's password shown as ``***`` (``postgresql://me:***@db/x``): a
+    store URL appears in messages and logs, its password must not."""
+    return _URL_PASSWORD.sub(r"\1:***@", text)
 
 
 def one_line(value: BaseException | str) -> str:

@@ -123,3 +123,26 @@ def test_store_copy_moves_a_duckdb_store_into_postgres(pg_url: str, tmp_path: Pa
     assert cli(pg_url, "runs", "--format", "json") == cli(db, "runs", "--format", "json")
     again = runner.invoke(app, ["--store", db, "store", "copy", "--to", pg_url])
     assert again.exit_code == 2 and "already holds rows" in again.output
+
+
+def test_an_unreachable_server_store_is_one_line_without_its_password(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"postgresql://me:s3cret-pw@127.0.0.1:{port}/history"
+    done = subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--store", url, "runs"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**__import__("os").environ, "TRACEREPLAY_LOCAL_DIR": str(tmp_path)},
+    )
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "s3cret-pw" not in done.stderr + done.stdout
+    assert "me:***@127.0.0.1" in done.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from tracereplay.errors import BadParameterError, NotFoundError
+from tracereplay.errors import BadParameterError, NotFoundError, hide_passwords
 from tracereplay.store.paths import resolve_db_path, spool_dir
 
 console = Console(highlight=False)
@@ -67,7 +67,10 @@ def _install_monitor_hook() -> None:
 def print_error(message: str) -> None:
     """Print ``error: <message>`` on one line to stderr, never interpreting it as markup."""
     err_console.print(
-        f"error: {' '.join(str(message).split())}", style="red", markup=False, soft_wrap=True
+        f"error: {' '.join(hide_passwords(str(message)).split())}",
+        style="red",
+        markup=False,
+        soft_wrap=True,
     )
 
 

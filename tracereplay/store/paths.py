@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tracereplay.errors import hide_passwords
 from tracereplay.store.engines import is_server_url
 
 DEFAULT_DB = "tracereplay.duckdb"
@@ -39,7 +40,7 @@ class StoreUrl(str):
 
     @property
     def shown(self) -> str:
-        return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", str(self))
+        return hide_passwords(str(self))
 
     name = property(lambda self: self.anchor.name)
     stem = property(lambda self: self.anchor.stem)
