@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import framework_replay
 import pytest
 from postgres_server import pg_server, pg_url  # noqa: F401 (a PostgreSQL store's fixtures)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def recorded_stores(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder ``framework_replay.recorded_copy`` keeps its stores in: one per test run,
+    shared by the xdist workers (their base folders are side by side), so each framework
+    recording is made once whichever worker needs it first."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    framework_replay.STORES = root / "recorded-stores"
+    return framework_replay.STORES
 
 
 @pytest.fixture(autouse=True)

@@ -10,9 +10,11 @@ frameworks`` builds it) against the scripted fake model. The harness tools write
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from tracereplay.cli.app import app
 from tracereplay.ingest import open_store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,6 +64,12 @@ def _run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kwargs)
 
 
+def _cli(db: Path, *args: str) -> Any:
+    """``tracereplay --db DB ARGS`` in this process (the recording steps are not about the
+    process: no interpreter and import to pay for each); has ``exit_code`` and ``output``."""
+    return CliRunner().invoke(app, ["--db", str(db), *args])
+
+
 @pytest.fixture
 def fake_model() -> Iterator[str]:
     """The scripted OpenAI-compatible model on loopback; yields its base URL."""
@@ -81,14 +91,50 @@ def record_suite(db: Path, framework: str, instrumentation: str, shapes: list[st
     """Ingest the captured payloads of ``shapes`` (``FRAMEWORKS/<framework>/payloads/
     <instrumentation>/<shape>``), promote every top-level live run."""
     folders = [str(FRAMEWORKS / framework / "payloads" / instrumentation / s) for s in shapes]
-    ingested = main_cli(db, "ingest", *folders)
-    assert ingested.returncode == 0, ingested.stdout + ingested.stderr
-    promoted = main_cli(
+    ingested = _cli(db, "ingest", *folders)
+    assert ingested.exit_code == 0, ingested.output
+    promoted = _cli(
         db, "promote", "--where", "kind = 'live' AND parent_run_id IS NULL", "--suite", "weather"
     )
-    assert promoted.returncode == 0, promoted.stdout + promoted.stderr
+    assert promoted.exit_code == 0, promoted.output
     n = len(rows(db, "SELECT * FROM eval_cases"))
     return Recorded(db, "weather", n)
+
+
+#: where ``recorded_copy`` keeps the stores it made (tests/evaluate/conftest.py names a folder
+#: of the test run, shared by the xdist workers); None: every call records afresh
+STORES: Path | None = None
+
+
+def recorded_copy(
+    db: Path, framework: str, instrumentation: str, shapes: list[str]
+) -> tuple[Recorded, dict[str, str]]:
+    """``record_suite`` then the recorded eval (``{query: status}``), as a copy at ``db`` of a
+    store made once per test run for these (framework, instrumentation, shapes): the same
+    store a test would make itself (ingested, promoted, scored in recorded mode once)."""
+    if STORES is None:
+        recorded = record_suite(db, framework, instrumentation, shapes)
+        return recorded, verdicts(eval_doc(db, db.parent / "recorded.json"))
+    folder = STORES / "-".join([framework, instrumentation, *shapes])
+    STORES.mkdir(parents=True, exist_ok=True)
+    with open(f"{folder}.lock", "w") as lock:  # another worker may be making it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = folder / "made.json"  # written last: the store is complete
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed attempt left
+            folder.mkdir()
+            template = record_suite(folder / "store.duckdb", framework, instrumentation, shapes)
+            scored = _cli(template.db, "eval", "weather", "--json", str(folder / "doc.json"))
+            assert (folder / "doc.json").exists(), scored.output
+            doc = json.loads((folder / "doc.json").read_text())
+            done.write_text(json.dumps({"cases": template.cases, "verdicts": verdicts(doc)}))
+    made = json.loads(done.read_text())
+    for name in ("store.duckdb", "store.duckdb.wal"):
+        if (folder / name).exists():
+            shutil.copyfile(
+                folder / name, db.with_name(db.name + name.removeprefix("store.duckdb"))
+            )
+    return Recorded(db, "weather", made["cases"]), made["verdicts"]
 
 
 def eval_doc(db: Path, out: Path, *args: str, cli: list[str] | None = None, **kwargs: Any) -> dict:
@@ -131,10 +177,12 @@ def replay(
         out,
         "--agent",
         f"agent:{attr}",
-        # each agent process imports the framework (seconds of CPU for the biggest): two, as
-        # many as CI's cores, keep these tests quick; concurrency is tested with small agents
+        # each agent process imports the framework (seconds of CPU for the biggest) and the
+        # scripted cases take well under that: a second process would only import it again
+        # while the first runs every case (the suite's workers keep both cores busy already);
+        # several agent processes are tested with small agents (test_agents_that_exit.py)
         "--concurrency",
-        "2",
+        "1",
         *args,
         cli=[str(framework_bin(venv or framework))],
         cwd=str(FRAMEWORKS / framework),
@@ -189,9 +237,8 @@ def replays_as_recorded(
     ``payloads``: the fixture folder the recording comes from, when not ``framework``'s (the
     same agent traced by another instrumentation, replayed from this venv)."""
     db = tmp / "store.duckdb"
-    recorded = record_suite(db, payloads or framework, instrumentation, shapes)
+    recorded, expected = recorded_copy(db, payloads or framework, instrumentation, shapes)
     assert recorded.cases == len(shapes)
-    expected = verdicts(eval_doc(db, tmp / "recorded.json"))
     if "provider_error" in shapes:
         assert expected[weather.QUESTIONS["provider_error"]] == "FAILED"
     doc, marks = replay(db, tmp, framework, attr, base_url, venv=venv)
@@ -213,8 +260,8 @@ def replays_offline(
     recorded verdicts, every LLM call answered with no drift and none left unused. Returns the
     store and the replay's document."""
     db = tmp / "store.duckdb"
-    assert record_suite(db, framework, instrumentation, shapes).cases == len(shapes)
-    expected = verdicts(eval_doc(db, tmp / "recorded.json"))
+    recorded, expected = recorded_copy(db, framework, instrumentation, shapes)
+    assert recorded.cases == len(shapes)
     doc, marks = replay(db, tmp, framework, attr, NOWHERE, "--llm", "recorded")
     assert marks == [], "a tool ran for real during replay"
     assert verdicts(doc) == expected, doc["_output"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from framework_replay import eval_doc, record_suite, replay, verdicts
+from framework_replay import recorded_copy, replay, verdicts
 
 NOWHERE = "http://127.0.0.1:9/v1"
 
@@ -46,9 +46,8 @@ def test_framework_agent_replays_offline_with_the_recorded_verdicts(
     tmp_path: Path, framework: str, instrumentation: str, attr: str, shapes: list[str]
 ) -> None:
     db = tmp_path / "store.duckdb"
-    recorded = record_suite(db, framework, instrumentation, shapes)
+    recorded, expected = recorded_copy(db, framework, instrumentation, shapes)
     assert recorded.cases == len(shapes)
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
 
     doc, marks = replay(db, tmp_path, framework, attr, NOWHERE, "--llm", "recorded")
     assert marks == [], "a tool ran for real during replay"

@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 from framework_replay import (
     assert_replay_runs_marked,
-    eval_doc,
     fake_openai,
-    record_suite,
+    recorded_copy,
     replay,
     replays_as_recorded,
     verdicts,
@@ -86,8 +85,7 @@ def test_agent_as_tool_is_answered_itself_and_its_graph_does_not_run(
     tmp_path: Path, model: Any
 ) -> None:
     db = tmp_path / "store.duckdb"
-    record_suite(db, FRAMEWORK, "openinference", ["sub_agent"])
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    _, expected = recorded_copy(db, FRAMEWORK, "openinference", ["sub_agent"])
 
     doc, marks = replay(db, tmp_path, FRAMEWORK, "delegating_agent", model.url)
     assert marks == []
@@ -102,8 +100,7 @@ def test_agent_as_tool_is_answered_itself_and_its_graph_does_not_run(
 
 def test_handoff_graph_replays_with_the_recorded_verdict(tmp_path: Path, model: Any) -> None:
     db = tmp_path / "store.duckdb"
-    record_suite(db, FRAMEWORK, "openinference", ["handoff"])
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    _, expected = recorded_copy(db, FRAMEWORK, "openinference", ["handoff"])
 
     doc, marks = replay(db, tmp_path, FRAMEWORK, "handoff_graph", model.url)
     assert marks == []

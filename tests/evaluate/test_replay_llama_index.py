@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from framework_replay import (
     FRAMEWORKS,
-    eval_doc,
     fake_openai,
-    record_suite,
+    recorded_copy,
     replay,
     replays_as_recorded,
     verdicts,
@@ -75,8 +74,7 @@ def test_workflow_react_and_agent_tool_replay(
     tmp_path: Path, llama_model: str, shape: str, attr: str, answered: int
 ) -> None:
     db = tmp_path / "store.duckdb"
-    record_suite(db, "llama_index", "openinference", [shape])
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    _, expected = recorded_copy(db, "llama_index", "openinference", [shape])
     assert list(expected.values()) == ["PASSED"]
     doc, marks = replay(db, tmp_path, "llama_index", attr, llama_model)
     assert marks == [], "a tool ran for real during replay"

@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 from framework_replay import (
     assert_replay_runs_marked,
-    eval_doc,
     fake_openai,
     framework_bin,
-    record_suite,
+    recorded_copy,
     replay,
     replays_as_recorded,
     verdicts,
@@ -104,8 +103,7 @@ def test_agent_as_tool_is_answered_itself_and_its_agent_does_not_run(
     tmp_path: Path, model: Any
 ) -> None:
     db = tmp_path / "store.duckdb"
-    record_suite(db, FRAMEWORK, "openinference", ["sub_agent"])
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    _, expected = recorded_copy(db, FRAMEWORK, "openinference", ["sub_agent"])
 
     doc, marks = replay(db, tmp_path, FRAMEWORK, "weather_agent_with_forecaster", model.url)
     assert marks == []
@@ -120,8 +118,7 @@ def test_agent_as_tool_is_answered_itself_and_its_agent_does_not_run(
 
 def test_handoff_target_tools_are_answered(tmp_path: Path, model: Any) -> None:
     db = tmp_path / "store.duckdb"
-    record_suite(db, FRAMEWORK, "openinference", ["handoff"])
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    _, expected = recorded_copy(db, FRAMEWORK, "openinference", ["handoff"])
 
     doc, marks = replay(db, tmp_path, FRAMEWORK, "triage", model.url)
     assert marks == []

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from framework_replay import (
     assert_replay_runs_marked,
-    eval_doc,
     fake_model,  # noqa: F401 - a fixture
-    record_suite,
+    recorded_copy,
     replay,
     replay_tool_calls,
     replays_as_recorded,
@@ -72,8 +71,7 @@ def test_handoff_replays_as_recorded_with_no_instrumentation_installed(
     OpenInference or OpenLLMetry: the forecaster's replay run is a sub-run of triage's, as in
     the recording, with its own tool call answered."""
     db = tmp_path / "store.duckdb"
-    record_suite(db, "openai_agents_logfire", "logfire", ["handoff"])
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    _, expected = recorded_copy(db, "openai_agents_logfire", "logfire", ["handoff"])
     doc, marks = replay(db, tmp_path, "openai_agents_logfire", "triage", fake_model)
     assert marks == []
     assert verdicts(doc) == expected == {weather.QUESTIONS["handoff"]: "PASSED"}, doc["_output"]

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from framework_replay import (
     assert_replay_runs_marked,
-    eval_doc,
     fake_model,  # noqa: F401 - a fixture
     record_suite,
+    recorded_copy,
     replay,
     replays_as_recorded,
     rows,
@@ -73,8 +73,7 @@ def test_openlit_loop_replays_offline_with_the_recorded_verdicts(tmp_path: Path)
     temperature written though never sent, no input on the failed request) answers the same
     loop offline, its tools from the recording (the live path is openai-v2's test)."""
     db = tmp_path / "store.duckdb"
-    record_suite(db, "plain", "openlit", SHAPES)
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    _, expected = recorded_copy(db, "plain", "openlit", SHAPES)
     assert expected[weather.QUESTIONS["provider_error"]] == "FAILED"
     doc, marks = replay(
         db, tmp_path, "plain", "weather_agent", NOWHERE, "--llm", "recorded", venv="plain_openlit"
@@ -88,8 +87,7 @@ def test_streaming_loop_replays_offline(tmp_path: Path) -> None:
     """The streamed loop (module-level functions called by name) answered from the recording,
     its streamed completions too."""
     db = tmp_path / "store.duckdb"
-    record_suite(db, "plain", "openai_v2", ["streaming"])
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    _, expected = recorded_copy(db, "plain", "openai_v2", ["streaming"])
     doc, marks = replay(
         db, tmp_path, "plain", "weather_agent_streaming", NOWHERE, "--llm", "recorded",
         venv="plain_openai_v2",

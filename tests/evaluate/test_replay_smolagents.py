@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from framework_replay import (
     FRAMEWORKS,
-    eval_doc,
     fake_openai,
-    record_suite,
+    recorded_copy,
     replay,
     replays_as_recorded,
     rows,
@@ -75,8 +74,7 @@ def test_code_agent_and_managed_agent_replay(
     tmp_path: Path, smol_model: str, shape: str, attr: str, answered: int
 ) -> None:
     db = tmp_path / "store.duckdb"
-    record_suite(db, "smolagents", "openinference", [shape])
-    expected = verdicts(eval_doc(db, tmp_path / "recorded.json"))
+    _, expected = recorded_copy(db, "smolagents", "openinference", [shape])
     assert list(expected.values()) == ["PASSED"]
     doc, marks = replay(db, tmp_path, "smolagents", attr, smol_model)
     assert marks == [], "a tool ran for real during replay"
