@@ -144,10 +144,10 @@ def _root(
 def _chosen_store(ctx: typer.Context, store: str | None, db: str | None) -> str | None:
     """``--store`` > ``--db`` > ``$TRACEREPLAY_STORE`` > ``$TRACEREPLAY_DB``: an option given
     on the command line beats an environment variable."""
-    from click.core import ParameterSource
+    commandline = click.core.ParameterSource.COMMANDLINE  # typer's copy of click, as above
 
     def given(name: str) -> bool:
-        return ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+        return ctx.get_parameter_source(name) == commandline
 
     if given("store"):
         return store
