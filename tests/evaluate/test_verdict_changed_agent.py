@@ -192,3 +192,110 @@ def test_what_is_the_environment_and_what_is_tracereplays() -> None:
     except KeyError as own:
         assert tracereplays_own(own)
     assert not tracereplays_own(ValueError("x"))
+
+
+# ---------------------------------------------------------------- a plain loop: stays ERROR
+
+#: two plain OpenAI-client loops with get_weather renamed get_current_weather (function, table
+#: and schema): ``answers_itself`` tells the model "Error: no tool get_weather" when the
+#: recorded answer still calls it; ``dispatches_old_name`` maps the old name to the real
+#: ``weather.get_weather`` through the weather module, out of the fallback's reach
+RENAMED_LOOP = """
+import copy
+
+import agent as fixture
+import weather
+
+
+def get_current_weather(city):
+    return weather.get_weather(city)
+
+
+TOOLS = {"get_current_weather": get_current_weather, "get_forecast": weather.get_forecast}
+SCHEMAS = copy.deepcopy(fixture.TOOL_SCHEMAS)
+SCHEMAS[0]["function"]["name"] = "get_current_weather"
+OLD_NAMES = {"get_current_weather": "get_weather"}
+
+
+def _complete(messages):
+    response = fixture.client().chat.completions.create(
+        model=fixture.MODEL, messages=messages, tools=SCHEMAS
+    )
+    return response.choices[0].message.model_dump(exclude_none=True)
+
+
+def answers_itself(question):
+    def call(name, arguments):
+        if name not in TOOLS:
+            return f"Error: no tool {name}"
+        return fixture.run_tool(TOOLS[name], arguments)
+
+    return fixture._loop(question, _complete, call)
+
+
+def dispatches_old_name(question):
+    def call(name, arguments):
+        return fixture.run_tool(getattr(weather, OLD_NAMES.get(name, name)), arguments)
+
+    return fixture._loop(question, _complete, call)
+"""
+
+
+@pytest.mark.slow  # two offline replays through the CLI
+def test_a_plain_loop_answering_a_renamed_tool_itself_stays_an_error(tmp_path: Path) -> None:
+    """The airtight check of a plain loop counts the tool results its requests carry. A loop
+    that answers a call of a tool it no longer has ("Error: no tool get_weather") and one that
+    still runs the real tool under that name, through a module the fallback does not search,
+    leave the same evidence (nothing named get_weather in the agent's module, get_weather no
+    longer offered, a result for it sent): only the second ran a tool, and the check cannot
+    tell them apart, so both stay ERRORs (an escape must never pass unnoticed)."""
+    db = tmp_path / "store.duckdb"
+    record_suite(db, "plain", "openai_v2", ["multi_round"])
+    (tmp_path / "renamed_loop.py").write_text(RENAMED_LOOP)
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_", "TRACEREPLAY"))
+    }
+    env.update(
+        OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+        OPENAI_API_KEY="test",
+        PYTHONPATH=os.pathsep.join(
+            [str(tmp_path), str(FRAMEWORKS / "plain"), str(FRAMEWORKS / "harness")]
+        ),
+    )
+    found = {}
+    for attr in ("answers_itself", "dispatches_old_name"):
+        marks = tmp_path / f"marks-{attr}.txt"
+        marks.write_text("")
+        doc = eval_doc(
+            db, tmp_path / f"{attr}.json", "--agent", f"renamed_loop:{attr}", "--llm", "recorded",
+            cwd=str(tmp_path), env={**env, "WEATHER_TOOL_MARKS": str(marks)},
+        )  # fmt: skip
+        (case,) = doc["cases"]
+        found[attr] = (case["status"], case["reason"], marks.read_text().splitlines())
+    error = "tool get_weather ran live during replay (no --live-tools)"
+    assert found["answers_itself"] == ("ERROR", error, [])
+    # the real tools ran (get_forecast through the module too)
+    assert found["dispatches_old_name"] == (
+        "ERROR", error, ["get_weather(Paris)", "get_forecast(Paris, 2)"]
+    )  # fmt: skip
+
+
+def test_an_exception_raised_by_tracereplays_code_is_its_own() -> None:
+    """A fault in tracereplay's code (an adapter's TypeError) says nothing about the agent;
+    the agent's exception raised through tracereplay's wrappers is the agent's."""
+    from tracereplay.models.fast import build
+
+    try:
+        build(None, {})  # type: ignore[arg-type]  # raises inside tracereplay
+    except Exception as exc:
+        assert tracereplays_own(exc)
+
+    def tool() -> None:
+        raise ValueError("the tool's own")
+
+    from tracereplay.sdk import tool as traced
+
+    try:
+        traced(name="t")(tool)()
+    except ValueError as exc:
+        assert not tracereplays_own(exc)

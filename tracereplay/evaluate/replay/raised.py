@@ -8,7 +8,8 @@ replay of a recorded case whose source run did not end in it, is the agent behav
 they say nothing about the agent:
 
 - an exception of tracereplay's own anywhere in its chain (its class defined in ``tracereplay``:
-  a refused request of an offline replay, an SDK misconfiguration): the replay's machinery;
+  a refused request of an offline replay, an SDK misconfiguration; or raised by tracereplay's
+  code: a fault of an adapter): the replay's machinery;
 - the network (a refused or timed-out connection: ``ConnectionError``, a client's
   ``APIConnectionError`` or ``ConnectError``), and with a live LLM the provider refusing to
   serve (an HTTP status of 401, 403, 408, 429 or 5xx on the exception or its ``response``): the
@@ -19,11 +20,16 @@ Classes are told by name and attributes: the agent's clients are not tracereplay
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 from tracereplay.evaluate.replay.recorded_tools import RecordedToolError
 
 __all__ = ["environment_failure", "replays_a_recorded_failure", "tracereplays_own", "unreachable"]
+
+#: the package's directory: an exception raised by code under it is tracereplay's
+_PACKAGE = os.path.realpath(Path(__file__).resolve().parents[2]) + os.sep
 
 #: HTTP statuses of a provider that did not serve the request (auth, throttling, its outage)
 UNAVAILABLE = frozenset({401, 403, 408, 429})
@@ -45,12 +51,23 @@ def replays_a_recorded_failure(exc: BaseException) -> bool:
 
 
 def tracereplays_own(exc: BaseException) -> bool:
-    """Whether ``exc`` or what caused it is an exception class of tracereplay's own."""
-    return any(
-        type(e).__module__.partition(".")[0] == "tracereplay"
-        and not isinstance(e, RecordedToolError)  # a replayed failure reads as the recorded one
-        for e in chain(exc)
-    )
+    """Whether ``exc`` or what caused it is tracereplay's: its class is defined in tracereplay,
+    or tracereplay's code raised it (the innermost frame of its traceback is in the package)."""
+    for e in chain(exc):
+        if isinstance(e, RecordedToolError):  # a replayed failure reads as the recorded one
+            continue
+        if type(e).__module__.partition(".")[0] == "tracereplay" or _raised_by_us(e):
+            return True
+    return False
+
+
+def _raised_by_us(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return os.path.realpath(tb.tb_frame.f_code.co_filename).startswith(_PACKAGE)
 
 
 def unreachable(exc: BaseException) -> bool:
