@@ -192,19 +192,28 @@ def test_async_agent_with_async_tools(tmp_path: Path, monkeypatch: pytest.Monkey
     assert all("21 degrees" in c["repetitions"][0]["response"] for c in doc["cases"])
 
 
-@pytest.mark.parametrize(
-    ("agent", "reason"),
-    [
-        ("broken", "the agent raised ValueError: prompt template is missing"),
-        ("returns_number", "the agent returned int"),
-    ],
-)
-def test_an_agent_that_fails_makes_the_case_an_error(
-    db: Path, tmp_path: Path, agent: str, reason: str
+def test_an_agent_that_raises_where_its_source_run_did_not_fails(db: Path, tmp_path: Path) -> None:
+    """The agent's own exception is its behaviour (its source run answered): FAILED for it,
+    the other checks judging the failed run it made (no retry: a FAILED case is a verdict)."""
+    doc = eval_json(
+        db, tmp_path, "weather", "--agent", "replay_agents:broken", "--retries", "2", exit_code=1
+    )
+    for case in doc["cases"]:
+        assert case["status"] == "FAILED"
+        assert case["reason"].startswith(
+            "replay: the agent raised ValueError: prompt template is missing"
+        )
+        checks = {c["check"]: c["status"] for c in case["checks"]}
+        assert checks["replay"] == "FAILED" and checks["status"] == "FAILED"
+        assert case["repetitions"][0]["attempts"] == 1  # not retried
+
+
+def test_an_agent_whose_value_cannot_be_read_makes_the_case_an_error(
+    db: Path, tmp_path: Path
 ) -> None:
-    doc = eval_json(db, tmp_path, "weather", "--agent", f"replay_agents:{agent}", exit_code=1)
+    doc = eval_json(db, tmp_path, "weather", "--agent", "replay_agents:returns_number", exit_code=1)
     assert {c["status"] for c in doc["cases"]} == {"ERROR"}
-    assert all(reason in c["reason"] for c in doc["cases"])
+    assert all("the agent returned int" in c["reason"] for c in doc["cases"])
 
 
 def test_missing_required_parameters_are_errors_before_anything_runs(

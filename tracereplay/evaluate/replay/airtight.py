@@ -6,7 +6,8 @@ with no tool spans at all, more calls of a tool in the replay run than the inter
 makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)". A plain
 loop's replay (no framework) also counts the tool results its LLM requests carried
 (``llm.sent_results``): a tool the fallback could not reach leaves no span, but its result
-reaches the model.
+reaches the model. A framework whose every tool execution leaves a span (its adapter's
+``records_tool_spans``) is judged by its spans alone: no tool span, no tool ran.
 
 What is a tool execution is the converter's rule (``convert.tools``): a framework's summary span
 over other calls is none, and a handoff's call is one (every framework adapter asks the
@@ -29,6 +30,8 @@ def ran_live(
     run: Run | None,
     seen: Counter[str],
     sent: Counter[str] | None = None,
+    *,
+    tool_spans: bool = False,
 ) -> str | None:
     """The name of a tool that ran for real in a replay, or None.
 
@@ -38,8 +41,11 @@ def ran_live(
     calls are counted against the calls the interceptor saw. ``sent`` (a plain loop's replay:
     the tool results its LLM requests carried, per tool) is counted against them too: a result
     the interceptor never gave came from a tool that ran, with or without a span.
+    ``tool_spans``: every tool execution leaves a span (``FrameworkAgent.records_tool_spans``),
+    so a trace with none ran no tool: a call the model asked that the framework refused (a
+    tool renamed since the recording) is not counted as one that ran.
     """
-    live = _ran_live_by_spans(spans, run, seen)
+    live = _ran_live_by_spans(spans, None if tool_spans else run, seen)
     if live is None and sent:
         live = more_than_seen(sent, seen)
     return live

@@ -67,9 +67,14 @@ from tracereplay.evaluate.replay.llm import (
     llm_error_reason,
     watching_tool_results,
 )
+from tracereplay.evaluate.replay.raised import (
+    environment_failure,
+    replays_a_recorded_failure,
+    tracereplays_own,
+    unreachable,
+)
 from tracereplay.evaluate.replay.recorded_tools import (
     NoRecordingError,
-    RecordedToolError,
     RecordedTools,
     ToolMatch,
     replay_error_reason,
@@ -180,7 +185,14 @@ class Replayer:
         source_failed = source is not None and source.result.status == "failed"
         result, reason = self._result(call.value, call.failure, report, replay_run, source_failed)
         if not self.live_tools and not report.missing:
-            live = ran_live(call.spans, replay_run, tools.seen_tools(), call.sent_results)
+            framework = self.agent.framework
+            live = ran_live(
+                call.spans,
+                replay_run,
+                tools.seen_tools(),
+                call.sent_results,
+                tool_spans=framework is not None and framework.records_tool_spans,
+            )
             if live is not None:
                 result, reason = None, f"tool {live} ran live during replay (no --live-tools)"
         llm_reason = llm_error_reason(report.llm)
@@ -203,7 +215,7 @@ class Replayer:
                 evaluation = score_case(
                     case, self.suite.checks, subject, duration_ms=duration_ms, run_id=run_id
                 )
-            evaluation = with_replay_verdict(evaluation, report)
+            evaluation = with_replay_verdict(evaluation, report, raised=reason)
         return CaseRun(
             case_id=case.id,
             seq=case.seq,
@@ -336,33 +348,45 @@ class Replayer:
         replay_run: Run | None,
         source_failed: bool = False,
     ) -> tuple[AgentResult | None, str | None]:
-        """The result to score, or the reason the case is an ERROR.
+        """The result to score and ``None``; ``None`` and the reason the case is an ERROR; or
+        the result and the reason it FAILED (the agent raised where its source run did not).
 
         A call the recording cannot answer is the agent doing something else than recorded (a
         changed or extra tool call): the replay is scored as it went, ended by the exception
         the unanswered call raised when the agent let it through, and ``with_replay_verdict``
-        fails it. Without a recording at all (a hand-written case) nothing could be judged."""
+        fails it. Without a recording at all (a hand-written case) nothing could be judged, and
+        an exception is the agent's behaviour only against a source run that did not end in it
+        (``tracereplay.evaluate.replay.raised`` tells it from the environment's)."""
         missing = replay_error_reason(report)
         if missing is not None and not report.has_recording:
             return None, missing
         if failure is not None:
             if isinstance(failure, AttemptTimedOut):
                 return None, str(failure)
+            failed = AgentResult(response="", status="failed")
+            if replay_run is not None:
+                failed = replay_run.result.model_copy(update={"status": "failed"})
             if (
                 missing is not None
                 or source_failed
-                or _replays_a_recorded_failure(failure)
+                or replays_a_recorded_failure(failure)
                 or isinstance(failure, NoRecordingError)
             ):
                 # the run ended in an exception as the recorded run did (or as a recorded tool
                 # failure makes it): scored as a failed run, FAILED on its status, the verdict
-                # recorded mode gives it. Otherwise the agent broke: an ERROR (retried)
-                failed = AgentResult(response="", status="failed")
-                if replay_run is not None:
-                    failed = replay_run.result.model_copy(update={"status": "failed"})
+                # recorded mode gives it
                 return failed, None
             reason = f"the agent raised {type(failure).__name__}: {_describe(failure)}"
-            if self.llm == "live" and _unreachable(failure):
+            live = self.llm == "live" or self.llm_until is not None
+            if (
+                report.has_recording
+                and not tracereplays_own(failure)
+                and not environment_failure(failure, live)
+            ):
+                # the agent (its code or its framework) raised where its source run did not:
+                # it behaved differently, FAILED for that reason (``with_replay_verdict``)
+                return failed, reason
+            if self.llm == "live" and unreachable(failure):
                 reason += (
                     " (the agent could not reach its LLM: replay it offline with --llm recorded,"
                     " or check the model's endpoint and the network)"
@@ -430,14 +454,20 @@ def with_tool_results(
     )
 
 
-def with_replay_verdict(evaluation: EvaluationResult, report: ReplayReport) -> EvaluationResult:
+def with_replay_verdict(
+    evaluation: EvaluationResult, report: ReplayReport, raised: str | None = None
+) -> EvaluationResult:
     """The case's result with a ``replay`` check FAILED first when some tool call had no
     recording to answer it (the agent called a tool other than recorded, or with other
-    arguments): the case fails on it whatever the agent made of the missing answer, and every
+    arguments), or when the agent raised where its source run did not (``raised``: the agent
+    raised ...): the case fails on it whatever the agent made of the missing answer, and every
     other check has judged what the replay did."""
     reason = replay_error_reason(report)
+    details: dict[str, Any] = {"unanswered": [c.to_dict() for c in report.missing]}
     if reason is None:
-        return evaluation
+        if raised is None:
+            return evaluation
+        reason, details = raised, {"raised": raised}
     failed = build(
         ScoreResult,
         {
@@ -446,7 +476,7 @@ def with_replay_verdict(evaluation: EvaluationResult, report: ReplayReport) -> E
             "passed": False,
             "score": 0.0,
             "explanation": reason,
-            "details": {"unanswered": [c.to_dict() for c in report.missing]},
+            "details": details,
         },
     )
     return result_from_scores(
@@ -495,36 +525,6 @@ def pick_replay_run(runs: Sequence[Run], source: Run | None) -> Run | None:
         if same:
             return same[0]
     return ordered[0]
-
-
-def _replays_a_recorded_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` is (or was caused by) a tool failure replayed from the recording."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, RecordedToolError):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def _unreachable(exc: BaseException) -> bool:
-    """Whether ``exc`` (or what caused it) is a failed connection: a ``ConnectionError``, or
-    a client's own (openai's ``APIConnectionError``, httpx's ``ConnectError``), by name since
-    the agent's clients are not tracereplay's to import."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, ConnectionError):
-            return True
-        if any(
-            c.__name__.endswith(("ConnectionError", "ConnectError")) for c in type(current).__mro__
-        ):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
 
 
 def _describe(exc: BaseException) -> str:

@@ -133,6 +133,10 @@ class FrameworkAgent(abc.ABC):
     """A framework's own agent object, run and intercepted the way that framework does it."""
 
     framework: ClassVar[str]  # "pydantic-ai", "openai-agents", "langgraph", "strands", ...
+    #: every tool execution of a replay leaves a tool span in its trace (the adapter makes sure
+    #: of it): a trace with none ran no tool, and the airtight check does not count the tool
+    #: calls the model asked for instead (a call the framework refused never ran)
+    records_tool_spans: ClassVar[bool] = False
 
     def __init__(self, obj: Any, spec: str) -> None:
         self.obj, self.spec = obj, spec

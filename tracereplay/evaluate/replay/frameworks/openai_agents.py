@@ -65,6 +65,7 @@ class OpenAIAgentsAgent(FrameworkAgent):
     """An OpenAI Agents SDK ``Agent``, run with ``Runner.run``."""
 
     framework = "openai-agents"
+    records_tool_spans = True  # the SDK's function span, through an instrumentor or ours
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:
