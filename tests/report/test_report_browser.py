@@ -96,10 +96,16 @@ def test_search_and_the_check_filter(pipeline_db: Path, open_report) -> None:  #
     assert visible.count() == 1 and "#4" in visible.first.locator("> summary").inner_text()
 
     # by what is inside a case (the replayed response's markup, searched as text)
+    page.fill("#case-search", "")  # from all cases, so the next count is the new search's own
+    expect(shown).to_have_text("6 of 6 cases shown")
+    with Store.open(pipeline_db) as store:  # the cases with a repetition that answered markup
+        [marked] = store.query_dicts(
+            "SELECT count(DISTINCT case_id) AS n FROM case_results JOIN eval_runs"
+            " USING (eval_run_id) WHERE label = 'v3' AND response LIKE '%document.title=''pwned''%'"
+        )
     page.fill("#case-search", "document.title='pwned'")
-    expect(shown).not_to_have_text("6 of 6 cases shown")
-    n = visible.count()
-    assert 0 < n < 6
+    expect(shown).to_have_text(f"{marked['n']} of 6 cases shown")
+    assert marked["n"] > 0 and visible.count() == marked["n"]
     page.fill("#case-search", "")
     expect(shown).to_have_text("6 of 6 cases shown")
 
