@@ -294,7 +294,8 @@ def suite_import(
       tracereplay suite import agenticassure/weather.yaml --name weather
     """
     from tracereplay.checks import load_check_modules
-    from tracereplay.ingest import open_store
+    from tracereplay.gcpause import gc_paused
+    from tracereplay.ingest.opening import open_store
     from tracereplay.promote.suite_import import import_runs, import_suite, read_import_file
 
     if checks_module:
@@ -302,19 +303,20 @@ def suite_import(
     text = _read_text(file)
     source = "<stdin>" if str(file) == "-" else str(file)
     metric_text = _read_text(metric) if metric is not None else None
-    found = _report(
-        lambda: read_import_file(
-            text, source, name=name, metric_text=metric_text, metric_source=str(metric)
+    with gc_paused():  # see gcpause: the file's values and its cases are acyclic
+        found = _report(
+            lambda: read_import_file(
+                text, source, name=name, metric_text=metric_text, metric_source=str(metric)
+            )
         )
-    )
-    for note in found.notes:
-        typer.echo(f"note: {note}", err=True)
-    with open_store(db_path()) as store:
-        if found.parsed is None:
-            typer.echo(_report(lambda: import_runs(store, found.runs, dry_run=dry_run)))
-            return
-        parsed = found.parsed
-        plan = _report(lambda: import_suite(store, parsed, source, dry_run=dry_run))
+        for note in found.notes:
+            typer.echo(f"note: {note}", err=True)
+        with open_store(db_path()) as store:
+            if found.parsed is None:
+                typer.echo(_report(lambda: import_runs(store, found.runs, dry_run=dry_run)))
+                return
+            parsed = found.parsed
+            plan = _report(lambda: import_suite(store, parsed, source, dry_run=dry_run))
     prefix = "would be: " if dry_run else ""
     origin = "" if found.format == "tracereplay" else f" (from {found.format})"
     typer.echo(prefix + plan.summary() + origin)
