@@ -13,7 +13,6 @@ import os
 import re
 import time
 import urllib.error
-import urllib.request
 from typing import Annotated, Any
 
 from pydantic import AliasChoices, Field
@@ -164,6 +163,8 @@ def chat_reply(
     endpoint: str, model: str, messages: list[dict[str, str]], api_key: str | None, timeout: float
 ) -> tuple[str, dict[str, Any]]:
     """``call_chat`` with what the call cost (``_usage``): tokens and milliseconds."""
+    import urllib.request  # here: http.client and email load only for a judge that is called
+
     started = time.perf_counter()
     url = _chat_url(endpoint)
     body = json.dumps({"model": model, "messages": messages, "temperature": 0}).encode()

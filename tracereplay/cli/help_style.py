@@ -14,18 +14,25 @@ arguments differently in the usage line (``{run_id}``) and the table (``run_id``
 - options are two columns, the option with its value and its help: typer's five columns (long
   and short names, negative names, type, help) leave a 20-character help column at 80 columns.
   An option too long for the first column has its help on the next line.
+
+typer's ``rich_utils`` (rich's markdown and traceback renderers with it, a tenth of a second)
+is imported, and patched, on the first help that is formatted: a command that prints no help
+does not import it.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
-from typer import core, rich_utils
+from typer import core
+
+if TYPE_CHECKING:
+    from typer import rich_utils
 
 _installed = False
 
@@ -94,14 +101,11 @@ def _fix_linebreaks(paragraphs: list[str], markup_mode: Any) -> str:
     return "\n" + "\n\n".join(_reflow(p) for p in paragraphs)
 
 
-_typer_command_help = rich_utils._make_command_help
-
-
 def _make_command_help(*, help_text: str, markup_mode: Any) -> Any:
     """A command's line in its group's list: its first paragraph, reflowed (typer keeps its
     line breaks in rich mode)."""
     first, sep, rest = inspect.cleandoc(help_text).partition("\n\n")
-    return _typer_command_help(help_text=_reflow(first) + sep + rest, markup_mode=markup_mode)
+    return _TYPER_COMMAND_HELP[0](help_text=_reflow(first) + sep + rest, markup_mode=markup_mode)
 
 
 #: the option column's share of the width at most; a longer option puts its help below it
@@ -189,7 +193,32 @@ def install() -> None:
     core.TyperArgument._rich_display_name = _argument_rich_name  # type: ignore[method-assign]
     core.TyperArgument._usage_display_name = _argument_usage_name  # type: ignore[method-assign]
     core.TyperArgument.display_name_raw = property(_argument_name)  # type: ignore[assignment]
+    for cls in (core.TyperCommand, core.TyperGroup):
+        cls.format_help = _patching_rich_utils(cls.format_help)  # type: ignore[method-assign]
+    _installed = True
+
+
+#: typer's own ``_make_command_help``, once ``rich_utils`` is patched
+_TYPER_COMMAND_HELP: list[Any] = []
+
+
+def _patching_rich_utils(format_help: Any) -> Any:
+    """``format_help`` that first imports and patches typer's ``rich_utils`` (once)."""
+
+    def patched(self: Any, ctx: Any, formatter: Any) -> Any:
+        _patch_rich_utils()
+        return format_help(self, ctx, formatter)
+
+    return patched
+
+
+def _patch_rich_utils() -> None:
+    global rich_utils
+    if _TYPER_COMMAND_HELP:
+        return
+    from typer import rich_utils
+
+    _TYPER_COMMAND_HELP.append(rich_utils._make_command_help)
     rich_utils._fix_linebreaks = _fix_linebreaks  # type: ignore[assignment]
     rich_utils._make_command_help = _make_command_help  # type: ignore[assignment]
     rich_utils._print_options_panel = _print_options_panel  # type: ignore[assignment]
-    _installed = True

@@ -9,7 +9,6 @@ from rich.console import Group
 from rich.text import Text
 from rich.tree import Tree
 
-from tracereplay.convert.messages import message_text
 from tracereplay.models import LlmCall, Run, ToolCallRecord
 from tracereplay.models.failure import failure_point, failure_text
 
@@ -27,7 +26,10 @@ def _compact(value: Any) -> str:
 
 
 def _said(messages: list[dict[str, Any]]) -> str:
-    """The text parts of normalized messages, joined."""
+    """The text parts of normalized messages, joined (the converter is imported here: every
+    command imports this module, few show a run)."""
+    from tracereplay.convert.messages import message_text
+
     return "\n".join(text for text in map(message_text, messages) if text)
 
 

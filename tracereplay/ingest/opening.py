@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tracereplay.ingest.drain import drain_spool
-from tracereplay.ingest.pipeline import IngestStats
+from tracereplay.ingest.stats import IngestStats
+from tracereplay.store import spool
 from tracereplay.store.abandoned import mark_abandoned_eval_runs
 from tracereplay.store.db import Store
 
@@ -29,8 +29,19 @@ def open_store(
     so what any agent process wrote before is visible (read-your-writes)."""
     with Store.open(db, timeout=timeout) as store:
         if drain:
-            stats = drain_spool(store)
+            stats = _drain(store)
             mark_abandoned_eval_runs(store)
             for hook in AFTER_DRAIN:
                 hook(store, stats)
         yield store
+
+
+def _drain(store: Store) -> IngestStats:
+    """``drain_spool``, imported (with the pipeline, the decoders and the converter) only when
+    the spool holds a segment: a command on a store nothing was spooled for does not pay for
+    them."""
+    if not spool.list_segments(store.spool_dir):
+        return IngestStats()
+    from tracereplay.ingest.drain import drain_spool
+
+    return drain_spool(store)

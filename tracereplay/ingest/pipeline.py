@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from operator import attrgetter
 
 import pyarrow as pa
@@ -18,42 +18,9 @@ import pyarrow.compute as pc
 
 from tracereplay.convert import convert_trace
 from tracereplay.gcpause import gc_paused
+from tracereplay.ingest.stats import IngestStats
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store.db import RunTables, Store, TimeWindow, run_tables, spans_table
-
-
-@dataclass
-class IngestStats:
-    """What one ingest did: spans and logs read and newly stored, and the runs each touched
-    trace has now.
-
-    ``run_counts`` maps every trace touched to its run count after its latest conversion, so a
-    trace that arrives in pieces (one span per request, many files) counts once, with the runs
-    it ends with: ``traces`` and ``runs`` are distinct counts, not sums over batches.
-    """
-
-    spans: int = 0
-    new_spans: int = 0
-    logs: int = 0
-    new_logs: int = 0
-    run_counts: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def traces(self) -> int:
-        """Distinct traces touched."""
-        return len(self.run_counts)
-
-    @property
-    def runs(self) -> int:
-        """Runs the touched traces have now."""
-        return sum(self.run_counts.values())
-
-    def add(self, other: IngestStats) -> None:
-        """Fold in a later batch's stats (its run counts replace earlier ones)."""
-        for f in fields(self):
-            if f.name != "run_counts":
-                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
-        self.run_counts.update(other.run_counts)
 
 
 def _count_by_trace(table: pa.Table | None, into: dict[str, int]) -> None:

@@ -21,7 +21,7 @@ from typing import TypeVar
 from filelock import FileLock, Timeout
 
 from tracereplay.ingest import opening
-from tracereplay.ingest.pipeline import IngestStats
+from tracereplay.ingest.stats import IngestStats
 from tracereplay.store.db import Store
 
 #: set in the background process: its own drain starts nothing more

@@ -15,7 +15,6 @@ from typing import Any
 import duckdb
 import orjson
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, StoreError, one_line
 from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
@@ -788,6 +787,8 @@ def _first_rows(data: pa.Table, key: Sequence[str]) -> pa.Table:
     if first.num_rows == data.num_rows:
         return data
     rows = first["_row_min"]
+    import pyarrow.compute as pc  # here: a command that only opens the store does not load it
+
     return data.take(rows.take(pc.sort_indices(rows)))
 
 
@@ -812,6 +813,8 @@ class RunTables:
         """These tables minus the rows of ``trace_ids``."""
         if not trace_ids or self.runs is None:
             return self
+        import pyarrow.compute as pc  # as in _first_rows
+
         drop = pa.array(list(trace_ids), pa.string())
 
         def keep(table: pa.Table | None) -> pa.Table | None:
