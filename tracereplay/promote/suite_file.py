@@ -481,7 +481,8 @@ def _cases(raw: Any, suite_id: str, problems: list[Problem]) -> list[ParsedCase]
             if not found:
                 data["checks"] = checks  # validated in the case (no assignment to validate)
         id_given, seq_given = "id" in data, "seq" in data
-        data.setdefault("id", str(uuid.uuid4()))
+        if not id_given:  # not setdefault: that would make a UUID for every case
+            data["id"] = str(uuid.uuid4())
         data.setdefault("seq", 0)
         data["suite_id"] = suite_id
         case = _model(EvalCase, data, path, problems)
