@@ -17,7 +17,7 @@
 AgenticAssure 0.4.0 (PyPI ``agenticassure``) is installed by this script into a venv of its own
 (``benchmarks/.venvs/agenticassure-0.4.0``, reused when present).
 
-    python benchmarks/peers.py [--quick] [--pairs 2]
+    python benchmarks/peers.py [--quick] [--pairs 2] [--only import|ingest]
 
 A full run took 13 minutes on a 2-core machine shared with other work (load average 15-22);
 ``--quick`` (the sizes divided by 10, one pair) under 2 minutes there.
@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import eval as eval_bench  # noqa: E402
 import ingest as ingest_bench  # noqa: E402
 
+from tracereplay.gcpause import gc_paused  # noqa: E402
 from tracereplay.models import CheckSpec  # noqa: E402
 
 AA_VERSION = "0.4.0"
@@ -356,11 +357,6 @@ def promoted_ci(tmp: Path, n: int, pairs: int, aa_bin: Path, db: Path, files: di
 # ---------------------------------------------------------------------- 5. suite import alone
 def suite_import(tmp: Path, files: dict, pairs: int) -> dict:
     """``suite import`` of the YAML file (CLI process, new store), and its steps in-process."""
-    from tracereplay.promote.suite_file import load_suite
-    from tracereplay.promote.suite_import import import_suite
-    from tracereplay.promote.yaml_load import load
-    from tracereplay.store import Store
-
     cli = []
     for i in range(pairs):
         db = tmp / f"import{i}.duckdb"
@@ -372,6 +368,18 @@ def suite_import(tmp: Path, files: dict, pairs: int) -> dict:
         )
     text = files["yaml"].read_text()
     steps = {"parse": float("inf"), "parse + validate": float("inf"), "store": float("inf")}
+    with gc_paused():  # as the command does
+        _import_steps(tmp, text, pairs, steps)
+    return {"cli": _best(cli), "steps": steps, "mb": len(text.encode()) / 1e6}
+
+
+def _import_steps(tmp: Path, text: str, pairs: int, steps: dict[str, float]) -> None:
+    """The best CPU seconds of each step of ``suite import``, in-process, into ``steps``."""
+    from tracereplay.promote.suite_file import load_suite
+    from tracereplay.promote.suite_import import import_suite
+    from tracereplay.promote.yaml_load import load
+    from tracereplay.store import Store
+
     for i in range(pairs):
         c = time.process_time()
         load(text)
@@ -383,7 +391,6 @@ def suite_import(tmp: Path, files: dict, pairs: int) -> dict:
             c = time.process_time()
             import_suite(store, parsed, "promoted.yaml")
             steps["store"] = min(steps["store"], time.process_time() - c)
-    return {"cli": _best(cli), "steps": steps, "mb": len(text.encode()) / 1e6}
 
 
 # ---------------------------------------------------------------------- 4. ingest
@@ -400,7 +407,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="sizes / 10, one pair (under 2 minutes)")
     ap.add_argument("--pairs", type=int, help="runs of each side, alternated (default 2; quick 1)")
+    ap.add_argument(
+        "--only",
+        choices=["import", "ingest"],
+        help="only that row (no AgenticAssure venv): suite import (5.) or batch ingest (4.)",
+    )
     args = ap.parse_args()
+    only = args.only
     scale = 10 if args.quick else 1
     pairs = args.pairs or (1 if args.quick else 2)
     n, replay_n, traces = 10_000 // scale, 200, 20_000 // scale
@@ -411,57 +424,20 @@ def main() -> None:
         f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
         f"load average {os.getloadavg()[0]:.1f}; {pairs} alternated pair(s), best of each"
     )
-    aa_bin = agenticassure_venv()
+    aa_bin = agenticassure_venv() if only is None else Path()
     _become_subreaper()
     rows: list[tuple[str, str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        own = own_suite(tmp, n, pairs, aa_bin)
-        (w, c, left), (pw, pc, pleft) = own["ours"], own["peer"]
-        rows.append((
-            f"AgenticAssure's own {n:,}-scenario suite file and one trivial adapter "
-            "(`suite import` + `eval --agent` + JUnit vs `agenticassure run -o json`)",
-            f"{w:.2f} s wall, {c:.2f} s CPU; {left} processes left running",
-            f"{pw:.2f} s wall, {pc:.2f} s CPU; {pleft} left",
-            f"**{pw / w:.2f}x** (target >= 2x)",
-        ))  # fmt: skip
-        db, files = promoted_files(tmp, n)
-        ci = promoted_ci(tmp, n, pairs, aa_bin, db, files)
-        rows.append((
-            f"whole CI path on a promoted suite, {n:,} cases x 5 expected tool calls "
-            "(`suite import` + `eval --junit`) vs AgenticAssure `run -o json`",
-            f"YAML {ci['yaml'][0]:.2f} s wall, {ci['yaml'][1]:.2f} s CPU; "
-            f"JSON {ci['json'][0]:.2f} s, {ci['json'][1]:.2f} s CPU",
-            f"{ci['peer'][0]:.2f} s wall, {ci['peer'][1]:.2f} s CPU",
-            f"**{ci['peer'][0] / ci['yaml'][0]:.2f}x** (JSON {ci['peer'][0] / ci['json'][0]:.2f}x)",
-        ))  # fmt: skip
-        imported = suite_import(tmp, files, pairs)
-        s = imported["steps"]
-        rows.append((
-            f"`suite import` of that {n:,}-case suite file ({imported['mb']:.1f} MB YAML)",
-            f"{imported['cli'][0]:.2f} s wall, {imported['cli'][1]:.2f} s CPU (CLI process); "
-            f"in-process CPU: parse {s['parse']:.2f}, validate "
-            f"{s['parse + validate'] - s['parse']:.2f}, store {s['store']:.2f}",
-            "–",
-            "target < 1 s",
-        ))  # fmt: skip
-        ideal = replay_n * 0.05 / 16
-        walls = {p: eval_bench.replay_mode(tmp, replay_n, 16, p) for p in (False, True)}
-        rows.append((
-            f"replay, {replay_n} cases of a 50 ms agent, concurrency 16",
-            f"agent processes {walls[False]:.2f} s = {walls[False] / ideal:.2f}x ideal; "
-            f"`--in-process` {walls[True]:.2f} s = {walls[True] / ideal:.2f}x",
-            f"ideal {ideal:.3f} s",
-            "target 1.5x",
-        ))  # fmt: skip
-        got = ingest(tmp, traces)
-        rows.append((
-            f"batch ingest {got['spans']:,} spans, runs queryable vs spans only",
-            f"{got['queryable']:,.0f} spans/s",
-            f"spans only {got['spans_only']:,.0f} spans/s",
-            f"{got['queryable'] / got['spans_only']:.2f}x the spans-only rate "
-            "(target 0.6x; 50k spans/s)",
-        ))  # fmt: skip
+        if only is None:
+            _peer_rows(tmp, n, pairs, aa_bin, rows)
+        elif only == "import":
+            _, files = promoted_files(tmp, n)
+            rows.append(_import_row(tmp, n, files, pairs))
+        if only is None:
+            _replay_row(tmp, replay_n, rows)
+        if only in (None, "ingest"):
+            rows.append(_ingest_row(tmp, traces))
     print("| work | tracereplay | peer or baseline | ratio |")
     print("| --- | --- | --- | --- |")
     for row in rows:
@@ -471,6 +447,69 @@ def main() -> None:
         " (the peers are not installed by this script)"
     )
     print(f"# this run took {time.perf_counter() - started:.0f} s")
+
+
+Row = tuple[str, str, str, str]
+
+
+def _peer_rows(tmp: Path, n: int, pairs: int, aa_bin: Path, rows: list[Row]) -> None:
+    """Rows 1, 2 and 5: AgenticAssure's own suite, the promoted suite's CI path, its import."""
+    own = own_suite(tmp, n, pairs, aa_bin)
+    (w, c, left), (pw, pc, pleft) = own["ours"], own["peer"]
+    rows.append((
+        f"AgenticAssure's own {n:,}-scenario suite file and one trivial adapter "
+        "(`suite import` + `eval --agent` + JUnit vs `agenticassure run -o json`)",
+        f"{w:.2f} s wall, {c:.2f} s CPU; {left} processes left running",
+        f"{pw:.2f} s wall, {pc:.2f} s CPU; {pleft} left",
+        f"**{pw / w:.2f}x** (target >= 2x)",
+    ))  # fmt: skip
+    db, files = promoted_files(tmp, n)
+    ci = promoted_ci(tmp, n, pairs, aa_bin, db, files)
+    rows.append((
+        f"whole CI path on a promoted suite, {n:,} cases x 5 expected tool calls "
+        "(`suite import` + `eval --junit`) vs AgenticAssure `run -o json`",
+        f"YAML {ci['yaml'][0]:.2f} s wall, {ci['yaml'][1]:.2f} s CPU; "
+        f"JSON {ci['json'][0]:.2f} s, {ci['json'][1]:.2f} s CPU",
+        f"{ci['peer'][0]:.2f} s wall, {ci['peer'][1]:.2f} s CPU",
+        f"**{ci['peer'][0] / ci['yaml'][0]:.2f}x** (JSON {ci['peer'][0] / ci['json'][0]:.2f}x)",
+    ))  # fmt: skip
+    rows.append(_import_row(tmp, n, files, pairs))
+
+
+def _import_row(tmp: Path, n: int, files: dict, pairs: int) -> Row:
+    imported = suite_import(tmp, files, pairs)
+    s = imported["steps"]
+    return (
+        f"`suite import` of that {n:,}-case suite file ({imported['mb']:.1f} MB YAML)",
+        f"{imported['cli'][0]:.2f} s wall, {imported['cli'][1]:.2f} s CPU (CLI process); "
+        f"in-process CPU: parse {s['parse']:.2f}, validate "
+        f"{s['parse + validate'] - s['parse']:.2f}, store {s['store']:.2f}",
+        "–",
+        "target < 1 s",
+    )
+
+
+def _replay_row(tmp: Path, replay_n: int, rows: list[Row]) -> None:
+    ideal = replay_n * 0.05 / 16
+    walls = {p: eval_bench.replay_mode(tmp, replay_n, 16, p) for p in (False, True)}
+    rows.append((
+        f"replay, {replay_n} cases of a 50 ms agent, concurrency 16",
+        f"agent processes {walls[False]:.2f} s = {walls[False] / ideal:.2f}x ideal; "
+        f"`--in-process` {walls[True]:.2f} s = {walls[True] / ideal:.2f}x",
+        f"ideal {ideal:.3f} s",
+        "target 1.5x",
+    ))  # fmt: skip
+
+
+def _ingest_row(tmp: Path, traces: int) -> Row:
+    got = ingest(tmp, traces)
+    return (
+        f"batch ingest {got['spans']:,} spans, runs queryable vs spans only",
+        f"{got['queryable']:,.0f} spans/s",
+        f"spans only {got['spans_only']:,.0f} spans/s",
+        f"{got['queryable'] / got['spans_only']:.2f}x the spans-only rate "
+        "(target 0.6x; 50k spans/s)",
+    )
 
 
 if __name__ == "__main__":
