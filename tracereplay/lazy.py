@@ -21,3 +21,17 @@ def lazy_getattr(package: str, sources: Mapping[str, str]) -> Callable[[str], An
         return value
 
     return __getattr__
+
+
+class LazyModule:
+    """A module imported on the first access to one of its attributes; each attribute read is
+    then kept on this object, so later reads cost a plain attribute lookup. For a heavy module
+    (pyarrow and numpy with it: a fifth of a second) that a module needs on some paths only."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(import_module(self._name), attr)
+        setattr(self, attr, value)
+        return value

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import time
-import urllib.error
 from typing import Annotated, Any
 
 from pydantic import AliasChoices, Field
@@ -163,7 +162,8 @@ def chat_reply(
     endpoint: str, model: str, messages: list[dict[str, str]], api_key: str | None, timeout: float
 ) -> tuple[str, dict[str, Any]]:
     """``call_chat`` with what the call cost (``_usage``): tokens and milliseconds."""
-    import urllib.request  # here: http.client and email load only for a judge that is called
+    import urllib.error  # here: http.client and email load only for a judge that is called
+    import urllib.request
 
     started = time.perf_counter()
     url = _chat_url(endpoint)

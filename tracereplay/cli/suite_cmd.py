@@ -295,35 +295,46 @@ def suite_import(
     """
     from tracereplay.checks import load_check_modules
     from tracereplay.gcpause import gc_paused
-    from tracereplay.ingest.opening import open_store
-    from tracereplay.promote.suite_import import import_runs, import_suite, read_import_file
 
     if checks_module:
         load_check_modules(checks_module)
     text = _read_text(file)
     source = "<stdin>" if str(file) == "-" else str(file)
     metric_text = _read_text(metric) if metric is not None else None
-    with gc_paused():  # see gcpause: the file's values and its cases are acyclic
-        found = _report(
-            lambda: read_import_file(
-                text, source, name=name, metric_text=metric_text, metric_source=str(metric)
-            )
-        )
-        for note in found.notes:
-            typer.echo(f"note: {note}", err=True)
-        with open_store(db_path()) as store:
-            if found.parsed is None:
-                typer.echo(_report(lambda: import_runs(store, found.runs, dry_run=dry_run)))
-                return
-            parsed = found.parsed
-            plan = _report(lambda: import_suite(store, parsed, source, dry_run=dry_run))
-        prefix = "would be: " if dry_run else ""
-        origin = "" if found.format == "tracereplay" else f" (from {found.format})"
-        line = prefix + plan.summary() + origin
-        # the cases are freed here, inside the pause: the collection that follows it would
-        # otherwise scan every one of them (all allocated since the pause began)
-        del found, parsed, plan
+    # see gcpause: the file's values and its cases are acyclic; they are freed when
+    # _import_file returns, inside the pause, so no collection scans them all afterwards
+    with gc_paused():
+        line = _import_file(text, source, dry_run, name, metric_text, str(metric))
     typer.echo(line)
+
+
+def _import_file(
+    text: str,
+    source: str,
+    dry_run: bool,
+    name: str | None,
+    metric_text: str | None,
+    metric_source: str,
+) -> str:
+    """``suite import``'s work: the line saying what it did (or would do)."""
+    from tracereplay.ingest.opening import open_store
+    from tracereplay.promote.suite_import import import_runs, import_suite, read_import_file
+
+    found = _report(
+        lambda: read_import_file(
+            text, source, name=name, metric_text=metric_text, metric_source=metric_source
+        )
+    )
+    for note in found.notes:
+        typer.echo(f"note: {note}", err=True)
+    with open_store(db_path()) as store:
+        if found.parsed is None:
+            return _report(lambda: import_runs(store, found.runs, dry_run=dry_run))
+        parsed = found.parsed
+        plan = _report(lambda: import_suite(store, parsed, source, dry_run=dry_run))
+    prefix = "would be: " if dry_run else ""
+    origin = "" if found.format == "tracereplay" else f" (from {found.format})"
+    return prefix + plan.summary() + origin
 
 
 @suite_app.command("rm")

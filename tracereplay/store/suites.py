@@ -8,14 +8,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-import pyarrow as pa
 from pydantic import TypeAdapter
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError
 from tracereplay.models import CheckSpec, Document, EvalCase, EvalExpectedToolCall, EvalSuite
 from tracereplay.store.db import Store
 
-_TS = pa.timestamp("us", tz="UTC")
 #: a case's documents and expected calls as JSON text, each list in one pydantic-core call
 #: (what ``to_dict`` per item, then orjson, gives)
 _DOCUMENTS = TypeAdapter(list[Document])
@@ -160,35 +158,28 @@ def next_seq(store: Store, suite_id: str) -> int:
 
 
 def insert_cases(store: Store, cases: Sequence[EvalCase]) -> None:
-    """Insert cases in one columnar batch."""
+    """Insert cases in one statement, column by column (``insert_columns``: no Arrow)."""
     if not cases:
         return
-    table = pa.table(
-        {
-            "case_id": [c.id for c in cases],
-            "suite_id": [c.suite_id for c in cases],
-            "seq": pa.array([c.seq for c in cases], pa.int32()),
-            "query": [c.query for c in cases],
-            "context": [_DOCUMENTS.dump_json(c.context).decode() for c in cases],
-            "expected_output": pa.array([c.expected_output for c in cases], pa.string()),
-            "expected_tool_calls": [
-                _TOOL_CALLS.dump_json(c.expected_tool_calls).decode() for c in cases
-            ],
-            "parameters": pa.array(
-                [None if c.parameters is None else _json(c.parameters) for c in cases], pa.string()
-            ),
-            "checks": pa.array(
-                [None if c.checks is None else _json(_checks_json(c.checks)) for c in cases],
-                pa.string(),
-            ),
-            "promoted_at": pa.array([_utc(c.promoted_at) for c in cases], _TS),
-            "source_kind": pa.array([c.source_kind for c in cases], pa.string()),
-            "source_run_id": pa.array([c.source_run_id for c in cases], pa.string()),
-            "tags": [_json(c.tags) for c in cases],
-            "metadata": [_json(c.metadata) for c in cases],
-        }
-    )
-    store.append_table("eval_cases", table.select(list(CASE_COLUMNS)))
+    columns: dict[str, list[Any]] = {
+        "case_id": [c.id for c in cases],
+        "suite_id": [c.suite_id for c in cases],
+        "seq": [c.seq for c in cases],
+        "query": [c.query for c in cases],
+        "context": [_DOCUMENTS.dump_json(c.context).decode() for c in cases],
+        "expected_output": [c.expected_output for c in cases],
+        "expected_tool_calls": [
+            _TOOL_CALLS.dump_json(c.expected_tool_calls).decode() for c in cases
+        ],
+        "parameters": [None if c.parameters is None else _json(c.parameters) for c in cases],
+        "checks": [None if c.checks is None else _json(_checks_json(c.checks)) for c in cases],
+        "promoted_at": [_utc(c.promoted_at) for c in cases],
+        "source_kind": [c.source_kind for c in cases],
+        "source_run_id": [c.source_run_id for c in cases],
+        "tags": [_json(c.tags) for c in cases],
+        "metadata": [_json(c.metadata) for c in cases],
+    }
+    store.insert_columns("eval_cases", {name: columns[name] for name in CASE_COLUMNS})
 
 
 def delete_cases(store: Store, case_ids: Iterable[str]) -> None:
