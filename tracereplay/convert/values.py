@@ -61,6 +61,11 @@ def as_text(value: Any) -> str:
 
 def as_name(value: Any) -> str:
     """A short identifier-like string (name, id, model): strings and numbers only."""
+    cls = value.__class__
+    if cls is str:  # the usual cases first, without isinstance: a few calls per span
+        return value  # type: ignore[no-any-return]
+    if value is None:
+        return ""
     if isinstance(value, str):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -70,6 +75,11 @@ def as_name(value: Any) -> str:
 
 def as_int(value: Any) -> int | None:
     """An integer from an int, an integral float or a numeric string; ``None`` otherwise."""
+    cls = value.__class__
+    if cls is int:  # the usual cases first, without isinstance
+        return value  # type: ignore[no-any-return]
+    if value is None:
+        return None
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
