@@ -10,31 +10,40 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tracereplay.lazy import lazy_getattr
-from tracereplay.models import (
-    RUN_STATUSES,
-    SOURCE_KINDS,
-    AgentResult,
-    CheckSpec,
-    Document,
-    EvalCase,
-    EvalExpectedToolCall,
-    EvalSuite,
-    EvaluationResult,
-    LlmCall,
-    Run,
-    ScoreResult,
-    Status,
-    ToolCallRecord,
-)
 
 if TYPE_CHECKING:
+    from tracereplay.models import (
+        RUN_STATUSES,
+        SOURCE_KINDS,
+        AgentResult,
+        CheckSpec,
+        Document,
+        EvalCase,
+        EvalExpectedToolCall,
+        EvalSuite,
+        EvaluationResult,
+        LlmCall,
+        Run,
+        ScoreResult,
+        Status,
+        ToolCallRecord,
+    )
     from tracereplay.checks.registry import Verdict, check
     from tracereplay.checks.subject import CheckSubject
     from tracereplay.sdk import AgentRunHandle, LlmCallHandle, agent_run, configure, flush, tool
 
-# The SDK (OpenTelemetry) and the checks (rapidfuzz, jsonschema) load on first use, so neither
-# an agent that only records nor a CLI command that only reads pays for the other.
+# Everything loads on first use: the models (pydantic: about 0.2 s), the SDK (OpenTelemetry)
+# and the checks (rapidfuzz, jsonschema). So importing the package costs nothing by itself: the
+# pytest plugin is imported by every pytest run of a project that has tracereplay installed,
+# an agent that only records does not pay for the checks, a command that only reads not for
+# the SDK.
+_MODELS = (
+    "RUN_STATUSES", "SOURCE_KINDS", "AgentResult", "CheckSpec", "Document", "EvalCase",
+    "EvalExpectedToolCall", "EvalSuite", "EvaluationResult", "LlmCall", "Run", "ScoreResult",
+    "Status", "ToolCallRecord",
+)  # fmt: skip
 _LAZY = {
+    **dict.fromkeys(_MODELS, "tracereplay.models"),
     "check": "tracereplay.checks.registry",
     "Verdict": "tracereplay.checks.registry",
     "CheckSubject": "tracereplay.checks.subject",

@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 runner = CliRunner()

@@ -19,6 +19,8 @@ import pytest
 
 from tracereplay.ingest import open_store
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather_agent"
 DOC = (ROOT / "docs" / "evaluating.md").read_text(encoding="utf-8")

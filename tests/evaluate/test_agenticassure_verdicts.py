@@ -19,6 +19,8 @@ from agenticassure.loader import load_scenarios  # noqa: E402
 from agenticassure.results import RunResult  # noqa: E402
 from agenticassure.runner import Runner  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 BIN = Path(sys.executable).parent
 
 ADAPTER = '''

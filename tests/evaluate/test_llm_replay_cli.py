@@ -15,6 +15,8 @@ import pytest
 
 from tracereplay.ingest import open_store
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "weather_agent"
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from framework_replay import recorded_copy, replay, verdicts
 
+pytestmark = pytest.mark.slow
+
 NOWHERE = "http://127.0.0.1:9/v1"
 
 CASES = [

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from replay_fixtures import AGENTS, CITIES, make_suite, replay_agents, rows
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -14,6 +14,8 @@ from sql_pipeline import tracereplay
 
 from tracereplay.ingest import open_store
 
+pytestmark = pytest.mark.slow
+
 
 def _services(db: Path) -> list[tuple[str, str, str]]:
     with open_store(db) as store:

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 RECIPES = REPO / "examples" / "ci"
 BIN = Path(sys.executable).parent

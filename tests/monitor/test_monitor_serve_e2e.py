@@ -19,6 +19,8 @@ from tracereplay import sdk
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "serve"))
 from serve_helpers import ServeProcess, cli, get  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 
 def sql(db: Path, query: str) -> list[dict]:
     result = cli(db, "sql", "--format", "json", query)

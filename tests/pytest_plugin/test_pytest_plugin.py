@@ -17,6 +17,8 @@ import pytest
 
 from tracereplay.ingest import open_store
 
+pytestmark = pytest.mark.slow
+
 AGENT = '''
 import os
 
@@ -85,6 +87,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _env(root: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRACEREPLAY_"))}
+    # a user's project has no Hypothesis: its plugin, installed here for our own tests, costs
+    # each pytest start (and each xdist worker) of the sample project 0.6 s of imports
+    env.update(PYTEST_ADDOPTS="-p no:hypothesispytest")
     env.update(LIVE_MARKS=str(root / "marks.txt"), PYTHONPATH=str(root), **extra)
     return env
 

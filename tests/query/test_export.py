@@ -10,6 +10,8 @@ from sql_pipeline import tracereplay
 
 from tracereplay.store import Store
 
+pytestmark = pytest.mark.slow
+
 TABLES = {
     "spans", "logs", "runs", "tool_calls", "llm_calls", "eval_suites", "eval_cases",
     "eval_runs", "case_results", "check_results",

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sql_pipeline import tracereplay
+
+pytestmark = pytest.mark.slow
 
 
 def test_without_eval_runs_it_says_what_to_do(tmp_path: Path) -> None:

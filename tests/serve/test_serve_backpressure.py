@@ -21,6 +21,8 @@ from tracereplay.store import Store
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import lock_path
 
+pytestmark = pytest.mark.slow
+
 StartServer = Callable[..., ServeProcess]
 PB = "application/x-protobuf"
 

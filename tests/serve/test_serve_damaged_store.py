@@ -8,11 +8,14 @@ import os
 import time
 from collections.abc import Callable
 
+import pytest
 from serve_helpers import ServeProcess, agent_trace_request, cli, get, post
 
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import lock_path, spool_dir
 from tracereplay.store.spool import list_segments
+
+pytestmark = pytest.mark.slow
 
 StartServer = Callable[..., ServeProcess]
 

@@ -8,12 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import grpc
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from serve_helpers import ServeProcess, agent_trace_request, post, runs_json
 
 from tracereplay.store import Store, spool
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import lock_path, spool_dir
+
+pytestmark = pytest.mark.slow
 
 StartServer = Callable[..., ServeProcess]
 

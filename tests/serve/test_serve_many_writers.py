@@ -11,8 +11,11 @@ import sys
 import threading
 import time
 
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from serve_helpers import agent_trace_request, post
+
+pytestmark = pytest.mark.slow
 
 TRACES = 24
 

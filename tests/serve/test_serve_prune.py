@@ -9,9 +9,12 @@ import threading
 import time
 from collections.abc import Callable
 
+import pytest
 from serve_helpers import ServeProcess, agent_trace_request, cli, get, post
 
 from tracereplay.store import Store
+
+pytestmark = pytest.mark.slow
 
 StartServer = Callable[..., ServeProcess]
 

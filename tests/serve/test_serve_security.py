@@ -20,6 +20,8 @@ from test_serve_otlp import agent_spans
 
 from tracereplay.store import Store
 
+pytestmark = pytest.mark.slow
+
 StartServer = Callable[..., ServeProcess]
 TOKEN = "s3cret-token"
 

@@ -18,6 +18,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from serve_helpers import ServeProcess, agent_trace_request, get, post
 from slowloris import GRPC_PARTIAL, HTTP_PARTIAL, Slowloris
 
+pytestmark = pytest.mark.slow
+
 StartServer = Callable[..., ServeProcess]
 ATTACKERS = 1000
 

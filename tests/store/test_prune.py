@@ -13,6 +13,8 @@ import synth
 
 from tracereplay.store import Store
 
+pytestmark = pytest.mark.slow
+
 DAY_NS = 86_400 * 10**9
 
 

@@ -16,6 +16,8 @@ from tracereplay.store import SpoolWriter, Store, spool_dir
 from tracereplay.store.paths import damage_path
 from tracereplay.store.spool import KIND_TRACES_PB, list_segments
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "otlp"
 SMALL = FIXTURES / "generated-openinference__agent_tool_calls.json"
 

@@ -10,10 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import synth  # noqa: E402
 
 from tracereplay.store import SpoolWriter, Store, spool_dir
 from tracereplay.store.spool import KIND_TRACES_PB, list_segments, read_records
+
+pytestmark = pytest.mark.slow
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "otlp"
 

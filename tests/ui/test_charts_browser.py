@@ -29,7 +29,7 @@ from sql_pipeline import tracereplay
 
 from tracereplay.ingest import open_store
 
-pytestmark = [requires_chromium, requires_playwright]
+pytestmark = [requires_chromium, requires_playwright, pytest.mark.slow]
 
 MEASURE = """(svg) => {
   const r = (e) => { const b = e.getBoundingClientRect();

@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - the test extra installs it
     pass
 
-pytestmark = [requires_chromium, requires_playwright]
+pytestmark = [requires_chromium, requires_playwright, pytest.mark.slow]
 
 FORK_LINE = "fork at LLM call 1: call 1 answered from the recording"
 DIVERGED = "LLM call 2: the recording no longer answers this decision"

@@ -26,7 +26,7 @@ try:
 except ImportError:  # pragma: no cover - the test extra installs it
     pass
 
-pytestmark = [requires_chromium, requires_playwright]
+pytestmark = [requires_chromium, requires_playwright, pytest.mark.slow]
 SHOTS = os.environ.get("TRACEREPLAY_UI_SCREENSHOTS")
 
 
