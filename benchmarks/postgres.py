@@ -197,7 +197,7 @@ def report(
         f" a {args.cases}-case suite, serve +{args.serve_traces} traces"
     )
     head = "".join(
-        f"{f'{n} spans: duckdb s':>22}{'postgres s':>12}{'pg/duck':>9}" for n, _ in results
+        f"{f'{n} spans: duckdb s':>24}{'postgres s':>12}{'pg/duck':>9}" for n, _ in results
     )
     grown = len(results) == 2
     print(f"{'step':<24}{head}" + (f"{'duck big/small':>16}{'pg big/small':>14}" if grown else ""))
@@ -205,7 +205,7 @@ def report(
         line = f"{step:<24}"
         for _, res in results:
             duck, pg = res[step]["duckdb"], res[step]["postgres"]
-            line += f"{duck:>22.2f}{pg:>12.2f}{pg / duck:>8.1f}x"
+            line += f"{duck:>24.2f}{pg:>12.2f}{pg / duck:>8.1f}x"
         if grown:
             (_, small), (_, big) = results
             for engine, width in (("duckdb", 15), ("postgres", 13)):
