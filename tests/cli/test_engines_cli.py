@@ -67,6 +67,7 @@ def _flow(target: str, tmp_path: Path) -> dict:
         )[0],
         "diff": diff.splitlines()[-1],
         "report": report.stat().st_size > 1000,
+        "exported": sorted(p.name for p in (tmp_path / f"parquet-{len(target)}").iterdir()),
         "trend": rows,
         "suites": sorted(
             line.split()[0]

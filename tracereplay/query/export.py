@@ -66,7 +66,12 @@ def public_tables(store: Store) -> list[str]:
         "SELECT table_name FROM information_schema.tables"
         " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
     )
-    return [r["table_name"] for r in rows if r["table_name"] not in PRIVATE_TABLES]
+    private = set(PRIVATE_TABLES)
+    if store.engine == "postgres":  # a partition's rows are its parent's (spans): not twice
+        from tracereplay.store.engines.pg_partitions import partitions
+
+        private.update(p.name for p in partitions(store.con))  # type: ignore[arg-type]
+    return [r["table_name"] for r in rows if r["table_name"] not in private]
 
 
 def time_column(store: Store, table: str) -> str | None:

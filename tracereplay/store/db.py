@@ -458,15 +458,8 @@ class Store:
             data = _first_rows(data, key)
         if not traces:
             return self.append_table(table, data)
-        same = " AND ".join(f'b."{k}" = s."{k}"' for k in key)
         return self.append_table(
-            table,
-            data,
-            where=(
-                f"NOT EXISTS (SELECT 1 FROM {table} AS s WHERE {same}"
-                " AND s.trace_id IN (SELECT unnest(?))" + (f" AND {where})" if where else ")")
-            ),
-            params=[list(traces)],
+            table, data, where=not_stored(table, key, where), params=[list(traces)]
         )
 
     def insert_columns(self, table: str, columns: Mapping[str, Sequence[Any]]) -> None:
@@ -752,6 +745,17 @@ class Store:
 
     def forget_spool_segment(self, key: str) -> None:
         self.con.execute("DELETE FROM spool_offsets WHERE segment = ?", [key])
+
+
+def not_stored(table: str, key: Sequence[str], where: str = "") -> str:
+    """The condition on a batch row ``b`` that no row of ``table`` has its ``key``, among the
+    stored rows of the traces given as the statement's one parameter (where ``where`` holds
+    on ``s.``)."""
+    same = " AND ".join(f'b."{k}" = s."{k}"' for k in key)
+    return (
+        f"NOT EXISTS (SELECT 1 FROM {table} AS s WHERE {same}"
+        " AND s.trace_id IN (SELECT unnest(?))" + (f" AND {where})" if where else ")")
+    )
 
 
 def spans_table(spans: Sequence[Span]) -> pa.Table:
@@ -1087,6 +1091,7 @@ __all__ = [
     "Store",
     "TimeWindow",
     "Transaction",
+    "not_stored",
     "run_tables",
     "spans_table",
 ]

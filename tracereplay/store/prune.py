@@ -5,8 +5,11 @@ before it whose trace has no spans), with its logs, runs, tool calls and LLM cal
 with no trace go by their own time. What stays, however old: every trace holding a run that a
 case was promoted from (``eval_cases.source_run_id``) or that an eval run refers to
 (``case_results.run_id`` and ``source_run_id``, replays included), and every suite, case and
-eval result. Deleting rows does not shrink a DuckDB file (``CHECKPOINT`` reuses the freed blocks
-but leaves the file as big), so ``compact`` copies the store into a new file
+eval result. On PostgreSQL, spans are partitioned by day: a day entirely before the cutoff
+whose spans all belong to traces that go is dropped whole (``DROP TABLE`` of the partition:
+no row-by-row delete, the space back at once), the others lose their rows by ``DELETE``
+(``engines.pg_partitions.prune_spans``). Deleting rows does not shrink a DuckDB file
+(``CHECKPOINT`` reuses the freed blocks but leaves the file as big), so ``compact`` copies the store into a new file
 (``COPY FROM DATABASE``, same row group size and compression, rows in their order: the time
 zone maps stay useful) and renames it over the old one, holding the store's lock throughout:
 every other process (``serve``'s drainer, any command) waits for it, none sees half of it.
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
@@ -25,6 +28,7 @@ from tracereplay.store.db import ROW_GROUP_SIZE, Store
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import lock_path
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PROTECTED_RUNS = """
     SELECT source_run_id FROM eval_cases WHERE source_run_id IS NOT NULL
     UNION SELECT run_id FROM case_results WHERE run_id IS NOT NULL
@@ -41,6 +45,7 @@ class PruneCounts:
     tool_calls: int = 0
     llm_calls: int = 0
     kept_runs: int = 0  # old runs kept because a case or an eval run refers to them
+    partitions: int = 0  # PostgreSQL: spans partitions (days) dropped whole
 
 
 def _select_old_traces(store: Store, cutoff: datetime) -> None:
@@ -108,13 +113,21 @@ def prune(store: Store, cutoff: datetime, *, dry_run: bool = False) -> PruneCoun
             store.con.execute(f"DELETE FROM {table} WHERE run_id IN ({doomed_runs})")
         store.con.execute("DELETE FROM runs WHERE trace_id IN (SELECT trace_id FROM _prune_traces)")
         store.con.execute(
-            "DELETE FROM spans WHERE trace_id IN (SELECT trace_id FROM _prune_traces)"
-        )
-        store.con.execute(
             "DELETE FROM logs WHERE trace_id IN (SELECT trace_id FROM _prune_traces)"
             f" OR ({loose_logs})",
             {"cutoff": cutoff},
         )
+        if store.engine == "postgres":  # last: a dropped partition locks spans until commit
+            from tracereplay.store.engines import pg_partitions
+
+            at = cutoff if cutoff.tzinfo else cutoff.replace(tzinfo=UTC)
+            cutoff_ns = (at - _EPOCH) // timedelta(microseconds=1) * 1000  # exact, as stored
+            dropped = pg_partitions.prune_spans(store.con, cutoff_ns, "_prune_traces")  # type: ignore[arg-type]
+            counts.partitions = len(dropped)
+        else:
+            store.con.execute(
+                "DELETE FROM spans WHERE trace_id IN (SELECT trace_id FROM _prune_traces)"
+            )
     store.con.execute("DROP TABLE IF EXISTS _prune_traces")
     return counts
 

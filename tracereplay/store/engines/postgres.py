@@ -12,6 +12,8 @@ engine-specific parts talk to PostgreSQL through psycopg 3:
   one ``INSERT ... SELECT`` (the same statement shape DuckDB runs over a registered table);
 - rows that must be unique (spans, logs, runs, cases) have their key declared, and keyed
   inserts are ``ON CONFLICT DO NOTHING``: two writers inserting the same span store it once;
+- ``spans`` is partitioned by day (``pg_partitions``): a write creates the partitions of its
+  spans' days before it inserts them;
 - ``lock(keys)``: transaction-scoped advisory locks (``pg_advisory_xact_lock``) taken in one
   order, so two writers touching the same trace, suite or case run one after the other and
   the second sees the first's committed rows (READ COMMITTED: each statement's snapshot);
@@ -35,7 +37,8 @@ import pyarrow as pa
 
 from tracereplay.errors import StoreError, one_line
 from tracereplay.extras import require_extra
-from tracereplay.store.db import Store, _first_rows
+from tracereplay.store.db import Store, _first_rows, not_stored
+from tracereplay.store.engines import pg_partitions
 from tracereplay.store.engines.pg_sql import to_postgres
 from tracereplay.store.paths import StoreUrl
 
@@ -202,6 +205,7 @@ class PostgresStore(Store):
         super().__init__(con, url)  # type: ignore[arg-type]
         self.url = url
         self._host = socket.gethostname()
+        self._days: set[int] | None = None  # the spans partitions' days this transaction saw
 
     @classmethod
     @contextmanager
@@ -249,6 +253,8 @@ class PostgresStore(Store):
     ) -> int:
         if not data.num_rows:
             return 0
+        if table == "spans":
+            self._ensure_partitions(data["start_time_unix_nano"])
         batch = self._load_batch(table, data)
         cols = ", ".join(f'"{c}"' for c in data.column_names)
         sql = (
@@ -265,6 +271,29 @@ class PostgresStore(Store):
         batch = self._copy_batch(table, list(columns), [list(v) for v in columns.values()])
         cols = ", ".join(f'"{c}"' for c in columns)
         self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {batch}")
+
+    def _ensure_partitions(self, start_ns: pa.ChunkedArray) -> None:
+        """Attach the spans partitions of the days of ``start_ns`` that do not exist yet.
+
+        The days known are read from the catalog once per transaction (a partition another
+        process created or dropped since is seen at the next one)."""
+        days = pg_partitions.days_of(start_ns)
+        if self._days is None or not days <= self._days:
+            self._days = {
+                p.lo_ns // pg_partitions.DAY_NS for p in pg_partitions.partitions(self.con)
+            }
+        missing = days - self._days
+        if missing:
+            with self.transaction():
+                self._days |= pg_partitions.create(self.con, missing)
+
+    def _commit(self) -> None:
+        self._days = None
+        super()._commit()
+
+    def _rollback(self) -> None:
+        self._days = None
+        super()._rollback()
 
     def _load_batch(self, table: str, data: pa.Table) -> str:
         """``data`` COPY'd into the session's temporary table for ``table`` (emptied first)."""
@@ -304,10 +333,23 @@ class PostgresStore(Store):
         where: str = "",
     ) -> int:
         """Rows of ``data`` whose ``key`` is not stored yet: the table's declared key decides
-        (``ON CONFLICT DO NOTHING``), so concurrent writers cannot store a row twice."""
+        (``ON CONFLICT DO NOTHING``), so concurrent writers cannot store a row twice.
+
+        The key of ``spans`` holds the start time (its partition key): a span of ``traces``
+        stored with another start time is also looked for by its ids, in ``where`` (the
+        batch's ``TimeWindow``: its days' partitions only), as on DuckDB."""
         if not distinct:
             data = _first_rows(data, key)
-        return self.append_table(table, data, conflict=" ON CONFLICT DO NOTHING")
+        conflict = " ON CONFLICT DO NOTHING"
+        if table != "spans" or not traces:
+            return self.append_table(table, data, conflict=conflict)
+        return self.append_table(
+            table,
+            data,
+            where=not_stored(table, key, where),
+            params=[list(traces)],
+            conflict=conflict,
+        )
 
     @contextmanager
     def settings(self, **values: str | int) -> Iterator[None]:
