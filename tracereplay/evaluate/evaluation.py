@@ -388,7 +388,7 @@ def _evaluate(
         else:
             runnable.append(case)
 
-    attempt: Callable[[Job], CaseRun]
+    attempt: Callable[[Job], CaseRun] | None = None
     if replay:
         plan = ReplayPlan(
             suite=suite,
@@ -403,8 +403,7 @@ def _evaluate(
         )
         inputs = _case_inputs(sources, sub_runs, encodings, llm_calls)
         if processes is not None:
-            processes.start(plan, inputs, len(runnable) * options.repeat)
-            attempt = processes.attempt
+            processes.start(plan, inputs)  # run by processes.run, from this thread
         else:
             assert agent is not None
             trace_replays(settings.db, plan.service_name)
@@ -424,13 +423,12 @@ def _evaluate(
             # would only contend
             waits = replay or _checks_may_wait(runnable, suite)
             run_options = options if waits else replace(options, concurrency=1)
-            report = run_jobs(
-                expand_jobs(runnable, options.repeat),
-                attempt,
-                run_options,
-                on_result,
-                isolate=waits and processes is None,
-            )
+            jobs = expand_jobs(runnable, options.repeat)
+            if processes is not None:  # from this thread: each case is a message, no thread
+                report = processes.run(jobs, options, on_result)
+            else:
+                assert attempt is not None
+                report = run_jobs(jobs, attempt, run_options, on_result, isolate=waits)
         else:
             report = RunnerReport(stopped=True)
         report.finished += len(not_run)
