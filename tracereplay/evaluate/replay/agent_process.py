@@ -103,13 +103,12 @@ class CaseInputs:
 Task = tuple[int, Job, CaseInputs]
 
 
-def _child_main(
-    conn: Connection, setup: AgentSetup, env: dict[str, str], parent: int, slots: int = 1
-) -> None:
-    """An agent process: load the agent, then run the attempts the eval sends, ``slots`` at
-    once (each in a thread of its own; the main thread is one of them), until told to stop
-    (or until the eval is gone). Results go back in batches: what finished while the last
-    batch was sent goes in the next, after one flush of the spans of them all."""
+def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent: int) -> None:
+    """An agent process: load the agent, then run the attempts the eval sends, each at once
+    in a thread (the main thread first; another is started when a case comes and every one
+    is in a case), until told to stop (or until the eval is gone). Results go back in
+    batches: what finished while the last batch was sent goes in the next, after one flush
+    of the spans of them all."""
     started_child(parent)  # Ctrl-C is the eval's to handle; leave when the eval is gone
     os.environ.clear()
     os.environ.update(env)  # the fork server's environment may be older than the eval's
@@ -123,6 +122,17 @@ def _child_main(
     todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
     done: queue.SimpleQueue[tuple[int, Job, CaseRun] | None] = queue.SimpleQueue()
     plan: list[ReplayPlan] = []
+    workers: list[threading.Thread] = []
+    idle = [1]  # threads not in a case (the main thread, to begin with)
+    lock = threading.Lock()
+
+    def work() -> None:
+        while (task := todo.get()) is not None:
+            key, job, inputs = task
+            result = guarded_attempt(replayer_for(plan[0], job, inputs), job)
+            with lock:
+                idle[0] += 1  # before the eval hears of it and sends the next case
+            done.put((key, job, result))
 
     def receive() -> None:
         while True:
@@ -138,14 +148,17 @@ def _child_main(
                     _spool_written_per_case()
                 continue
             for task in message[1]:
+                with lock:
+                    if idle[0]:
+                        idle[0] -= 1
+                    else:
+                        name = f"tracereplay-case-{len(workers) + 1}"
+                        workers.append(threading.Thread(target=work, name=name, daemon=True))
+                        workers[-1].start()
                 todo.put(task)
-        for _ in range(slots):
-            todo.put(None)
-
-    def work() -> None:
-        while (task := todo.get()) is not None:
-            key, job, inputs = task
-            done.put((key, job, guarded_attempt(replayer_for(plan[0], job, inputs), job)))
+        with lock:
+            for _ in range(len(workers) + 1):
+                todo.put(None)
 
     def send() -> None:
         ending = False
@@ -166,16 +179,13 @@ def _child_main(
                 _send_results(conn, batch)
 
     with exits_contained():
-        threads = [threading.Thread(target=receive, name="tracereplay-receive", daemon=True)]
-        threads += [
-            threading.Thread(target=work, name=f"tracereplay-slot-{i}", daemon=True)
-            for i in range(1, slots)
-        ]
+        receiver = threading.Thread(target=receive, name="tracereplay-receive", daemon=True)
         sender = threading.Thread(target=send, name="tracereplay-send", daemon=True)
-        for t in (*threads, sender):
-            t.start()
-        work()  # the agent runs in the main thread too (with one slot, only there)
-        for t in threads[1:]:
+        receiver.start()
+        sender.start()
+        work()  # the agent runs in the main thread too (one case at a time: only there)
+        receiver.join()
+        for t in workers:
             t.join()
         done.put(None)
         sender.join()
@@ -285,19 +295,16 @@ def _loading_failed(setup: AgentSetup, exc: BaseException) -> str:
 class AgentProcess:
     """One agent process, seen from the eval: its pipe, and the cases it runs now."""
 
-    def __init__(
-        self, ctx: multiprocessing.context.BaseContext, setup: AgentSetup, slots: int = 1
-    ) -> None:
+    def __init__(self, ctx: multiprocessing.context.BaseContext, setup: AgentSetup) -> None:
         self.conn, child = ctx.Pipe()
         self.process: BaseProcess = ctx.Process(  # type: ignore[attr-defined]
             target=_child_main,
-            args=(child, setup, dict(os.environ), os.getpid(), slots),
+            args=(child, setup, dict(os.environ), os.getpid()),
             name="tracereplay-agent",
             daemon=True,
         )
         self.process.start()
         child.close()
-        self.slots = slots
         self.ready = False
         self.planned: ReplayPlan | None = None
         #: the cases sent to it and not answered yet, by key (what ``dispatch`` keeps there)
@@ -352,33 +359,33 @@ def usable_cores() -> int:
 class AgentProcesses:
     """The eval's agent processes: ``run(jobs, options, on_result)`` runs the cases in them.
 
-    ``concurrency`` cases at once take ``min(concurrency, cores)`` processes, each running an
-    equal share of them at once (``slots``, a thread each): a case waiting on its model or
-    tools costs a thread, not a process, and the cores are all used. A context manager:
-    leaving it stops the processes (those still in a case are killed).
+    ``concurrency`` cases at once take ``min(concurrency, cores)`` processes, which share the
+    cases running (a thread each): a case waiting on its model or tools costs a thread, not a
+    process, and the cores are all used. They start (and load the agent) as the eval begins,
+    while it reads the store. A context manager: leaving it stops the processes (those still
+    in a case are killed).
     """
 
     def __init__(self, setup: AgentSetup, concurrency: int) -> None:
         self.setup = setup
         self.concurrency = max(1, concurrency)
         self.count = min(self.concurrency, usable_cores())
-        self.slots = -(-self.concurrency // self.count)
         self._ctx = worker_context(PRELOAD)
         self._all: list[AgentProcess] = []
         self._lock = threading.Lock()
         self.plan: ReplayPlan | None = None
         self.inputs: Callable[[Job], CaseInputs] | None = None
-        self._closed = False
-        self._first: AgentProcess | None = None
+        self._started: list[AgentProcess] = []
         self._starting: threading.Thread | None = None
 
     def __enter__(self) -> AgentProcesses:
-        # the first process starts (the forkserver too, the first time) and loads the agent
-        # while the eval reads the store
-        def first() -> None:
-            self._first = self.start_one()
+        # the processes start (the forkserver too, the first time) and load the agent while
+        # the eval reads the store
+        def start() -> None:
+            for _ in range(self.count):
+                self._started.append(self.start_one())
 
-        self._starting = threading.Thread(target=first, name="tracereplay-agent-start")
+        self._starting = threading.Thread(target=start, name="tracereplay-agent-start")
         self._starting.start()
         return self
 
@@ -387,11 +394,10 @@ class AgentProcesses:
 
     def wait_ready(self) -> None:
         """Block until the first process has loaded the agent (raises when it could not)."""
-        assert self._starting is not None
-        self._starting.join()
-        if self._first is None:
+        first = self.started()
+        if not first:
             raise AgentProcessError(f"--agent '{self.setup.agent}': no agent process could start")
-        self._first.wait_ready(self.setup)
+        first[0].wait_ready(self.setup)
 
     def start(self, plan: ReplayPlan, inputs_for: Callable[[Job], CaseInputs]) -> None:
         """Run cases from now on as ``plan`` says; ``inputs_for(job)`` gives each job's
@@ -399,13 +405,11 @@ class AgentProcesses:
         self.plan = plan
         self.inputs = inputs_for
 
-    def first(self) -> AgentProcess | None:
-        """The process started first (loaded by ``wait_ready``), once; then None."""
+    def started(self) -> list[AgentProcess]:
+        """The processes started as the eval began (once they all are)."""
         if self._starting is not None:
             self._starting.join()
-            self._starting = None
-        first, self._first = self._first, None
-        return first
+        return list(self._started)
 
     def run(
         self,
@@ -417,10 +421,10 @@ class AgentProcesses:
         this thread for each finished one."""
         return Dispatcher(self, jobs, options, on_result).run()
 
-    def start_one(self, slots: int | None = None) -> AgentProcess:
-        """Start a process (it loads the agent, then says it is ready) with ``slots``."""
+    def start_one(self) -> AgentProcess:
+        """Start a process (it loads the agent, then says it is ready)."""
         ensure_server()  # the fork server, started with the main script preloaded
-        process = AgentProcess(self._ctx, self.setup, slots or self.slots)
+        process = AgentProcess(self._ctx, self.setup)
         with self._lock:
             self._all.append(process)
         return process
@@ -434,7 +438,6 @@ class AgentProcesses:
     def close(self) -> None:
         """Ask every idle process to leave (killed if it does not within a few seconds); one
         still in a case (the eval was interrupted) is killed now."""
-        self._closed = True
         if self._starting is not None:
             self._starting.join()
         with self._lock:

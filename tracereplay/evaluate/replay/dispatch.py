@@ -1,10 +1,10 @@
 """Running cases in agent processes from one thread: what is sent where, and what a death means.
 
-The eval's thread sends each process a share of the cases at once (its ``slots``), in one
-message, and waits on every process's pipe and exit at the same time
-(``multiprocessing.connection.wait``): a result (results come in batches) frees a slot, which
-takes the next case at once. No thread per case or per process, and no round trip per case
-that a case waits on: a fast agent keeps its process busy.
+The eval's thread keeps ``--concurrency`` cases running: each case it sends goes to the ready
+process running the fewest (several at once go in one message), and it waits on every
+process's pipe and exit at the same time (``multiprocessing.connection.wait``): each result
+(results come in batches) sends the next case at once. No thread per case or per process in
+the eval, and a process runs its next case while the result of the last is on its way.
 
 A process that dies takes the cases it was running with it. When it ran one, that case is an
 ERROR naming the signal or exit code; when it ran several, no one can say which of them ended
@@ -94,9 +94,7 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> RunnerReport:
-        first = self.pool.first()
-        if first is not None:
-            self.live.append(first)
+        self.live = self.pool.started()
         try:
             while self.report.finished < self.total:
                 self._send()
@@ -126,7 +124,7 @@ class Dispatcher:
             return
         if self.alone:
             if self.solo is None:
-                self.solo = self.pool.start_one(slots=1)
+                self.solo = self.pool.start_one()
             if self.solo.ready and not self.solo.running:
                 self._give(self.solo, [self.alone.popleft()])
         if not self.todo:
@@ -134,11 +132,20 @@ class Dispatcher:
         while len(self.live) < min(self.pool.count, len(self.todo) + self._running()):
             self.live.append(self.pool.start_one())
         room = self.options.concurrency - self._running()
-        for p in list(self.live):
-            free = min(p.slots - len(p.running), room, len(self.todo))
-            if p.ready and free > 0:
-                self._give(p, [self.todo.popleft() for _ in range(free)])
-                room -= free
+        ready = [p for p in self.live if p.ready]
+        if not ready or room <= 0:
+            return
+        # each case to the process running the fewest (while the others still load the
+        # agent, the first ready one takes them all)
+        given: dict[int, list[_Task]] = {id(p): [] for p in ready}
+        load = {id(p): len(p.running) for p in ready}
+        for _ in range(min(room, len(self.todo))):
+            p = min(ready, key=lambda p: load[id(p)])
+            given[id(p)].append(self.todo.popleft())
+            load[id(p)] += 1
+        for p in ready:
+            if given[id(p)]:
+                self._give(p, given[id(p)])
 
     def _give(self, process: AgentProcess, tasks: list[_Task]) -> None:
         started, t0 = datetime.now(UTC), time.monotonic()
