@@ -355,11 +355,13 @@ def _evaluate(
             else {}
         )
         record = _new_record(settings, suite, git())
-        if processes is None:
+        # an agent that cannot be loaded stops the eval before it is recorded; the store is not
+        # held while the agent loads (one already loaded is recorded now, in this session)
+        recorded = processes is None or processes.wait_ready(block=False)
+        if recorded:
             record = open_eval_run(store, record)
-    if processes is not None:
-        # an agent that cannot be loaded stops the eval before it is recorded (the store is
-        # not held while the agent loads)
+    if not recorded:
+        assert processes is not None
         processes.wait_ready()
         with open_store(settings.db, drain=False) as store:
             record = open_eval_run(store, record)

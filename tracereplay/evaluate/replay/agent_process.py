@@ -310,10 +310,13 @@ class AgentProcess:
         #: the cases sent to it and not answered yet, by key (what ``dispatch`` keeps there)
         self.running: dict[int, Any] = {}
 
-    def wait_ready(self, setup: AgentSetup) -> None:
-        """Block until the agent is loaded; ``AgentProcessError`` when it cannot be."""
+    def wait_ready(self, setup: AgentSetup, *, block: bool = True) -> bool:
+        """Wait until the agent is loaded (``AgentProcessError`` when it cannot be);
+        ``block=False``: whether it is, without waiting."""
         if self.ready:
-            return
+            return True
+        if not block and not self.conn.poll():
+            return False
         try:
             kind, message = self.conn.recv()
         except (EOFError, OSError):
@@ -325,6 +328,7 @@ class AgentProcess:
         if kind != "ready":
             raise AgentProcessError(message)
         self.ready = True
+        return True
 
     def send(self, plan: ReplayPlan, tasks: list[Task]) -> bool:
         """Send attempts (``plan`` first, the first time); False when the process is gone."""
@@ -392,12 +396,15 @@ class AgentProcesses:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def wait_ready(self) -> None:
-        """Block until the first process has loaded the agent (raises when it could not)."""
-        first = self.started()
+    def wait_ready(self, *, block: bool = True) -> bool:
+        """Wait until the first process has loaded the agent (raises when it could not);
+        ``block=False``: whether it has, without waiting."""
+        first = self.started() if block else list(self._started[:1])
+        if not block and not first:
+            return False  # not started yet
         if not first:
             raise AgentProcessError(f"--agent '{self.setup.agent}': no agent process could start")
-        first[0].wait_ready(self.setup)
+        return first[0].wait_ready(self.setup, block=block)
 
     def start(self, plan: ReplayPlan, inputs_for: Callable[[Job], CaseInputs]) -> None:
         """Run cases from now on as ``plan`` says; ``inputs_for(job)`` gives each job's
