@@ -121,6 +121,9 @@ class EvalSettings:
     eval_run: str | None = None
     #: (I, N): only the I-th of N shares of the selected cases (``--shard I/N``)
     shard: tuple[int, int] | None = None
+    #: what of ``runner`` the command line left unset ("timeout", "retries", "fail_fast"): the
+    #: suite's eval defaults set it once the eval has read the suite (no store open for them)
+    suite_defaults: frozenset[str] = frozenset()
 
     @property
     def mode(self) -> str:
@@ -332,6 +335,8 @@ def _evaluate(
     git = _git_state_soon()
     with open_store(settings.db) as store:
         suite = get_suite(store, settings.suite)
+        if settings.suite_defaults:
+            settings = with_suite_defaults(settings, suite)
         if not replay and _columnar(settings, store, suite):
             return _run_columnar(settings, store, suite, progress, git)
         cases = select_cases(list_cases(store, suite.id), settings.tags, settings.case_ids)
@@ -455,6 +460,27 @@ def _evaluate(
         final = final.model_copy(update={"status": "interrupted"})
         writer.flush(final)
     return EvalOutcome(final, suite, reports, report, len(cases))
+
+
+def with_suite_defaults(settings: EvalSettings, suite: EvalSuite) -> EvalSettings:
+    """``settings`` with the runner options it left unset taken from ``suite``'s eval
+    defaults, where the suite sets them (a value of the wrong type: ``BadParameterError``)."""
+    from tracereplay.evaluate.foreign_formats import suite_eval_defaults
+
+    defaults = suite_eval_defaults(suite)
+    given = {
+        "timeout_s": None if defaults.timeout is None else (defaults.timeout or None),
+        "retries": defaults.retries,
+        "fail_fast": defaults.fail_fast,
+    }
+    names = {"timeout": "timeout_s", "retries": "retries", "fail_fast": "fail_fast"}
+    update = {
+        names[n]: given[names[n]]
+        for n in settings.suite_defaults
+        if n in names and getattr(defaults, n) is not None
+    }
+    runner = replace(settings.runner, **update) if update else settings.runner
+    return replace(settings, runner=runner, suite_defaults=frozenset())
 
 
 def _case_inputs(
