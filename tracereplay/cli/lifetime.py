@@ -80,7 +80,8 @@ def is_the_program(entry: Callable[[], None]) -> bool:
         return False
     spec = getattr(main, "__spec__", None)
     script = os.path.basename(getattr(main, "__file__", None) or "")
-    return getattr(spec, "name", None) == "tracereplay.__main__" or script in (
+    by_name = (getattr(spec, "name", None) or "").split(".") == ["tracereplay", "__main__"]
+    return by_name or script in (
         "tracereplay",
         "tracereplay.exe",
         "tracereplay-script.py",
