@@ -137,6 +137,9 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=4, help="eval's default")
     args = ap.parse_args()
     tracereplay = str(Path(sys.executable).with_name("tracereplay"))
+    from peers import compiled_bytecode  # this script's folder is on sys.path
+
+    compiled_bytecode()  # as an installed wheel has it
     reaping = _subreaper()
     aa_cli = agenticassure_cli()
     with tempfile.TemporaryDirectory() as name:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -106,6 +107,37 @@ def test_an_agent_that_crashes_the_interpreter_ends_its_case_only(db: Path) -> N
     # the case that passed was replayed in a process that lived: its replay run is stored
     stored = rows(db, "SELECT count(*) AS n FROM runs WHERE kind = 'replay'")
     assert stored[0]["n"] >= 1
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_a_crash_in_a_process_running_several_cases_ends_only_the_crashing_one(
+    db: Path, tmp_path: Path
+) -> None:
+    # one core: one agent process runs the three cases at once; Paris and Rome end it, each
+    # once re-run alone, and Oslo, in the process both times, still passes
+    pids = tmp_path / "pids"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
+         "--agent", "replay_agents:crashes_after_a_while", "--concurrency", "3"],
+        cwd=AGENTS, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "REPLAY_AGENT_PIDS": str(pids)},
+        preexec_fn=lambda: os.sched_setaffinity(0, [min(os.sched_getaffinity(0))]),
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    results = rows(
+        db,
+        "SELECT c.query, r.status, r.reason FROM case_results r "
+        "JOIN eval_cases c ON c.case_id = r.case_id ORDER BY c.seq",
+    )
+    by_city = {r["query"].split()[-1].rstrip("?"): (r["status"], r["reason"]) for r in results}
+    assert by_city["Paris"][0] == "ERROR"
+    assert by_city["Paris"][1].startswith("the agent's process was killed by signal SIGSEGV")
+    assert by_city["Rome"][0] == "ERROR"
+    assert by_city["Rome"][1].startswith("the agent's process was killed by signal SIGABRT")
+    assert by_city["Oslo"][0] == "PASSED"
+    started = pids.read_text().split()
+    assert len(set(started[:3])) == 1  # the three ran in one process
+    assert len(started) == 6 and started[0] not in started[3:]  # then each alone, elsewhere
 
 
 def test_a_case_past_its_timeout_has_its_process_killed(db: Path, tmp_path: Path) -> None:

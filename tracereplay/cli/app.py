@@ -14,7 +14,13 @@ from typer.core import TyperGroup
 from tracereplay import __version__
 from tracereplay.cli import help_style
 from tracereplay.cli.common import EXIT_CODES, print_error, state
-from tracereplay.cli.lifetime import end_processes, terminate_as_interrupt, workers_skip_main
+from tracereplay.cli.lifetime import (
+    end_processes,
+    exit_now,
+    is_the_program,
+    terminate_as_interrupt,
+    workers_skip_main,
+)
 from tracereplay.errors import TraceReplayError
 
 help_style.install()
@@ -179,11 +185,19 @@ def main() -> None:
     """Console-script entry point: one-line errors, exit 2 for bad input, never a traceback;
     every process the command started has exited when it returns (``lifetime``)."""
     terminate_as_interrupt()
+    the_program = is_the_program(main)
     workers_skip_main(main)
     try:
         _run()
+    except SystemExit as exc:
+        code = exc.code
+    else:
+        code = None
     finally:
         end_processes()
+    if the_program:
+        exit_now(code)  # nothing left to tear down but the imported modules
+    sys.exit(code)
 
 
 def _run() -> None:

@@ -129,7 +129,7 @@ def eval_command(
         typer.Option(
             min=1,
             max=MAX_CONCURRENCY,
-            help="Cases run at the same time (in replay, each in an agent process of its own).",
+            help="Cases run at the same time (in replay, shared by the agent processes: one per core).",
             rich_help_panel=_RUNNING,
         ),
     ] = 4,
@@ -293,13 +293,9 @@ def eval_command(
 
     if output is not None and result_format is None:
         raise BadParameterError("--output applies to --format")
-    if timeout is None or retries is None or fail_fast is None:
-        from tracereplay.evaluate.foreign_formats import load_eval_defaults
-
-        defaults = load_eval_defaults(db_path(), suite)
-        timeout = defaults.timeout if timeout is None else timeout
-        retries = defaults.retries if retries is None else retries
-        fail_fast = defaults.fail_fast if fail_fast is None else fail_fast
+    # what is left unset the suite's eval defaults set, once the eval has read the suite
+    unset = {"timeout": timeout, "retries": retries, "fail_fast": fail_fast}
+    suite_defaults = frozenset(name for name, value in unset.items() if value is None)
     timeout = 60.0 if timeout is None else timeout
     from tracereplay.evaluate.sharing import parse_shard, shared_eval_run_id
 
@@ -328,6 +324,7 @@ def eval_command(
         in_process=in_process,
         eval_run=eval_run_id,
         shard=shard_of,
+        suite_defaults=suite_defaults,
     )
     outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
     # the report (table, JSON, JUnit) builds many small objects next to every case's result:

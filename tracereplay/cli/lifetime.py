@@ -12,7 +12,9 @@ spot and leaving them to find out.
 
 from __future__ import annotations
 
+import atexit
 import importlib.machinery
+import os
 import signal
 import sys
 import threading
@@ -67,3 +69,44 @@ def end_processes() -> None:
 
 
 _STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+def is_the_program(entry: Callable[[], None]) -> bool:
+    """Whether this process is the ``tracereplay`` command itself (its console script, or
+    ``python -m tracereplay``), whose ``__main__`` holds ``entry`` and nothing else; not a
+    program of someone's own that calls it."""
+    main = sys.modules.get("__main__")
+    if main is None or getattr(main, "main", None) is not entry:
+        return False
+    spec = getattr(main, "__spec__", None)
+    script = os.path.basename(getattr(main, "__file__", None) or "")
+    by_name = (getattr(spec, "name", None) or "").split(".") == ["tracereplay", "__main__"]
+    return by_name or script in (
+        "tracereplay",
+        "tracereplay.exe",
+        "tracereplay-script.py",
+    )
+
+
+def exit_now(code: object) -> None:
+    """End the command as the interpreter would (its other threads waited for, the ``atexit``
+    functions run, the output flushed, exit code ``code`` as ``sys.exit`` takes it), without
+    tearing down every module it imported: 0.3-0.4 s of a replay eval's end on a loaded
+    machine, with the store, the workers and every file closed already."""
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): printed, exit 1
+        print(code, file=sys.stderr)
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (``| head``): as Python exits then
+            status = status or 120
+    os._exit(status)

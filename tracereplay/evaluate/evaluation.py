@@ -121,6 +121,9 @@ class EvalSettings:
     eval_run: str | None = None
     #: (I, N): only the I-th of N shares of the selected cases (``--shard I/N``)
     shard: tuple[int, int] | None = None
+    #: what of ``runner`` the command line left unset ("timeout", "retries", "fail_fast"): the
+    #: suite's eval defaults set it once the eval has read the suite (no store open for them)
+    suite_defaults: frozenset[str] = frozenset()
 
     @property
     def mode(self) -> str:
@@ -332,6 +335,8 @@ def _evaluate(
     git = _git_state_soon()
     with open_store(settings.db) as store:
         suite = get_suite(store, settings.suite)
+        if settings.suite_defaults:
+            settings = with_suite_defaults(settings, suite)
         if not replay and _columnar(settings, store, suite):
             return _run_columnar(settings, store, suite, progress, git)
         cases = select_cases(list_cases(store, suite.id), settings.tags, settings.case_ids)
@@ -355,11 +360,13 @@ def _evaluate(
             else {}
         )
         record = _new_record(settings, suite, git())
-        if processes is None:
+        # an agent that cannot be loaded stops the eval before it is recorded; the store is not
+        # held while the agent loads (one already loaded is recorded now, in this session)
+        recorded = processes is None or processes.wait_ready(block=False)
+        if recorded:
             record = open_eval_run(store, record)
-    if processes is not None:
-        # an agent that cannot be loaded stops the eval before it is recorded (the store is
-        # not held while the agent loads)
+    if not recorded:
+        assert processes is not None
         processes.wait_ready()
         with open_store(settings.db, drain=False) as store:
             record = open_eval_run(store, record)
@@ -388,7 +395,7 @@ def _evaluate(
         else:
             runnable.append(case)
 
-    attempt: Callable[[Job], CaseRun]
+    attempt: Callable[[Job], CaseRun] | None = None
     if replay:
         plan = ReplayPlan(
             suite=suite,
@@ -403,8 +410,7 @@ def _evaluate(
         )
         inputs = _case_inputs(sources, sub_runs, encodings, llm_calls)
         if processes is not None:
-            processes.start(plan, inputs, len(runnable) * options.repeat)
-            attempt = processes.attempt
+            processes.start(plan, inputs)  # run by processes.run, from this thread
         else:
             assert agent is not None
             trace_replays(settings.db, plan.service_name)
@@ -424,13 +430,12 @@ def _evaluate(
             # would only contend
             waits = replay or _checks_may_wait(runnable, suite)
             run_options = options if waits else replace(options, concurrency=1)
-            report = run_jobs(
-                expand_jobs(runnable, options.repeat),
-                attempt,
-                run_options,
-                on_result,
-                isolate=waits and processes is None,
-            )
+            jobs = expand_jobs(runnable, options.repeat)
+            if processes is not None:  # from this thread: each case is a message, no thread
+                report = processes.run(jobs, options, on_result)
+            else:
+                assert attempt is not None
+                report = run_jobs(jobs, attempt, run_options, on_result, isolate=waits)
         else:
             report = RunnerReport(stopped=True)
         report.finished += len(not_run)
@@ -455,6 +460,27 @@ def _evaluate(
         final = final.model_copy(update={"status": "interrupted"})
         writer.flush(final)
     return EvalOutcome(final, suite, reports, report, len(cases))
+
+
+def with_suite_defaults(settings: EvalSettings, suite: EvalSuite) -> EvalSettings:
+    """``settings`` with the runner options it left unset taken from ``suite``'s eval
+    defaults, where the suite sets them (a value of the wrong type: ``BadParameterError``)."""
+    from tracereplay.evaluate.foreign_formats import suite_eval_defaults
+
+    defaults = suite_eval_defaults(suite)
+    given = {
+        "timeout_s": None if defaults.timeout is None else (defaults.timeout or None),
+        "retries": defaults.retries,
+        "fail_fast": defaults.fail_fast,
+    }
+    names = {"timeout": "timeout_s", "retries": "retries", "fail_fast": "fail_fast"}
+    update = {
+        names[n]: given[names[n]]
+        for n in settings.suite_defaults
+        if n in names and getattr(defaults, n) is not None
+    }
+    runner = replace(settings.runner, **update) if update else settings.runner
+    return replace(settings, runner=runner, suite_defaults=frozenset())
 
 
 def _case_inputs(

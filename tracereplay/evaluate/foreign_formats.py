@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tracereplay.errors import BadParameterError
@@ -73,15 +72,6 @@ def suite_eval_defaults(suite: EvalSuite) -> EvalDefaults:
         retries,
         fail_fast,
     )
-
-
-def load_eval_defaults(db: Path, suite_ref: str) -> EvalDefaults:
-    """The eval defaults of the suite ``suite_ref`` names (a moment's hold on the store)."""
-    from tracereplay.ingest.opening import open_store
-    from tracereplay.store.suites import get_suite
-
-    with open_store(db) as store:
-        return suite_eval_defaults(get_suite(store, suite_ref))
 
 
 # ---------------------------------------------------------------------- AgenticAssure

@@ -289,3 +289,14 @@ def crashes_leaving_a_child(query: str) -> str:
                 f.write(f"{pid}\n")
         ctypes.string_at(0)
     return weather(query)
+
+
+def crashes_after_a_while(query: str) -> str:
+    """``crashes``, each case 0.3 s in (so that cases run at once are all running when one
+    crashes); with ``$REPLAY_AGENT_PIDS`` each case writes its process id there first."""
+    pids = os.environ.get("REPLAY_AGENT_PIDS")
+    if pids:
+        with open(pids, "a") as f:
+            f.write(f"{os.getpid()}\n")
+    time.sleep(0.3)
+    return crashes(query)

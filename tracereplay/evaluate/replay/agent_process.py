@@ -21,12 +21,10 @@ import contextlib
 import multiprocessing
 import os
 import queue
-import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -37,24 +35,25 @@ from tracereplay.errors import TraceReplayError, one_line
 from tracereplay.evaluate.outcomes import CaseRun
 from tracereplay.evaluate.replay.agent_loader import AgentCallable, load_agent
 from tracereplay.evaluate.replay.attempt import Replayer
+from tracereplay.evaluate.replay.dispatch import Dispatcher, death_reason
 from tracereplay.evaluate.replay.llm import LlmMatch, LlmMode, RecordedCall
 from tracereplay.evaluate.replay.preload import PRELOAD
 from tracereplay.evaluate.replay.recorded_tools import ToolMatch
-from tracereplay.evaluate.runner import Job, error_run, exits_contained, guarded_attempt
+from tracereplay.evaluate.runner import (
+    Job,
+    RunnerOptions,
+    RunnerReport,
+    error_run,
+    exits_contained,
+    guarded_attempt,
+)
 from tracereplay.forkserver import ensure_server, started_child, worker_context
 from tracereplay.models import EvalSuite, Run
 from tracereplay.sdk import configure, current_setup, flush
 from tracereplay.sdk.exporter import SpoolSpanExporter
 
-#: seconds a process gets past ``--timeout`` to end the attempt itself (an async agent is
-#: cancelled in the process, which keeps the spans it made) before it is killed
-TIMEOUT_GRACE_S = 1.0
-#: seconds between looks at whether a process in a case is still alive
-POLL_S = 0.5
 #: seconds a process gets to leave when the eval ends, before it is killed
 STOP_GRACE_S = 5.0
-#: agent processes started at the same time (beyond the first)
-STARTERS = 4
 
 
 class AgentProcessError(TraceReplayError):
@@ -99,9 +98,17 @@ class CaseInputs:
 
 
 # ---------------------------------------------------------------------------- child side
+#: a message to an agent process: ("plan", ReplayPlan), ("jobs", [(key, Job, CaseInputs)]),
+#: ("stop",); from it: ("ready", None), ("failed", message), ("results", [(key, CaseRun)])
+Task = tuple[int, Job, CaseInputs]
+
+
 def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent: int) -> None:
-    """An agent process: load the agent, then run the attempts the eval sends until told to
-    stop (or until the eval is gone)."""
+    """An agent process: load the agent, then run the attempts the eval sends, each at once
+    in a thread (the main thread first; another is started when a case comes and every one
+    is in a case), until told to stop (or until the eval is gone). Results go back in
+    batches: what finished while the last batch was sent goes in the next, after one flush
+    of the spans of them all."""
     started_child(parent)  # Ctrl-C is the eval's to handle; leave when the eval is gone
     os.environ.clear()
     os.environ.update(env)  # the fork server's environment may be older than the eval's
@@ -112,33 +119,96 @@ def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent
         conn.send(("failed", message))
         return
     conn.send(("ready", None))
-    plan: ReplayPlan | None = None
-    with exits_contained():
+    todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
+    done: queue.SimpleQueue[tuple[int, Job, CaseRun] | None] = queue.SimpleQueue()
+    plan: list[ReplayPlan] = []
+    workers: list[threading.Thread] = []
+    idle = [1]  # threads not in a case (the main thread, to begin with)
+    lock = threading.Lock()
+
+    def work() -> None:
+        while (task := todo.get()) is not None:
+            key, job, inputs = task
+            result = guarded_attempt(replayer_for(plan[0], job, inputs), job)
+            with lock:
+                idle[0] += 1  # before the eval hears of it and sends the next case
+            done.put((key, job, result))
+
+    def receive() -> None:
         while True:
             try:
                 message = conn.recv()
             except (EOFError, OSError):
-                return
+                break
             if message[0] == "stop":
-                flush()
-                _sync_spool()
-                return
+                break
             if message[0] == "plan":
-                plan = message[1]
-                if trace_replays(setup.db, plan.service_name):
+                plan[:] = [message[1]]
+                if trace_replays(setup.db, message[1].service_name):
                     _spool_written_per_case()
                 continue
-            _, job, inputs = message
-            assert plan is not None
-            attempt = replayer_for(plan, job, inputs)
-            result = guarded_attempt(attempt, job)
-            flush()  # the replay run is in the spool (written, synced at the end) before the
-            # eval hears of it: a process killed later keeps it
-            try:
-                conn.send(("result", result))
-            except Exception as exc:  # a value in the result that cannot be pickled
-                reason = f"the case's result could not be passed to the eval: {one_line(exc)}"
-                conn.send(("result", error_run(job, reason, started=result.started_at)))
+            for task in message[1]:
+                with lock:
+                    if idle[0]:
+                        idle[0] -= 1
+                    else:
+                        name = f"tracereplay-case-{len(workers) + 1}"
+                        workers.append(threading.Thread(target=work, name=name, daemon=True))
+                        workers[-1].start()
+                todo.put(task)
+        with lock:
+            for _ in range(len(workers) + 1):
+                todo.put(None)
+
+    def send() -> None:
+        ending = False
+        while not ending:
+            item = done.get()
+            batch = []
+            while item is not None:
+                batch.append(item)
+                try:
+                    item = done.get_nowait()
+                except queue.Empty:
+                    break
+            else:
+                ending = True
+            if batch:
+                flush()  # the replay runs are in the spool (written, synced at the end) before
+                # the eval hears of them: a process killed later keeps them
+                _send_results(conn, batch)
+
+    with exits_contained():
+        receiver = threading.Thread(target=receive, name="tracereplay-receive", daemon=True)
+        sender = threading.Thread(target=send, name="tracereplay-send", daemon=True)
+        receiver.start()
+        sender.start()
+        work()  # the agent runs in the main thread too (one case at a time: only there)
+        receiver.join()
+        for t in workers:
+            t.join()
+        done.put(None)
+        sender.join()
+    _sync_spool()
+
+
+def _send_results(conn: Connection, batch: list[tuple[int, Job, CaseRun]]) -> None:
+    """Send a batch of results; one that cannot be pickled is sent as an ERROR saying so."""
+    try:
+        conn.send(("results", [(key, result) for key, _, result in batch]))
+        return
+    except (EOFError, OSError):
+        return  # the eval is gone
+    except Exception:  # noqa: BLE001 - a value in some result that cannot be pickled
+        pass
+    for key, job, result in batch:
+        try:
+            conn.send(("results", [(key, result)]))
+        except (EOFError, OSError):
+            return
+        except Exception as exc:  # noqa: BLE001
+            reason = f"the case's result could not be passed to the eval: {one_line(exc)}"
+            conn.send(("results", [(key, error_run(job, reason, started=result.started_at))]))
 
 
 def _load(setup: AgentSetup) -> Any:
@@ -222,21 +292,8 @@ def _loading_failed(setup: AgentSetup, exc: BaseException) -> str:
 
 
 # ---------------------------------------------------------------------------- eval side
-def death_reason(exitcode: int | None) -> str:
-    """Why an agent process ended in the middle of a case, from its exit code."""
-    if exitcode is not None and exitcode < 0:
-        try:
-            sig = signal.Signals(-exitcode)
-        except ValueError:
-            return f"the agent's process was killed by signal {-exitcode}"
-        description = signal.strsignal(sig) or ""
-        suffix = f" ({description})" if description and description != sig.name else ""
-        return f"the agent's process was killed by signal {sig.name}{suffix}"
-    return f"the agent's process exited with code {exitcode}"
-
-
-class _AgentProcess:
-    """One agent process, seen from the eval."""
+class AgentProcess:
+    """One agent process, seen from the eval: its pipe, and the cases it runs now."""
 
     def __init__(self, ctx: multiprocessing.context.BaseContext, setup: AgentSetup) -> None:
         self.conn, child = ctx.Pipe()
@@ -250,11 +307,16 @@ class _AgentProcess:
         child.close()
         self.ready = False
         self.planned: ReplayPlan | None = None
+        #: the cases sent to it and not answered yet, by key (what ``dispatch`` keeps there)
+        self.running: dict[int, Any] = {}
 
-    def wait_ready(self, setup: AgentSetup) -> None:
-        """Block until the agent is loaded; ``AgentProcessError`` when it cannot be."""
+    def wait_ready(self, setup: AgentSetup, *, block: bool = True) -> bool:
+        """Wait until the agent is loaded (``AgentProcessError`` when it cannot be);
+        ``block=False``: whether it is, without waiting."""
         if self.ready:
-            return
+            return True
+        if not block and not self.conn.poll():
+            return False
         try:
             kind, message = self.conn.recv()
         except (EOFError, OSError):
@@ -266,36 +328,18 @@ class _AgentProcess:
         if kind != "ready":
             raise AgentProcessError(message)
         self.ready = True
+        return True
 
-    def run(self, plan: ReplayPlan, job: Job, inputs: CaseInputs, deadline_s: float | None) -> Any:
-        """Send one attempt; its ``CaseRun``, or the reason the process ended without one."""
+    def send(self, plan: ReplayPlan, tasks: list[Task]) -> bool:
+        """Send attempts (``plan`` first, the first time); False when the process is gone."""
         try:
             if self.planned is not plan:
                 self.conn.send(("plan", plan))
                 self.planned = plan
-            self.conn.send(("job", job, inputs))
+            self.conn.send(("jobs", tasks))
         except OSError:  # it died between cases (a thread of the agent's, say)
-            self.process.join(STOP_GRACE_S)
-            return death_reason(self.process.exitcode)
-        end = time.monotonic() + deadline_s if deadline_s is not None else None
-        # waits in slices, watching the process too: a child the agent started may hold the
-        # pipe open after the agent's process died, and then no end of file ever comes
-        while not self.conn.poll(
-            POLL_S if end is None else max(0.0, min(POLL_S, end - time.monotonic()))
-        ):
-            if not self.process.is_alive():
-                self.process.join(STOP_GRACE_S)
-                return death_reason(self.process.exitcode)
-            if end is not None and time.monotonic() >= end:
-                self.kill()
-                return None
-        try:
-            kind, result = self.conn.recv()
-        except (EOFError, OSError):
-            self.process.join(STOP_GRACE_S)
-            return death_reason(self.process.exitcode)
-        assert kind == "result"
-        return result
+            return False
+        return True
 
     def stop(self) -> None:
         with contextlib.suppress(OSError, ValueError):
@@ -308,145 +352,109 @@ class _AgentProcess:
         self.conn.close()
 
 
-class AgentProcesses:
-    """The eval's agent processes: ``attempt(job)`` is the runner's attempt function.
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform says)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
-    A context manager: leaving it stops the processes (those still in a case are killed).
+
+class AgentProcesses:
+    """The eval's agent processes: ``run(jobs, options, on_result)`` runs the cases in them.
+
+    ``concurrency`` cases at once take ``min(concurrency, cores)`` processes, which share the
+    cases running (a thread each): a case waiting on its model or tools costs a thread, not a
+    process, and the cores are all used. They start (and load the agent) as the eval begins,
+    while it reads the store. A context manager: leaving it stops the processes (those still
+    in a case are killed).
     """
 
-    def __init__(self, setup: AgentSetup, count: int) -> None:
+    def __init__(self, setup: AgentSetup, concurrency: int) -> None:
         self.setup = setup
-        self.count = max(1, count)
+        self.concurrency = max(1, concurrency)
+        self.count = min(self.concurrency, usable_cores())
         self._ctx = worker_context(PRELOAD)
-        self._idle: queue.SimpleQueue[_AgentProcess] = queue.SimpleQueue()
-        self._all: list[_AgentProcess] = []
-        self._busy: set[_AgentProcess] = set()
+        self._all: list[AgentProcess] = []
         self._lock = threading.Lock()
-        self._plan: ReplayPlan | None = None
-        self._inputs: Callable[[Job], CaseInputs] | None = None
-        self._closed = False
-        self._first: _AgentProcess | None = None
+        self.plan: ReplayPlan | None = None
+        self.inputs: Callable[[Job], CaseInputs] | None = None
+        self._started: list[AgentProcess] = []
         self._starting: threading.Thread | None = None
 
     def __enter__(self) -> AgentProcesses:
-        # the first process starts (the forkserver too, the first time) and loads the agent
-        # while the eval reads the store
-        def first() -> None:
-            self._first = self._start()
-            self._idle.put(self._first)
+        # the processes start (the forkserver too, the first time) and load the agent while
+        # the eval reads the store
+        def start() -> None:
+            for _ in range(self.count):
+                self._started.append(self.start_one())
 
-        self._starting = threading.Thread(target=first, name="tracereplay-agent-start")
+        self._starting = threading.Thread(target=start, name="tracereplay-agent-start")
         self._starting.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def wait_ready(self) -> None:
-        """Block until the first process has loaded the agent (raises when it could not)."""
-        assert self._starting is not None
-        self._starting.join()
-        if self._first is None:
+    def wait_ready(self, *, block: bool = True) -> bool:
+        """Wait until the first process has loaded the agent (raises when it could not);
+        ``block=False``: whether it has, without waiting."""
+        first = self.started() if block else list(self._started[:1])
+        if not block and not first:
+            return False  # not started yet
+        if not first:
             raise AgentProcessError(f"--agent '{self.setup.agent}': no agent process could start")
-        self._first.wait_ready(self.setup)
+        return first[0].wait_ready(self.setup, block=block)
 
-    def start(self, plan: ReplayPlan, inputs_for: Callable[[Job], CaseInputs], jobs: int) -> None:
+    def start(self, plan: ReplayPlan, inputs_for: Callable[[Job], CaseInputs]) -> None:
         """Run cases from now on as ``plan`` says; ``inputs_for(job)`` gives each job's
-        ``CaseInputs``. The rest of the processes ``jobs`` can use start in the background
-        (cases start on the first one meanwhile)."""
-        self._plan = plan
-        self._inputs = inputs_for
-        more = min(self.count, jobs) - len(self._all)
+        ``CaseInputs``."""
+        self.plan = plan
+        self.inputs = inputs_for
 
-        left = [more]
-        lock = threading.Lock()
-
-        def rest() -> None:
-            while not self._closed:
-                with lock:
-                    if not left[0]:
-                        return
-                    left[0] -= 1
-                self._idle.put(self._start())
-
-        def starters() -> None:
-            # a few starts at once: each waits on its round trip to the fork server, which
-            # forks the next one meanwhile (one after the other, 16 processes took a good part
-            # of a 50 ms agent's whole eval to come online)
-            threads = [
-                threading.Thread(target=rest, name="tracereplay-agent-start")
-                for _ in range(min(STARTERS, more))
-            ]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-
+    def started(self) -> list[AgentProcess]:
+        """The processes started as the eval began (once they all are)."""
         if self._starting is not None:
             self._starting.join()
-        if more > 0:
-            self._starting = threading.Thread(target=starters, name="tracereplay-agent-start")
-            self._starting.start()
+        return list(self._started)
 
-    def attempt(self, job: Job) -> CaseRun:
-        """One attempt of ``job`` in an agent process (never raises for what the agent does)."""
-        assert self._plan is not None and self._inputs is not None
-        started = datetime.now(UTC)
-        t0 = time.perf_counter()
-        process = self._idle.get()
-        if process.ready and not process.process.is_alive():  # it died between cases
-            process.kill()
-            process = self._start()
+    def run(
+        self,
+        jobs: Sequence[Job],
+        options: RunnerOptions,
+        on_result: Callable[[CaseRun], None],
+    ) -> RunnerReport:
+        """Run ``jobs`` in the processes (``dispatch.Dispatcher``); ``on_result`` is called in
+        this thread for each finished one."""
+        return Dispatcher(self, jobs, options, on_result).run()
+
+    def start_one(self) -> AgentProcess:
+        """Start a process (it loads the agent, then says it is ready)."""
+        ensure_server()  # the fork server, started with the main script preloaded
+        process = AgentProcess(self._ctx, self.setup)
         with self._lock:
-            self._busy.add(process)
-        try:
-            process.wait_ready(self.setup)
-        except AgentProcessError as exc:  # a replacement that could not load the agent
-            self._idle.put(self._start())
-            return error_run(job, str(exc), started=started)
-        timeout = self._plan.timeout_s
-        deadline = timeout + TIMEOUT_GRACE_S if timeout is not None else None
-        try:
-            outcome = process.run(self._plan, job, self._inputs(job), deadline)
-        except BaseException:  # Ctrl-C while waiting: the case is abandoned with its process
-            process.kill()
-            raise
-        finally:
-            with self._lock:
-                self._busy.discard(process)
-        if isinstance(outcome, CaseRun):
-            self._idle.put(process)
-            return outcome
-        # the process is gone: killed past the timeout, or died in the case
+            self._all.append(process)
+        return process
+
+    def retire(self, process: AgentProcess) -> None:
+        """Kill ``process`` (gone already, or in a case no longer wanted)."""
         process.kill()
-        if not self._closed:
-            self._idle.put(self._start())
-        reason = outcome if outcome is not None else f"timed out after {timeout:g}s"
-        return error_run(
-            job, reason, started=started, duration_ms=(time.perf_counter() - t0) * 1000
-        )
+        with self._lock, contextlib.suppress(ValueError):
+            self._all.remove(process)
 
     def close(self) -> None:
         """Ask every idle process to leave (killed if it does not within a few seconds); one
         still in a case (the eval was interrupted) is killed now."""
-        self._closed = True  # the background start stops starting more
         if self._starting is not None:
             self._starting.join()
         with self._lock:
             processes = list(self._all)
-            busy = list(self._busy)
-        for p in busy:
-            p.kill()
         for p in processes:
-            p.stop()
+            if p.running:
+                p.kill()
+            else:
+                p.stop()
         deadline = time.monotonic() + STOP_GRACE_S
         for p in processes:
             p.process.join(max(0.0, deadline - time.monotonic()))
             p.kill()
-
-    def _start(self) -> _AgentProcess:
-        ensure_server()  # the fork server, started with the main script preloaded
-        process = _AgentProcess(self._ctx, self.setup)
-        with self._lock:
-            self._all.append(process)
-        return process

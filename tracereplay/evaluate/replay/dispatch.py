@@ -1,0 +1,283 @@
+"""Running cases in agent processes from one thread: what is sent where, and what a death means.
+
+The eval's thread keeps ``--concurrency`` cases running: each case it sends goes to the ready
+process running the fewest (several at once go in one message), and it waits on every
+process's pipe and exit at the same time (``multiprocessing.connection.wait``): each result
+(results come in batches) sends the next case at once. No thread per case or per process in
+the eval, and a process runs its next case while the result of the last is on its way.
+
+A process that dies takes the cases it was running with it. When it ran one, that case is an
+ERROR naming the signal or exit code; when it ran several, no one can say which of them ended
+it, so each is run again alone in a process of its own: the one that ends its process then is
+the ERROR, the others run on. A case past ``--timeout`` (plus a grace, in which an async agent
+is cancelled in its process) has its process killed: the cases in it past their timeout too
+are ERRORs "timed out", the others run again. A case that ends ERROR is retried (``--retries``);
+``--fail-fast`` stops sending cases after the first that did not pass; Ctrl-C stops at once.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from multiprocessing.connection import wait
+from typing import TYPE_CHECKING, Any
+
+from tracereplay.evaluate.outcomes import CaseRun
+from tracereplay.evaluate.runner import Job, RunnerOptions, RunnerReport, error_run
+from tracereplay.models import Status
+
+if TYPE_CHECKING:
+    from tracereplay.evaluate.replay.agent_process import AgentProcess, AgentProcesses
+
+#: seconds a process gets past ``--timeout`` to end the attempt itself (an async agent is
+#: cancelled in the process, which keeps the spans it made) before it is killed
+TIMEOUT_GRACE_S = 1.0
+#: seconds a dead process gets to report its exit code
+JOIN_S = 5.0
+#: the longest wait for a pipe or an exit (Ctrl-C is seen in between)
+POLL_S = 0.5
+
+
+def death_reason(exitcode: int | None) -> str:
+    """Why an agent process ended in the middle of a case, from its exit code."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            sig = signal.Signals(-exitcode)
+        except ValueError:
+            return f"the agent's process was killed by signal {-exitcode}"
+        description = signal.strsignal(sig) or ""
+        suffix = f" ({description})" if description and description != sig.name else ""
+        return f"the agent's process was killed by signal {sig.name}{suffix}"
+    return f"the agent's process exited with code {exitcode}"
+
+
+@dataclass
+class _Task:
+    """One job on its way: its attempt number, and whether it must run alone."""
+
+    key: int
+    job: Job
+    attempts: int = 1
+    alone: bool = False  # it was in a process that died running several cases
+    started: datetime | None = None
+    t0: float = 0.0  # time.monotonic() when sent
+
+
+class Dispatcher:
+    """Runs ``jobs`` in ``pool``'s processes; ``run()`` returns how the run ended."""
+
+    def __init__(
+        self,
+        pool: AgentProcesses,
+        jobs: Sequence[Job],
+        options: RunnerOptions,
+        on_result: Callable[[CaseRun], None],
+    ) -> None:
+        assert pool.plan is not None and pool.inputs is not None
+        self.pool = pool
+        self.plan = pool.plan
+        self.inputs = pool.inputs
+        self.options = options
+        self.on_result = on_result
+        self.total = len(jobs)
+        self.todo: deque[_Task] = deque(_Task(i, job) for i, job in enumerate(jobs))
+        self.alone: deque[_Task] = deque()
+        self.live: list[AgentProcess] = []  # pool processes
+        self.solo: AgentProcess | None = None  # the process running a suspect alone
+        self.report = RunnerReport()
+        self.stopping = False
+        self.next_key = len(jobs)
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> RunnerReport:
+        self.live = self.pool.started()
+        try:
+            while self.report.finished < self.total:
+                self._send()
+                processes = self._processes()
+                if not any(p.running for p in processes) and (
+                    self.stopping or not processes or not (self.todo or self.alone)
+                ):
+                    break  # stopped early (or nothing left that could run)
+                self._wait(processes)
+                self._past_deadline()
+        except KeyboardInterrupt:
+            self.report.interrupted = True
+        self.report.abandoned = [t.job for p in self._processes() for t in p.running.values()]
+        self.report.not_run = self.total - self.report.finished
+        return self.report
+
+    def _processes(self) -> list[AgentProcess]:
+        return [*self.live, self.solo] if self.solo is not None else list(self.live)
+
+    def _running(self) -> int:
+        return sum(len(p.running) for p in self._processes())
+
+    def _send(self) -> None:
+        """Give every ready process with a free slot the next cases; start processes the
+        cases left need (a replacement for one that died, too)."""
+        if self.stopping:
+            return
+        if self.alone:
+            if self.solo is None:
+                self.solo = self.pool.start_one()
+            if self.solo.ready and not self.solo.running:
+                self._give(self.solo, [self.alone.popleft()])
+        if not self.todo:
+            return
+        while len(self.live) < min(self.pool.count, len(self.todo) + self._running()):
+            self.live.append(self.pool.start_one())
+        room = self.options.concurrency - self._running()
+        ready = [p for p in self.live if p.ready]
+        if not ready or room <= 0:
+            return
+        # each case to the process running the fewest (while the others still load the
+        # agent, the first ready one takes them all)
+        given: dict[int, list[_Task]] = {id(p): [] for p in ready}
+        load = {id(p): len(p.running) for p in ready}
+        for _ in range(min(room, len(self.todo))):
+            p = min(ready, key=lambda p: load[id(p)])
+            given[id(p)].append(self.todo.popleft())
+            load[id(p)] += 1
+        for p in ready:
+            if given[id(p)]:
+                self._give(p, given[id(p)])
+
+    def _give(self, process: AgentProcess, tasks: list[_Task]) -> None:
+        started, t0 = datetime.now(UTC), time.monotonic()
+        for task in tasks:
+            task.started, task.t0 = started, t0
+            process.running[task.key] = task
+        sent = [(t.key, t.job, self.inputs(t.job)) for t in tasks]
+        if not process.send(self.plan, sent):
+            self._died(process)
+
+    def _wait(self, processes: list[AgentProcess]) -> None:
+        timeout = POLL_S
+        limit = self.options.timeout_s
+        if limit is not None:
+            now = time.monotonic()
+            for p in processes:
+                for task in p.running.values():
+                    timeout = min(timeout, max(0.0, task.t0 + limit + TIMEOUT_GRACE_S - now))
+        by_handle: dict[Any, AgentProcess] = {}
+        for p in processes:
+            by_handle[p.conn] = p
+            by_handle[p.process.sentinel] = p
+        seen: set[int] = set()
+        for handle in wait(list(by_handle), timeout):
+            p = by_handle[handle]
+            if id(p) not in seen:
+                seen.add(id(p))
+                self._read(p)
+
+    # ------------------------------------------------------------------ what a process says
+    def _read(self, process: AgentProcess) -> None:
+        """Take every message waiting on ``process``'s pipe; a process gone is a death."""
+        try:
+            while process.conn.poll():
+                self._message(process, process.conn.recv())
+        except (EOFError, OSError):
+            self._died(process)
+            return
+        if not process.process.is_alive():
+            self._died(process)
+
+    def _message(self, process: AgentProcess, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "ready":
+            process.ready = True
+        elif kind == "failed":  # a replacement that could not load the agent
+            alone = process is self.solo
+            self._drop(process)
+            self._load_failed(message[1], alone)
+        elif kind == "results":
+            for key, result in message[1]:
+                task = process.running.pop(key, None)
+                if task is not None:
+                    self._finish(task, result)
+
+    def _finish(self, task: _Task, result: CaseRun) -> None:
+        """A task's attempt ended with ``result``: retried when it is an ERROR and retries are
+        left, else handed over."""
+        if result.status is Status.ERROR and task.attempts <= self.options.retries:
+            self.todo.appendleft(_Task(self._key(), task.job, task.attempts + 1))
+            return
+        if task.attempts > 1:
+            result = result.model_copy(update={"attempts": task.attempts})
+        self.report.finished += 1
+        self.on_result(result)
+        if self.options.fail_fast and result.status is not Status.PASSED:
+            self.report.stopped = self.stopping = True
+
+    def _key(self) -> int:
+        self.next_key += 1
+        return self.next_key
+
+    # ------------------------------------------------------------------ deaths and timeouts
+    def _died(self, process: AgentProcess) -> None:
+        """``process`` ended: its one case is an ERROR saying how; several are each run again
+        alone."""
+        if process not in self._processes():
+            return
+        alone = process is self.solo
+        process.process.join(JOIN_S)
+        reason = death_reason(process.process.exitcode)
+        tasks = list(process.running.values())
+        process.running.clear()
+        self._drop(process)
+        if not process.ready:
+            # it died loading the agent: a case says so (a process that cannot load the agent
+            # at all stops the eval before any case runs: ``AgentProcesses.wait_ready``)
+            self._load_failed(f"--agent '{self.pool.setup.agent}': loading it failed: {reason}",
+                              alone)  # fmt: skip
+        elif len(tasks) == 1:
+            [task] = tasks
+            duration = (time.monotonic() - task.t0) * 1000
+            started = task.started or datetime.now(UTC)
+            self._finish(task, error_run(task.job, reason, started=started, duration_ms=duration))
+        else:
+            self.alone.extendleft(_Task(self._key(), t.job, t.attempts, alone=True) for t in tasks)
+
+    def _load_failed(self, message: str, alone: bool) -> None:
+        """A process started for more cases could not load the agent: the next case is an
+        ERROR saying so (so that an agent failing that way ends the eval, case by case)."""
+        waiting = self.alone if alone else self.todo
+        if waiting:
+            task = waiting.popleft()
+            self._finish(task, error_run(task.job, message, started=datetime.now(UTC)))
+
+    def _past_deadline(self) -> None:
+        """Kill each process with a case past its timeout and grace; the cases in it past their
+        timeout are ERRORs, the others run again."""
+        limit = self.options.timeout_s
+        if limit is None:
+            return
+        now = time.monotonic()
+        for p in self._processes():
+            if not any(now >= t.t0 + limit + TIMEOUT_GRACE_S for t in p.running.values()):
+                continue
+            tasks = list(p.running.values())
+            p.running.clear()
+            self._drop(p)
+            for task in tasks:
+                if now - task.t0 >= limit:
+                    reason = f"timed out after {limit:g}s"
+                    started = task.started or datetime.now(UTC)
+                    duration = (now - task.t0) * 1000
+                    self._finish(task, error_run(task.job, reason, started=started,
+                                                 duration_ms=duration))  # fmt: skip
+                else:  # not its fault: run again
+                    again = _Task(self._key(), task.job, task.attempts, task.alone)
+                    (self.alone if task.alone else self.todo).appendleft(again)
+
+    def _drop(self, process: AgentProcess) -> None:
+        if process is self.solo:
+            self.solo = None
+        elif process in self.live:
+            self.live.remove(process)
+        self.pool.retire(process)
