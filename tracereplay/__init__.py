@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from tracereplay.lazy import lazy_getattr
 
 if TYPE_CHECKING:
+    from tracereplay.checks.registry import Verdict, check
+    from tracereplay.checks.subject import CheckSubject
     from tracereplay.models import (
         RUN_STATUSES,
         SOURCE_KINDS,
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
         Status,
         ToolCallRecord,
     )
-    from tracereplay.checks.registry import Verdict, check
-    from tracereplay.checks.subject import CheckSubject
     from tracereplay.sdk import AgentRunHandle, LlmCallHandle, agent_run, configure, flush, tool
 
 # Everything loads on first use: the models (pydantic: about 0.2 s), the SDK (OpenTelemetry)
