@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 from framework_replay import (
     fake_model,  # noqa: F401 - a fixture
+    fake_openai,
+    recorded_copy,
+    replay,
     replays_as_recorded,
+    verdicts,
     weather,
 )
 
@@ -27,3 +31,20 @@ def test_strands_agent_replays_with_the_recorded_verdicts(
     assert multi["replay"]["answered"] == 2 and multi["replay"]["unanswered"] == []
     tool_error = by_query[weather.QUESTIONS["tool_error"]]["repetitions"][0]
     assert tool_error["response"] == "I could not find a city called Atlantis."
+
+
+def test_cases_at_once_each_run_in_a_process_of_their_own(tmp_path: Path) -> None:
+    """A strands ``Agent`` keeps its conversation on itself, so two cases on it at once would
+    share one: with ``--concurrency 4`` (and a model slow enough that the cases overlap) each
+    agent process takes one case at a time, the eval starts more of them, and every case
+    gives its recorded verdict."""
+    db = tmp_path / "store.duckdb"
+    _, expected = recorded_copy(db, "strands", "native", SHAPES)
+    server, url = fake_openai.start(weather.SCRIPT)
+    server.model.delay_s = 0.3
+    try:
+        doc, marks = replay(db, tmp_path, "strands", "weather_agent", url, "--concurrency", "4")
+    finally:
+        server.shutdown()
+    assert marks == [], "a tool ran for real during replay"
+    assert verdicts(doc) == expected, doc["_output"]

@@ -113,12 +113,12 @@ def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent
     os.environ.clear()
     os.environ.update(env)  # the fork server's environment may be older than the eval's
     try:
-        replayer_for = _load(setup)
+        replayer_for, one_at_a_time = _load(setup)
     except BaseException as exc:  # noqa: BLE001 - reported to the eval, which raises it
         message = str(exc) if isinstance(exc, TraceReplayError) else _loading_failed(setup, exc)
         conn.send(("failed", message))
         return
-    conn.send(("ready", None))
+    conn.send(("ready", one_at_a_time))  # the eval then sends it one case at a time
     todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
     done: queue.SimpleQueue[tuple[int, Job, CaseRun] | None] = queue.SimpleQueue()
     plan: list[ReplayPlan] = []
@@ -211,12 +211,14 @@ def _send_results(conn: Connection, batch: list[tuple[int, Job, CaseRun]]) -> No
             conn.send(("results", [(key, error_run(job, reason, started=result.started_at))]))
 
 
-def _load(setup: AgentSetup) -> Any:
-    """Load the agent and checks; returns ``(plan, job, inputs) -> attempt function``."""
+def _load(setup: AgentSetup) -> tuple[Any, bool]:
+    """Load the agent and checks; returns ``(plan, job, inputs) -> attempt function``, and
+    whether the agent takes one case at a time (``FrameworkAgent.one_case_at_a_time``)."""
     if setup.check_modules:
         load_check_modules(setup.check_modules)
     agent = load_replayed_agent(setup.agent, setup.db)
-    return lambda plan, job, inputs: case_replayer(agent, plan, inputs).attempt
+    one_at_a_time = bool(getattr(agent, "one_case_at_a_time", False))
+    return (lambda plan, job, inputs: case_replayer(agent, plan, inputs).attempt), one_at_a_time
 
 
 def case_replayer(agent: AgentCallable, plan: ReplayPlan, inputs: CaseInputs) -> Replayer:
@@ -306,6 +308,8 @@ class AgentProcess:
         self.process.start()
         child.close()
         self.ready = False
+        #: the agent it loaded takes one case at a time (said when it is ready)
+        self.one_at_a_time = False
         self.planned: ReplayPlan | None = None
         #: the cases sent to it and not answered yet, by key (what ``dispatch`` keeps there)
         self.running: dict[int, Any] = {}
@@ -327,7 +331,7 @@ class AgentProcess:
             ) from None
         if kind != "ready":
             raise AgentProcessError(message)
-        self.ready = True
+        self.ready, self.one_at_a_time = True, bool(message)
         return True
 
     def send(self, plan: ReplayPlan, tasks: list[Task]) -> bool:
@@ -365,7 +369,8 @@ class AgentProcesses:
 
     ``concurrency`` cases at once take ``min(concurrency, cores)`` processes, which share the
     cases running (a thread each): a case waiting on its model or tools costs a thread, not a
-    process, and the cores are all used. They start (and load the agent) as the eval begins,
+    process, and the cores are all used. An agent that takes one case at a time (it keeps a
+    run's conversation on itself) gets a process per case running instead. They start (and load the agent) as the eval begins,
     while it reads the store. A context manager: leaving it stops the processes (those still
     in a case are killed).
     """

@@ -129,20 +129,28 @@ class Dispatcher:
                 self._give(self.solo, [self.alone.popleft()])
         if not self.todo:
             return
-        while len(self.live) < min(self.pool.count, len(self.todo) + self._running()):
+        # an agent that takes one case at a time needs a process per case running
+        single = any(p.one_at_a_time for p in self.live if p.ready)
+        count = self.options.concurrency if single else self.pool.count
+        while len(self.live) < min(count, len(self.todo) + self._running()):
             self.live.append(self.pool.start_one())
         room = self.options.concurrency - self._running()
-        ready = [p for p in self.live if p.ready]
+        ready = [p for p in self.live if p.ready and not (p.one_at_a_time and p.running)]
         if not ready or room <= 0:
             return
         # each case to the process running the fewest (while the others still load the
         # agent, the first ready one takes them all)
+        takers = list(ready)
         given: dict[int, list[_Task]] = {id(p): [] for p in ready}
         load = {id(p): len(p.running) for p in ready}
         for _ in range(min(room, len(self.todo))):
-            p = min(ready, key=lambda p: load[id(p)])
+            if not takers:
+                break
+            p = min(takers, key=lambda p: load[id(p)])
             given[id(p)].append(self.todo.popleft())
             load[id(p)] += 1
+            if p.one_at_a_time:
+                takers.remove(p)
         for p in ready:
             if given[id(p)]:
                 self._give(p, given[id(p)])
@@ -190,7 +198,7 @@ class Dispatcher:
     def _message(self, process: AgentProcess, message: tuple[Any, ...]) -> None:
         kind = message[0]
         if kind == "ready":
-            process.ready = True
+            process.ready, process.one_at_a_time = True, bool(message[1])
         elif kind == "failed":  # a replacement that could not load the agent
             alone = process is self.solo
             self._drop(process)

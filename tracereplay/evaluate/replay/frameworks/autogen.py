@@ -172,6 +172,7 @@ class AutoGenAgent(FrameworkAgent):
     """An AutoGen AgentChat agent or team."""
 
     framework: ClassVar[str] = "autogen"
+    one_case_at_a_time = True  # a run's conversation lives on the object
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

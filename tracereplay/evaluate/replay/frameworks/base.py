@@ -137,6 +137,10 @@ class FrameworkAgent(abc.ABC):
     #: of it): a trace with none ran no tool, and the airtight check does not count the tool
     #: calls the model asked for instead (a call the framework refused never ran)
     records_tool_spans: ClassVar[bool] = False
+    #: the object keeps a run's conversation on itself (strands, smolagents, AutoGen): two
+    #: cases on it at once would share it, so an agent process runs one case at a time and the
+    #: eval starts a process per case running instead (``dispatch``)
+    one_case_at_a_time: ClassVar[bool] = False
 
     def __init__(self, obj: Any, spec: str) -> None:
         self.obj, self.spec = obj, spec

@@ -172,6 +172,7 @@ class SmolagentsAgent(FrameworkAgent):
     """A smolagents agent (any ``MultiStepAgent``)."""
 
     framework: ClassVar[str] = "smolagents"
+    one_case_at_a_time = True  # a run's conversation lives on the object
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

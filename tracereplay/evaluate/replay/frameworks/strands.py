@@ -296,6 +296,7 @@ class StrandsAgent(FrameworkAgent):
     """A strands ``Agent``."""
 
     framework: ClassVar[str] = "strands"
+    one_case_at_a_time = True  # a run's conversation lives on the object
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:
