@@ -79,6 +79,26 @@ def test_runs_are_replaced_and_resolved(store_target: str) -> None:
             store.resolve_run_id("nothing")
 
 
+def test_shared_prefixes_are_the_same_on_both_engines(store_target: str) -> None:
+    """The prefix lookups of ``runs`` and ``diff`` (``short_ids``): ids that share 8, 12 or no
+    characters; PostgreSQL looks each prefix up in its bytewise index, whatever the database's
+    collation (a hyphen is where a collation ordering by letters first would split a range)."""
+    ids = ["3f2a9c1e-aaaa-1", "3f2a9c1e-aaab-2", "3f2a9c1f-0000-3", "3f2a9c1e-aaaa-4", "77777777"]
+    runs = [_run(f"{i:032x}", run_id) for i, run_id in enumerate(ids, 1)]
+    with Store.open(store_target) as store:
+        with store.transaction():
+            store.replace_runs([r.trace_id for r in runs], runs)
+        assert store.shared_prefixes("runs", "run_id", ["3f2a9c1e", "3f2a9c1f", "77777777"]) == {
+            "3f2a9c1e"
+        }
+        assert store.shared_prefixes("runs", "run_id", ["3f2a9c1e-aaa", "3f2a9c1e-aab"]) == {
+            "3f2a9c1e-aaa"
+        }
+        assert store.shared_prefixes("runs", "run_id", ["3f2a9c1e-aaaa-"]) == {"3f2a9c1e-aaaa-"}
+        assert store.shared_prefixes("runs", "run_id", ["zzzzzzzz"]) == set()
+        assert store.shared_prefixes("runs", "run_id", []) == set()
+
+
 def test_a_failed_transaction_leaves_nothing(store_target: str) -> None:
     with Store.open(store_target) as store:
         with pytest.raises(RuntimeError), store.transaction():

@@ -99,13 +99,7 @@ def short_ids(store, table: str, column: str, ids: list[str], minimum: int = 8) 
     pending = set(ids)
     length = minimum
     while pending:
-        prefixes = sorted({i[:length] for i in pending})
-        rows = store.con.execute(
-            f"SELECT substr({column}, 1, ?) AS p FROM {table}"  # noqa: S608 (fixed names)
-            f" WHERE substr({column}, 1, ?) IN (SELECT unnest(?)) GROUP BY p HAVING count(*) > 1",
-            [length, length, prefixes],
-        ).fetchall()
-        shared = {r[0] for r in rows}
+        shared = store.shared_prefixes(table, column, sorted({i[:length] for i in pending}))
         for i in list(pending):
             if i[:length] not in shared or length >= len(i):
                 out[i] = i[:length]

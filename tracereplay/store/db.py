@@ -493,6 +493,17 @@ class Store:
     def count(self, table: str) -> int:
         return int(self.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
 
+    def shared_prefixes(self, table: str, column: str, prefixes: Sequence[str]) -> set[str]:
+        """Which of ``prefixes`` (all of one length) begin more than one ``column`` of
+        ``table``: one columnar scan here, index lookups on PostgreSQL (``short_ids``)."""
+        length = len(prefixes[0]) if prefixes else 0
+        rows = self.con.execute(
+            f"SELECT substr({column}, 1, ?) AS p FROM {table}"  # noqa: S608 (fixed names)
+            f" WHERE substr({column}, 1, ?) IN (SELECT unnest(?)) GROUP BY p HAVING count(*) > 1",
+            [length, length, list(prefixes)],
+        ).fetchall()
+        return {r[0] for r in rows}
+
     def stored_trace_ids(
         self, trace_ids: Iterable[str], window: TimeWindow | None = None
     ) -> set[str]:

@@ -264,6 +264,22 @@ class PostgresStore(Store):
         )
         return self.con.execute(sql, list(params)).rowcount
 
+    def shared_prefixes(self, table: str, column: str, prefixes: Sequence[str]) -> set[str]:
+        """Each prefix looked up as a range of ``column``'s bytewise index (``<table>_id_c``,
+        ``COLLATE "C"``: the rows a prefix begins are one range there, whatever the database's
+        collation), two rows at most: ``runs`` costs what the rows it shows cost, not the
+        store's size."""
+        if not prefixes:
+            return set()
+        his = [p[:-1] + chr(ord(p[-1]) + 1) for p in prefixes]  # the first string past p...
+        rows = self.con.execute_native(
+            "SELECT lo FROM unnest(%s::text[], %s::text[]) AS b(lo, hi) WHERE (SELECT count(*)"
+            f' FROM (SELECT 1 FROM {table} WHERE {column} COLLATE "C" >= b.lo'  # noqa: S608
+            f' AND {column} COLLATE "C" < b.hi LIMIT 2) AS hits) > 1',
+            [list(prefixes), his],
+        ).fetchall()
+        return {r[0] for r in rows}
+
     def insert_columns(self, table: str, columns: Mapping[str, Sequence[Any]]) -> None:
         """Rows given column by column, COPY'd in (as ``append_table``'s, without Arrow)."""
         if not columns or not len(next(iter(columns.values()))):
