@@ -39,15 +39,15 @@ $(FRAMEWORK_VENVS)/%/.installed-stamp: $(FRAMEWORK_DIR)/%/requirements.txt $(FRA
 # the framework venvs are independent: built three at a time (mostly downloads and unpacking);
 # the tests run in four pytest-xdist workers on the two cores (many tests wait on a server, an
 # agent process or a subprocess: four keep both cores busy, 251 s against 181 s wall on
-# tests/serve, cli and query), the slow ones first (tests/conftest.py); a worker that runs out
-# takes half of what another still has queued (worksteal: no worker is left alone with a row of
-# slow tests at the end), and the slowest are printed
+# tests/serve, cli and query); a test file goes to one worker whole (loadfile: its module
+# fixtures, a demo store or a sample project, are made once, not once per worker), the files
+# with slow tests first (tests/conftest.py), and the slowest tests are printed
 test: $(STAMP)
 	$(MAKE) -j3 frameworks
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	sh tests/report/ensure_chromium.sh
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 4 --dist worksteal --durations=20
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 4 --dist loadfile --durations=20
 
 lint: $(STAMP)
 	$(BIN)/ruff format .

@@ -3,8 +3,9 @@
 pytest-xdist hands tests to its workers in collection order, so a slow test collected late keeps
 one worker busy while the others have nothing left to do. The tests marked ``slow`` (a
 framework's venv, a wheel install, a browser, a whole demo) are moved to the front, each group
-keeping its own order; with ``--dist worksteal`` (``make test``) a worker that runs out takes
-half of another's queue, so the suite ends on short tests, on every worker at once.
+keeping its own order; with ``--dist loadfile`` (``make test``: a file goes to one worker
+whole) the files holding slow tests are handed out first, so the suite ends on short files, on
+every worker at once.
 """
 
 from __future__ import annotations
