@@ -283,10 +283,7 @@ def crashes_leaving_a_child(query: str) -> str:
         if pid == 0:
             time.sleep(30)
             os._exit(0)
-        pids = os.environ.get("REPLAY_AGENT_PIDS")
-        if pids:
-            with open(pids, "a") as f:
-                f.write(f"{pid}\n")
+        _note_pid(pid)
         ctypes.string_at(0)
     return weather(query)
 
@@ -294,9 +291,14 @@ def crashes_leaving_a_child(query: str) -> str:
 def crashes_after_a_while(query: str) -> str:
     """``crashes``, each case 0.3 s in (so that cases run at once are all running when one
     crashes); with ``$REPLAY_AGENT_PIDS`` each case writes its process id there first."""
+    _note_pid(os.getpid())
+    time.sleep(0.3)
+    return crashes(query)
+
+
+def _note_pid(pid: int) -> None:
+    """Append ``pid`` to ``$REPLAY_AGENT_PIDS`` when the test set it (which processes ran)."""
     pids = os.environ.get("REPLAY_AGENT_PIDS")
     if pids:
         with open(pids, "a") as f:
-            f.write(f"{os.getpid()}\n")
-    time.sleep(0.3)
-    return crashes(query)
+            f.write(f"{pid}\n")
