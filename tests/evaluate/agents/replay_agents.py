@@ -162,10 +162,7 @@ async def weather_async(query: str, *, context: Any = None) -> str:
 def hang(query: str) -> str:
     """Never answers in time (a sync call that cannot be cancelled); with
     ``$REPLAY_AGENT_PIDS`` set, writes the process id there first."""
-    pids = os.environ.get("REPLAY_AGENT_PIDS")
-    if pids:
-        with open(pids, "a") as f:
-            f.write(f"{os.getpid()}\n")
+    _note_pid(os.getpid())
     time.sleep(30)
     return "too late"
 
