@@ -118,7 +118,7 @@ def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent
         message = str(exc) if isinstance(exc, TraceReplayError) else _loading_failed(setup, exc)
         conn.send(("failed", message))
         return
-    conn.send(("ready", one_at_a_time))  # the eval then sends it one case at a time
+    conn.send(("ready", one_at_a_time))  # and whether it takes one case at a time
     todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
     done: queue.SimpleQueue[tuple[int, Job, CaseRun] | None] = queue.SimpleQueue()
     plan: list[ReplayPlan] = []
@@ -331,8 +331,12 @@ class AgentProcess:
             ) from None
         if kind != "ready":
             raise AgentProcessError(message)
-        self.ready, self.one_at_a_time = True, bool(message)
+        self.loaded(message)
         return True
+
+    def loaded(self, one_at_a_time: Any) -> None:
+        """It said it is ready (its ``ready`` message), and whether one case at a time."""
+        self.ready, self.one_at_a_time = True, bool(one_at_a_time)
 
     def send(self, plan: ReplayPlan, tasks: list[Task]) -> bool:
         """Send attempts (``plan`` first, the first time); False when the process is gone."""

@@ -198,7 +198,7 @@ class Dispatcher:
     def _message(self, process: AgentProcess, message: tuple[Any, ...]) -> None:
         kind = message[0]
         if kind == "ready":
-            process.ready, process.one_at_a_time = True, bool(message[1])
+            process.loaded(message[1])
         elif kind == "failed":  # a replacement that could not load the agent
             alone = process is self.solo
             self._drop(process)
