@@ -129,7 +129,7 @@ def eval_command(
         typer.Option(
             min=1,
             max=MAX_CONCURRENCY,
-            help="Cases run at the same time (in replay, shared by the agent processes: one per core).",
+            help="Cases run at the same time (in replay, shared by the agent processes: up to one per core).",
             rich_help_panel=_RUNNING,
         ),
     ] = 4,

@@ -293,6 +293,16 @@ def crashes_after_a_while(query: str) -> str:
     return crashes(query)
 
 
+def weather_taking_a_while(query: str) -> str:
+    """``weather``, each case 50 ms of the agent's own work; with ``$REPLAY_AGENT_PIDS`` each
+    case writes its process id there first."""
+    _note_pid(os.getpid())
+    end = time.process_time() + 0.05
+    while time.process_time() < end:  # the CPU a case takes, which a second core shares
+        pass
+    return weather(query)
+
+
 def _note_pid(pid: int) -> None:
     """Append ``pid`` to ``$REPLAY_AGENT_PIDS`` when the test set it (which processes ran)."""
     pids = os.environ.get("REPLAY_AGENT_PIDS")

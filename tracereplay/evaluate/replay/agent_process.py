@@ -305,9 +305,12 @@ class AgentProcess:
             name="tracereplay-agent",
             daemon=True,
         )
+        self.started_at = time.monotonic()
         self.process.start()
         child.close()
         self.ready = False
+        #: seconds from its start to the agent loaded (None until it is)
+        self.load_s: float | None = None
         #: the agent it loaded takes one case at a time (said when it is ready)
         self.one_at_a_time = False
         self.planned: ReplayPlan | None = None
@@ -337,6 +340,7 @@ class AgentProcess:
     def loaded(self, one_at_a_time: Any) -> None:
         """It said it is ready (its ``ready`` message), and whether one case at a time."""
         self.ready, self.one_at_a_time = True, bool(one_at_a_time)
+        self.load_s = time.monotonic() - self.started_at
 
     def send(self, plan: ReplayPlan, tasks: list[Task]) -> bool:
         """Send attempts (``plan`` first, the first time); False when the process is gone."""
@@ -371,11 +375,13 @@ def usable_cores() -> int:
 class AgentProcesses:
     """The eval's agent processes: ``run(jobs, options, on_result)`` runs the cases in them.
 
-    ``concurrency`` cases at once take ``min(concurrency, cores)`` processes, which share the
-    cases running (a thread each): a case waiting on its model or tools costs a thread, not a
-    process, and the cores are all used. An agent that takes one case at a time (it keeps a
-    run's conversation on itself) gets a process per case running instead. They start (and load the agent) as the eval begins,
-    while it reads the store. A context manager: leaving it stops the processes (those still
+    ``concurrency`` cases at once take up to ``min(concurrency, cores)`` processes, which share
+    the cases running (a thread each): a case waiting on its model or tools costs a thread, not
+    a process, and the cores are all used. An agent that takes one case at a time (it keeps a
+    run's conversation on itself) gets up to a process per case running instead. The first
+    starts (and loads the agent) as the eval begins, while it reads the store; the dispatcher
+    starts the others when the cases waiting are worth what loading the agent costs
+    (``dispatch.Dispatcher``). A context manager: leaving it stops the processes (those still
     in a case are killed).
     """
 
@@ -392,11 +398,10 @@ class AgentProcesses:
         self._starting: threading.Thread | None = None
 
     def __enter__(self) -> AgentProcesses:
-        # the processes start (the forkserver too, the first time) and load the agent while
-        # the eval reads the store
+        # the first process starts (the forkserver too, the first time) and loads the agent
+        # while the eval reads the store; more only when the cases are worth it (dispatch)
         def start() -> None:
-            for _ in range(self.count):
-                self._started.append(self.start_one())
+            self._started.append(self.start_one())
 
         self._starting = threading.Thread(target=start, name="tracereplay-agent-start")
         self._starting.start()
@@ -422,7 +427,7 @@ class AgentProcesses:
         self.inputs = inputs_for
 
     def started(self) -> list[AgentProcess]:
-        """The processes started as the eval began (once they all are)."""
+        """The process started as the eval began (once it is)."""
         if self._starting is not None:
             self._starting.join()
         return list(self._started)

@@ -6,6 +6,12 @@ process's pipe and exit at the same time (``multiprocessing.connection.wait``): 
 (results come in batches) sends the next case at once. No thread per case or per process in
 the eval, and a process runs its next case while the result of the last is on its way.
 
+One process starts as the eval begins; another only when the cases waiting would take longer
+than it takes to load the agent (the first process's load time, against how long cases take),
+up to one per core (one per case running for an agent that takes one case at a time): three
+quick cases of an agent whose framework takes seconds to import run in one process, a
+thousand in one per core.
+
 A process that dies takes the cases it was running with it. When it ran one, that case is an
 ERROR naming the signal or exit code; when it ran several, no one can say which of them ended
 it, so each is run again alone in a process of its own: the one that ends its process then is
@@ -91,6 +97,9 @@ class Dispatcher:
         self.report = RunnerReport()
         self.stopping = False
         self.next_key = len(jobs)
+        #: seconds the cases done in a process took, and how many (how long a case takes)
+        self.done_s = 0.0
+        self.done_n = 0
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> RunnerReport:
@@ -129,10 +138,8 @@ class Dispatcher:
                 self._give(self.solo, [self.alone.popleft()])
         if not self.todo:
             return
-        # an agent that takes one case at a time needs a process per case running
-        single = any(p.one_at_a_time for p in self.live if p.ready)
-        count = self.options.concurrency if single else self.pool.count
-        while len(self.live) < min(count, len(self.todo) + self._running()):
+        wanted = self._processes_wanted(time.monotonic())
+        while len(self.live) < wanted:
             self.live.append(self.pool.start_one())
         room = self.options.concurrency - self._running()
         ready = [p for p in self.live if p.ready and not (p.one_at_a_time and p.running)]
@@ -155,6 +162,59 @@ class Dispatcher:
             if given[id(p)]:
                 self._give(p, given[id(p)])
 
+    # ------------------------------------------------------------------ how many processes
+    def _single(self) -> bool:
+        """The agent takes one case at a time (a process per case running)."""
+        return any(p.one_at_a_time for p in self.live if p.ready)
+
+    def _most(self) -> int:
+        """The most processes the cases left could use."""
+        count = self.options.concurrency if self._single() else self.pool.count
+        return min(count, len(self.todo) + self._running())
+
+    def _processes_wanted(self, now: float) -> int:
+        """How many processes the cases left are worth: one, and more only when what the
+        waiting cases will take is more than loading the agent in another process takes.
+
+        An agent process costs its agent's import (seconds of CPU for the biggest frameworks)
+        before it runs a case, so a second one for a few quick cases only loads the agent
+        again. Loading took ``load`` seconds in the first; a case takes about ``case``
+        seconds (the mean of those done, at least as long as the oldest one running), so the
+        cases waiting will take ``waiting * case`` seconds of one process's time (over the
+        ``--concurrency`` threads of a process that runs cases side by side). One process
+        more is worth starting for each ``load`` seconds of that."""
+        most = self._most()
+        if most <= 1 or (load := self._load_s()) is None:
+            return most if most <= 1 else 1  # the first one tells what loading costs
+        work = len(self.todo) * self._case_s(now)
+        if self._single():
+            worth = int(work / load)
+        else:
+            worth = 1 + int(work / (self.options.concurrency * load))
+        return max(1, min(most, worth))
+
+    def _load_s(self) -> float | None:
+        """Seconds the first process that loaded the agent took (None: none has yet)."""
+        loaded = [p.load_s for p in self.live if p.load_s is not None]
+        return max(min(loaded), 1e-3) if loaded else None
+
+    def _case_s(self, now: float) -> float:
+        """Seconds a case takes, as far as can be told yet."""
+        mean = self.done_s / self.done_n if self.done_n else 0.0
+        oldest = min((t.t0 for p in self.live for t in p.running.values()), default=now)
+        return max(mean, now - oldest)
+
+    def _next_look(self, now: float) -> float | None:
+        """Seconds until the oldest case running, still running, would make one more process
+        worth starting (None: no more could be)."""
+        most, load = self._most(), self._load_s()
+        waiting, n = len(self.todo), len(self.live)
+        if load is None or not waiting or n >= most:
+            return None
+        per = (n + 1) * load if self._single() else n * self.options.concurrency * load
+        oldest = min((t.t0 for p in self.live for t in p.running.values()), default=None)
+        return None if oldest is None else max(0.001, oldest + per / waiting - now)
+
     def _give(self, process: AgentProcess, tasks: list[_Task]) -> None:
         started, t0 = datetime.now(UTC), time.monotonic()
         for task in tasks:
@@ -166,9 +226,12 @@ class Dispatcher:
 
     def _wait(self, processes: list[AgentProcess]) -> None:
         timeout = POLL_S
+        now = time.monotonic()
+        look = self._next_look(now)
+        if look is not None:
+            timeout = min(timeout, look)
         limit = self.options.timeout_s
         if limit is not None:
-            now = time.monotonic()
             for p in processes:
                 for task in p.running.values():
                     timeout = min(timeout, max(0.0, task.t0 + limit + TIMEOUT_GRACE_S - now))
@@ -204,9 +267,12 @@ class Dispatcher:
             self._drop(process)
             self._load_failed(message[1], alone)
         elif kind == "results":
+            now = time.monotonic()
             for key, result in message[1]:
                 task = process.running.pop(key, None)
                 if task is not None:
+                    self.done_s += now - task.t0
+                    self.done_n += 1
                     self._finish(task, result)
 
     def _finish(self, task: _Task, result: CaseRun) -> None:
