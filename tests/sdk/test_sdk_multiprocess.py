@@ -7,8 +7,10 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from tracereplay.cli.common import store_exists
 from tracereplay.ingest.opening import open_store
 
 HERE = Path(__file__).resolve().parent
@@ -60,6 +62,9 @@ def test_two_agents_and_the_cli_at_once_lose_nothing(tmp_path: Path) -> None:
     ]
     seen_during: list[int] = []
     while any(a.poll() is None for a in agents):
+        if not store_exists(db):  # no agent has written yet: `runs` says there is no store
+            time.sleep(0.01)
+            continue
         seen_during.append(len(cli_runs(db, env)))
     outputs = [a.communicate(timeout=60) for a in agents]
     for agent, (_, err) in zip(agents, outputs):
