@@ -882,11 +882,28 @@ def _run_ts() -> pa.DataType:
     return pa.timestamp("us", tz="UTC")
 
 
+def _text_type(column: Sequence[Any]) -> pa.DataType:
+    """The type Arrow infers for a column of strings and ``None``: string, or null when the
+    column holds no value (a run table's ``error`` when nothing failed)."""
+    for value in column:
+        if value is not None:
+            return pa.string()
+    return pa.null()
+
+
 def _table(names: Sequence[str], rows: list[tuple], types: dict[str, pa.DataType]) -> pa.Table:
     """An Arrow table from ``rows`` (tuples in the order of ``names``); a column not in
-    ``types`` takes the type Arrow infers, as a plain list given to ``pa.table`` does."""
+    ``types`` holds text (strings and ``None``), typed as Arrow would infer it
+    (``_text_type``). Given, not inferred: Arrow's inference of a string column tries to
+    import pandas and dateutil (about 50 us a column when they are not installed, every
+    call), as much as building the column."""
     columns = zip(*rows)
-    return pa.table({name: pa.array(col, types.get(name)) for name, col in zip(names, columns)})
+    return pa.table(
+        {
+            name: pa.array(col, types.get(name) or _text_type(col))
+            for name, col in zip(names, columns)
+        }
+    )
 
 
 _RUN_NAMES = (
