@@ -127,17 +127,21 @@ def _prepare_without_runs(part: files._Part) -> tuple:
     return _prepare_in_worker(part)
 
 
-def spans_only(path: Path, db: Path) -> float:
+def spans_only(path: Path, db: Path) -> tuple[float, float, float]:
     """The same parallel ingest with run conversion switched off (no runs, tool calls or LLM
-    calls built or stored): what the spans alone cost, to show what the runs cost."""
+    calls built or stored): what the spans alone cost, to show what the runs cost. Returns
+    the wall time and the CPU time of this process and of the workers (as ``in_process``)."""
     convert = pipeline.convert_trace
     pipeline.convert_trace = lambda spans, logs=(): []
     files._prepare_in_worker = _prepare_without_runs  # what the workers are given to run
     try:
+        cpu0 = _cpu()
         t = time.perf_counter()
         with worker_pool(default_workers([path])) as pool, Store.open(db) as store:
             ingest_files(store, [path], pool)
-        return time.perf_counter() - t
+            elapsed = time.perf_counter() - t
+            worker_cpu = _workers_cpu(pool)
+        return elapsed, _cpu() - cpu0, worker_cpu
     finally:
         pipeline.convert_trace = convert
         files._prepare_in_worker = _prepare_in_worker
@@ -220,7 +224,7 @@ def main() -> None:
         total, main_cpu, worker_cpu = in_process(path, tmpdir / "a.duckdb", args.traces)
         cli = via_cli(path, tmpdir / "b.duckdb", args.traces)
         one, decode = serial(path, tmpdir / "c.duckdb", args.traces)
-        no_runs = spans_only(path, tmpdir / "e.duckdb")
+        no_runs, no_runs_main, no_runs_workers = spans_only(path, tmpdir / "e.duckdb")
         print(f"protobuf parse only (baseline):  {n_spans / parse:>10,.0f} spans/s")
         print(f"decode to spans:                 {n_spans / decode:>10,.0f} spans/s")
         print(f"serial, one process:             {n_spans / one:>10,.0f} spans/s  ({one:.2f} s)")
@@ -240,6 +244,14 @@ def main() -> None:
             f"CPU per span in the queryable run: {(main_cpu + worker_cpu) * us:.1f} us"
             f" (writer {main_cpu * us:.1f}, workers {worker_cpu * us:.1f});"
             f" 50,000 spans/s on {cores} cores allows at most {cores / 50_000 * 1e6:.1f} us"
+        )
+        cpu_runs = main_cpu + worker_cpu
+        cpu_spans = no_runs_main + no_runs_workers
+        print(
+            f"CPU per span, spans only: {cpu_spans * us:.1f} us (writer {no_runs_main * us:.1f},"
+            f" workers {no_runs_workers * us:.1f}); runs queryable / spans only:"
+            f" {no_runs / total:.2f} by wall time, {cpu_spans / cpu_runs:.2f} by CPU"
+            " (the CPU ratio holds on a machine others load)"
         )
         steps = stages(path, tmpdir / "d.duckdb", min(args.traces, 2000))
         print("each step alone, one process, CPU per span:")

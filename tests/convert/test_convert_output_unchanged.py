@@ -27,7 +27,7 @@ import pytest
 from tracereplay.convert import convert_trace
 from tracereplay.otlp.files import decode_file_content, iter_input_files, read_file
 from tracereplay.spans import LogRecord, Span
-from tracereplay.store.db import run_tables
+from tracereplay.store.db import RunRows, run_tables
 
 TESTS = Path(__file__).resolve().parent.parent
 FIXTURES = TESTS / "fixtures"
@@ -102,6 +102,28 @@ def test_the_output_over_every_fixture_is_unchanged() -> None:
     new = sorted(now.keys() - golden.keys())
     if new:
         pytest.skip(f"payloads without a digest yet (run this file with --update): {new}")
+
+
+def test_rows_laid_out_trace_by_trace_are_the_rows_of_all_runs() -> None:
+    """Ingest lays out each trace's runs as soon as it has them (``RunRows.add`` in
+    ``prepare_batch``): the tables are the ones ``run_tables`` makes of all the runs at once."""
+    for name, spans, logs in _payloads():
+        by_trace: dict[str, list[Span]] = defaultdict(list)
+        for span in spans:
+            by_trace[span.trace_id].append(span)
+        rows = RunRows()
+        runs = []
+        for trace_id, group in by_trace.items():
+            group.sort(key=lambda s: s.start_ns)
+            trace_logs = [r for r in logs if r.trace_id == trace_id]
+            converted = convert_trace(group, trace_logs)
+            rows.add(convert_trace(group, trace_logs))
+            runs.extend(converted)
+        one_by_one, at_once = rows.tables(), run_tables(runs)
+        assert rows.count == len(runs), name
+        for table in ("runs", "tool_calls", "llm_calls"):
+            a, b = getattr(one_by_one, table), getattr(at_once, table)
+            assert (a is None and b is None) or (a is not None and a.equals(b)), (name, table)
 
 
 def test_conversion_leaves_no_reference_cycles() -> None:

@@ -132,17 +132,21 @@ def _requests(rounds: list[LlmRound]) -> list[_Request]:
 
 class _Answers:
     """The tool responses the LLM calls received: for each round, the responses that follow the
-    last tool-call message in the next call's input (the answers to that round's calls), and,
-    read only when needed, the first response seen for each call id. Call ids may repeat
-    across rounds."""
+    last tool-call message in the next call's input (the answers to that round's calls), and
+    the first response seen for each call id. Call ids may repeat across rounds. Both are read
+    from the messages only when a call needs them (``take``): most tool spans record their
+    result."""
 
-    __slots__ = ("_first", "_rounds", "by_round")
+    __slots__ = ("_by_round", "_first", "_rounds")
 
     def __init__(self, rounds: list[LlmRound]) -> None:
         self._rounds = rounds
         self._first: dict[str, Any] | None = None
-        self.by_round: dict[int, list[list[Any]]] = {}
-        for r in rounds[1:]:
+        self._by_round: dict[int, list[list[Any]]] | None = None
+
+    def _trailing(self) -> dict[int, list[list[Any]]]:
+        by_round: dict[int, list[list[Any]]] = {}
+        for r in self._rounds[1:]:
             trailing: list[list[Any]] = []
             for message in reversed(r.info.input_messages):
                 parts = message["parts"]
@@ -153,7 +157,8 @@ class _Answers:
                         trailing.append([part["id"], part["response"], False])
             if trailing:
                 trailing.reverse()
-                self.by_round[r.round - 1] = trailing
+                by_round[r.round - 1] = trailing
+        return by_round
 
     def _first_by_id(self) -> dict[str, Any]:
         if self._first is None:
@@ -168,7 +173,9 @@ class _Answers:
     def take(self, round_: int, call_id: str) -> Any:
         """The response to call ``call_id`` asked in ``round_`` (id-less: the next one in order),
         or ``None``."""
-        for entry in self.by_round.get(round_, ()):
+        if self._by_round is None:
+            self._by_round = self._trailing()
+        for entry in self._by_round.get(round_, ()):
             if not entry[2] and entry[0] == call_id:
                 entry[2] = True
                 return entry[1]

@@ -20,7 +20,7 @@ from tracereplay.convert import convert_trace
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.stats import IngestStats
 from tracereplay.spans import LogRecord, Span
-from tracereplay.store.db import RunTables, Store, TimeWindow, run_tables, spans_table
+from tracereplay.store.db import RunRows, RunTables, Store, TimeWindow, spans_table
 
 
 def _count_by_trace(table: pa.Table | None, into: dict[str, int]) -> None:
@@ -71,16 +71,17 @@ def prepare_batch(spans: Sequence[Span], logs: Sequence[LogRecord] = ()) -> Prep
     Needs no store, so it can run in a worker process while another batch is being written.
     """
     # Called with the collector paused (see gcpause); the runs die here, before it runs again
-    # (it would otherwise scan them all once on the way out).
+    # (it would otherwise scan them all once on the way out). Each trace's runs are laid out
+    # as rows as soon as they are made, and let go (see RunRows: cheaper than holding them).
     by_trace = _group(spans)
     with_logs = {r.trace_id for r in logs if r.trace_id}
-    runs = []
+    rows = RunRows()
     converted = []
     for trace_id, trace_spans in by_trace.items():
         if trace_id in with_logs:
             continue  # the store's copy of the logs decides (dedup, order): converted there
         ordered = sorted(trace_spans.values(), key=_start)
-        runs.extend(convert_trace(ordered))
+        rows.add(convert_trace(ordered))
         converted.append(trace_id)
     return PreparedBatch(
         span_count=len(spans),
@@ -88,8 +89,8 @@ def prepare_batch(spans: Sequence[Span], logs: Sequence[LogRecord] = ()) -> Prep
         trace_ids=list(by_trace),
         logs=list(logs),
         converted=converted,
-        runs=run_tables(runs),
-        run_count=len(runs),
+        runs=rows.tables(),
+        run_count=rows.count,
         distinct_spans=sum(map(len, by_trace.values())) == len(spans),
     )
 

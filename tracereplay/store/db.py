@@ -861,20 +861,52 @@ class RunTables:
 
 
 def run_tables(runs: Sequence[Run]) -> RunTables:
-    """The rows ``runs`` make in ``runs``, ``tool_calls`` and ``llm_calls``.
+    """The rows ``runs`` make in ``runs``, ``tool_calls`` and ``llm_calls`` (``RunRows``)."""
+    rows = RunRows()
+    rows.add(runs)
+    return rows.tables()
 
-    Each table is laid out in one pass over its records, reading each model's ``__dict__``
-    (pydantic's attribute access costs about three dict lookups), then turned into Arrow
-    columns a column at a time."""
-    if not runs:
-        return RunTables()
-    calls = [(r, i, tc) for r in runs for i, tc in enumerate(r.result.tool_calls)]
-    llm = [(r, c) for r in runs for c in r.llm_calls]
-    return RunTables(
-        _runs_table(runs),
-        _tool_calls_table(calls) if calls else None,
-        _llm_calls_table(llm) if llm else None,
-    )
+
+class RunRows:
+    """The rows of runs in ``runs``, ``tool_calls`` and ``llm_calls``, laid out as the runs
+    come (``add``), then turned into Arrow tables a column at a time (``tables``).
+
+    A converter adds each trace's runs as soon as it has them and lets them go: laid out
+    while their values are still in the processor's caches, and their memory reused by the
+    next trace, where holding a whole batch's runs first touched each value again once out
+    of cache (convert + rows of the ingest benchmark's traces: about 25 us per span, 18 this
+    way). A run's rows read each model's ``__dict__`` (pydantic's attribute access costs
+    about three dict lookups)."""
+
+    __slots__ = ("count", "llm_calls", "runs", "tool_calls")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.runs: list[tuple] = []
+        self.tool_calls: list[tuple] = []
+        self.llm_calls: list[tuple] = []
+
+    def add(self, runs: Iterable[Run]) -> None:
+        """Lay out the rows of ``runs`` after those added before."""
+        for run in runs:
+            r = run.__dict__
+            self.runs.append(_run_row(r))
+            started_at = _ts(r["started_at"])
+            _add_tool_call_rows(self.tool_calls, r, started_at)
+            _add_llm_call_rows(self.llm_calls, r)
+            self.count += 1
+
+    def tables(self) -> RunTables:
+        """The rows added so far as Arrow tables (``None`` for a table without rows)."""
+        if not self.runs:
+            return RunTables()
+        return RunTables(
+            _table(_RUN_NAMES, self.runs, _run_types()),
+            _table(_TOOL_CALL_NAMES, self.tool_calls, _tool_call_types())
+            if self.tool_calls
+            else None,
+            _table(_LLM_CALL_NAMES, self.llm_calls, _llm_call_types()) if self.llm_calls else None,
+        )
 
 
 @functools.cache
@@ -882,11 +914,28 @@ def _run_ts() -> pa.DataType:
     return pa.timestamp("us", tz="UTC")
 
 
+def _text_type(column: Sequence[Any]) -> pa.DataType:
+    """The type Arrow infers for a column of strings and ``None``: string, or null when the
+    column holds no value (a run table's ``error`` when nothing failed)."""
+    for value in column:
+        if value is not None:
+            return pa.string()
+    return pa.null()
+
+
 def _table(names: Sequence[str], rows: list[tuple], types: dict[str, pa.DataType]) -> pa.Table:
     """An Arrow table from ``rows`` (tuples in the order of ``names``); a column not in
-    ``types`` takes the type Arrow infers, as a plain list given to ``pa.table`` does."""
+    ``types`` holds text (strings and ``None``), typed as Arrow would infer it
+    (``_text_type``). Given, not inferred: Arrow's inference of a string column tries to
+    import pandas and dateutil (about 50 us a column when they are not installed, every
+    call), as much as building the column."""
     columns = zip(*rows)
-    return pa.table({name: pa.array(col, types.get(name)) for name, col in zip(names, columns)})
+    return pa.table(
+        {
+            name: pa.array(col, types.get(name) or _text_type(col))
+            for name, col in zip(names, columns)
+        }
+    )
 
 
 _RUN_NAMES = (
@@ -910,42 +959,37 @@ def _run_types() -> dict[str, pa.DataType]:
     }
 
 
-def _runs_table(runs: Sequence[Run]) -> pa.Table:
-    rows = []
-    for run in runs:
-        r = run.__dict__
-        result = r["result"]
-        res = result.__dict__
-        rows.append(
-            (
-                r["run_id"],
-                r["trace_id"],
-                r["root_span_id"],
-                r["parent_run_id"],
-                r["agent_name"],
-                r["service_name"],
-                r["kind"],
-                r["convention"],
-                res["status"],
-                r["query"],
-                res["response"],
-                _json([d.to_dict() for d in r["context"]]) if r["context"] else "[]",
-                _dump(orjson.dumps, r["parameters"]) if r["parameters"] else "{}",
-                _dump(orjson.dumps, r["models"]),
-                r["input_tokens"],
-                r["output_tokens"],
-                res["total_rounds"],
-                res["total_llm_calls"],
-                len(res["tool_calls"]),
-                _ts(r["started_at"]),
-                r["duration_ms"],
-                r["error"],
-                r["eval_run_id"],
-                r["case_id"],
-                _result_json(result),
-            )
-        )
-    return _table(_RUN_NAMES, rows, _run_types())
+def _run_row(r: dict[str, Any]) -> tuple:
+    """The ``runs`` row of a run (its ``__dict__``)."""
+    result = r["result"]
+    res = result.__dict__
+    return (
+        r["run_id"],
+        r["trace_id"],
+        r["root_span_id"],
+        r["parent_run_id"],
+        r["agent_name"],
+        r["service_name"],
+        r["kind"],
+        r["convention"],
+        res["status"],
+        r["query"],
+        res["response"],
+        _json([d.to_dict() for d in r["context"]]) if r["context"] else "[]",
+        _dump(orjson.dumps, r["parameters"]) if r["parameters"] else "{}",
+        _dump(orjson.dumps, r["models"]),
+        r["input_tokens"],
+        r["output_tokens"],
+        res["total_rounds"],
+        res["total_llm_calls"],
+        len(res["tool_calls"]),
+        _ts(r["started_at"]),
+        r["duration_ms"],
+        r["error"],
+        r["eval_run_id"],
+        r["case_id"],
+        _result_json(result),
+    )
 
 
 def _result_json(result: AgentResult) -> str:
@@ -994,11 +1038,11 @@ def _tool_call_types() -> dict[str, pa.DataType]:
     }
 
 
-def _tool_calls_table(calls: Sequence[tuple[Run, int, ToolCallRecord]]) -> pa.Table:
+def _add_tool_call_rows(rows: list[tuple], r: dict[str, Any], started_at: datetime | None) -> None:
+    """The ``tool_calls`` rows of a run (its ``__dict__``; ``started_at`` its start)."""
     dumps = orjson.dumps
-    rows = []
-    for run, position, record in calls:
-        r = run.__dict__
+    record: ToolCallRecord
+    for position, record in enumerate(r["result"].__dict__["tool_calls"]):
         tc = record.__dict__
         rows.append(
             (
@@ -1012,10 +1056,9 @@ def _tool_calls_table(calls: Sequence[tuple[Run, int, ToolCallRecord]]) -> pa.Ta
                 tc["result"],
                 tc["duration_ms"],
                 tc["error"],
-                _ts(r["started_at"]),
+                started_at,
             )
         )
-    return _table(_TOOL_CALL_NAMES, rows, _tool_call_types())
 
 
 _LLM_CALL_NAMES = (
@@ -1036,11 +1079,11 @@ def _llm_call_types() -> dict[str, pa.DataType]:
     }
 
 
-def _llm_calls_table(calls: Sequence[tuple[Run, LlmCall]]) -> pa.Table:
+def _add_llm_call_rows(rows: list[tuple], r: dict[str, Any]) -> None:
+    """The ``llm_calls`` rows of a run (its ``__dict__``)."""
     dumps = orjson.dumps
-    rows = []
-    for run, call in calls:
-        r = run.__dict__
+    call: LlmCall
+    for call in r["llm_calls"]:
         c = call.__dict__
         rows.append(
             (
@@ -1059,7 +1102,6 @@ def _llm_calls_table(calls: Sequence[tuple[Run, LlmCall]]) -> pa.Table:
                 _dump(dumps, c["output_messages"]),
             )
         )
-    return _table(_LLM_CALL_NAMES, rows, _llm_call_types())
 
 
 _DISK_FULL = re.compile(r"no space left|disk (is )?full|quota exceeded|file too large", re.I)
@@ -1098,6 +1140,7 @@ __all__ = [
     "SPAN_COLUMNS",
     "SPAN_KINDS",
     "STATUS_CODES",
+    "RunRows",
     "RunTables",
     "Store",
     "TimeWindow",
