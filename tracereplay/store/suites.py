@@ -166,7 +166,8 @@ def insert_cases(store: Store, cases: Sequence[EvalCase]) -> None:
         "suite_id": [c.suite_id for c in cases],
         "seq": [c.seq for c in cases],
         "query": [c.query for c in cases],
-        "context": [_DOCUMENTS.dump_json(c.context).decode() for c in cases],
+        # "[]" is what dumping an empty list gives: most cases have no context documents
+        "context": [_DOCUMENTS.dump_json(c.context).decode() if c.context else "[]" for c in cases],
         "expected_output": [c.expected_output for c in cases],
         "expected_tool_calls": [
             _TOOL_CALLS.dump_json(c.expected_tool_calls).decode() for c in cases
