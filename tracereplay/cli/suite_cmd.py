@@ -12,10 +12,9 @@ from typing import Annotated, Optional, TypeVar
 
 import orjson
 import typer
-from rich.table import Table
-from rich.text import Text
 
-from tracereplay.cli.common import console, db_path
+from tracereplay.cli import common
+from tracereplay.cli.common import db_path
 from tracereplay.errors import BadParameterError
 from tracereplay.models import CheckSpec, EvalSuite
 
@@ -69,6 +68,9 @@ def suite_list(
       tracereplay suite list
       tracereplay suite list --format json
     """
+    from rich.table import Table
+    from rich.text import Text
+
     from tracereplay.ingest import open_store
     from tracereplay.store import suites as suite_store
 
@@ -106,7 +108,7 @@ def suite_list(
             Text(", ".join(c.label for c in suite.checks) or "(none)"),
             Text(_when(suite)),
         )
-    console.print(table)
+    common.console.print(table)
 
 
 @suite_app.command("show")
@@ -119,6 +121,9 @@ def suite_show(
 
       tracereplay suite show weather
     """
+    from rich.table import Table
+    from rich.text import Text
+
     from tracereplay.ingest import open_store
     from tracereplay.store import suites as suite_store
 
@@ -137,7 +142,7 @@ def suite_show(
     head.add_row("parameters", Text(", ".join(suite.required_parameters) or "-"))
     head.add_row("updated", Text(_when(suite)))
     head.add_row("cases", Text(str(len(cases))))
-    console.print(head)
+    common.console.print(head)
     if not cases:
         return
     table = Table("#", "case", "kind", "query", "expected", "tools", "tags", pad_edge=False)
@@ -151,7 +156,7 @@ def suite_show(
             Text(", ".join(t.name for t in case.expected_tool_calls) or "-"),
             Text(", ".join(case.tags) or "-"),
         )
-    console.print(table)
+    common.console.print(table)
 
 
 @suite_app.command("create")
