@@ -20,6 +20,7 @@ from tracereplay.cli.lifetime import (
     end_processes,
     exit_now,
     is_the_program,
+    keep_objects_until_exit,
     terminate_as_interrupt,
     workers_skip_main,
 )
@@ -234,6 +235,7 @@ def main() -> None:
     every process the command started has exited when it returns (``lifetime``)."""
     terminate_as_interrupt()
     the_program = is_the_program(main)
+    keep_objects_until_exit(the_program)  # exit_now ends it: what it built is not torn down
     workers_skip_main(main)
     try:
         _run()

@@ -322,6 +322,7 @@ def _import_file(
     metric_source: str,
 ) -> str:
     """``suite import``'s work: the line saying what it did (or would do)."""
+    from tracereplay.cli.lifetime import keep_until_exit
     from tracereplay.ingest.opening import open_store
     from tracereplay.promote.suite_import import import_runs, import_suite, read_import_file
 
@@ -332,11 +333,13 @@ def _import_file(
     )
     for note in found.notes:
         typer.echo(f"note: {note}", err=True)
+    keep_until_exit(found)  # the file's values and cases: freed by the process's end
     with open_store(db_path()) as store:
         if found.parsed is None:
             return _report(lambda: import_runs(store, found.runs, dry_run=dry_run))
         parsed = found.parsed
         plan = _report(lambda: import_suite(store, parsed, source, dry_run=dry_run))
+        keep_until_exit(plan)
     prefix = "would be: " if dry_run else ""
     origin = "" if found.format == "tracereplay" else f" (from {found.format})"
     return prefix + plan.summary() + origin
