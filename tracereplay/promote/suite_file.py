@@ -115,6 +115,9 @@ class ParsedSuite:
     created_at_given: bool
     updated_at_given: bool
     locate: Callable[[Path_], int | None] = field(repr=False, default=lambda _p: None)
+    #: the file's values as read (the import command keeps them, with the cases, for the
+    #: process's end to free: ``cli.lifetime.keep_until_exit``)
+    data: Any = field(repr=False, compare=False, default=None)
 
 
 # ---------------------------------------------------------------------- writing
@@ -239,6 +242,7 @@ def load_suite(text: str, fmt: FileFormat, source: str = "<suite>") -> ParsedSui
         raise SuiteFileError(source, sorted(problems, key=_order))
     assert parsed is not None
     parsed.locate = locate
+    parsed.data = data
     return parsed
 
 

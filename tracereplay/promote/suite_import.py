@@ -269,6 +269,7 @@ def read_import_file(
     )
     if isinstance(out, foreign.ImportedRuns):
         return FileImport(runs=out.runs, format=kind, notes=out.notes)
+    out.parsed.data = data
     return FileImport(parsed=out.parsed, format=kind, notes=out.notes)
 
 
