@@ -97,7 +97,7 @@ def _new_app() -> typer.Typer:
 
 # Each module defines ``register(app)``; add new command groups here, with the names of the
 # commands (and command groups) it registers: ``main`` imports only the module of the command
-# it runs (``test_cli_commands`` checks the names against what each module registers).
+# it runs (``tests/cli/test_command_modules.py`` checks the names against what each module registers).
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "tracereplay.cli.ingest_cmd": ("ingest",),
     "tracereplay.cli.runs_cmd": ("runs", "show"),
