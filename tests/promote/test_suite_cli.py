@@ -224,6 +224,27 @@ def test_import_reports_every_problem_and_changes_nothing(
     ]
 
 
+def test_a_case_id_of_another_suite_is_refused_with_its_line(
+    db: Path, cli: Cli, tmp_path: Path
+) -> None:
+    build_suite(db, cli)
+    taken = suite_and_cases(db, "support")[1][0].id
+    own = tmp_path / "own.yaml"
+    own.write_text(f"name: own\ncases:\n  - id: '{taken}'\n    query: mine\n")
+    result = cli("suite", "import", str(own))
+    assert result.exit_code == 2
+    assert result.error_lines == [
+        f"error: {own}:3: cases[0].id: belongs to a case of suite 'support' (nothing was changed)"
+    ]
+    # the suite's own ids, imported again into a store of that suite only, are its own
+    exported = tmp_path / "support.yaml"
+    assert cli("suite", "export", "support", "-o", str(exported)).exit_code == 0
+    assert cli("suite", "rm", "support").exit_code == 0
+    assert cli("suite", "import", str(exported)).exit_code == 0
+    again = cli("suite", "import", str(exported))
+    assert (again.exit_code, again.stdout.strip()) == (0, "suite 'support' unchanged (3 cases)")
+
+
 def test_import_from_stdin_and_hand_written_json(db: Path, cli: Cli) -> None:
     text = json.dumps(
         {

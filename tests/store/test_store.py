@@ -124,6 +124,15 @@ def test_run_ids_resolve_by_prefix_and_trace(tmp_path: Path) -> None:
             store.resolve_run_id("ffff")
 
 
+def test_a_new_file_takes_every_migration_in_one_transaction(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "new.duckdb") as store:
+        rows = store.con.execute(
+            "SELECT version, applied_at FROM schema_migrations ORDER BY version"
+        ).fetchall()
+    assert [v for v, _ in rows] == [m[0] for m in schema.migrations()]
+    assert len({at for _, at in rows}) == 1  # current_timestamp: the transaction's start
+
+
 def test_old_file_is_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Optional
 
 import typer
@@ -18,6 +20,7 @@ from tracereplay.cli.lifetime import (
     end_processes,
     exit_now,
     is_the_program,
+    keep_objects_until_exit,
     terminate_as_interrupt,
     workers_skip_main,
 )
@@ -75,40 +78,48 @@ def _usage_line(exc: click.exceptions.UsageError) -> str:
     return message
 
 
-app = typer.Typer(
-    cls=_Group,
-    name="tracereplay",
-    help=(
-        "Turn what your production LLM agents did into regression tests.\n\n"
-        "Spans from your agents land in one DuckDB file (./tracereplay.duckdb, or --db / "
-        "$TRACEREPLAY_DB). Typical flow: ingest (or capture live) -> runs / show -> promote -> "
-        "eval -> sql."
-    ),
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+def _new_app() -> typer.Typer:
+    return typer.Typer(
+        cls=_Group,
+        name="tracereplay",
+        help=(
+            "Turn what your production LLM agents did into regression tests.\n\n"
+            "Spans from your agents land in one DuckDB file (./tracereplay.duckdb, or --db / "
+            "$TRACEREPLAY_DB). Typical flow: ingest (or capture live) -> runs / show -> promote -> "
+            "eval -> sql."
+        ),
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode="rich",
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
 
-# Each module defines ``register(app)``; add new command groups here.
-COMMAND_MODULES = [
-    "tracereplay.cli.ingest_cmd",
-    "tracereplay.cli.runs_cmd",
-    "tracereplay.cli.promote_cmd",
-    "tracereplay.cli.suite_cmd",
-    "tracereplay.cli.serve_cmd",
-    "tracereplay.cli.sql_cmd",
-    "tracereplay.cli.eval_cmd",
-    "tracereplay.cli.replay_cmd",
-    "tracereplay.cli.diff_cmd",
-    "tracereplay.cli.export_cmd",
-    "tracereplay.cli.report_cmd",
-    "tracereplay.cli.ui_cmd",
-    "tracereplay.cli.check_cmd",
-    "tracereplay.cli.prune_cmd",
-    "tracereplay.cli.monitor_cmd",
-    "tracereplay.cli.store_cmd",
-]
+
+# Each module defines ``register(app)``; add new command groups here, with the names of the
+# commands (and command groups) it registers: ``main`` imports only the module of the command
+# it runs (``tests/cli/test_command_modules.py`` checks the names against what each module registers).
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "tracereplay.cli.ingest_cmd": ("ingest",),
+    "tracereplay.cli.runs_cmd": ("runs", "show"),
+    "tracereplay.cli.promote_cmd": ("promote",),
+    "tracereplay.cli.suite_cmd": ("suite", "case"),
+    "tracereplay.cli.serve_cmd": ("serve",),
+    "tracereplay.cli.sql_cmd": ("sql",),
+    "tracereplay.cli.eval_cmd": ("eval",),
+    "tracereplay.cli.replay_cmd": ("replay",),
+    "tracereplay.cli.diff_cmd": ("diff",),
+    "tracereplay.cli.export_cmd": ("export",),
+    "tracereplay.cli.report_cmd": ("report",),
+    "tracereplay.cli.ui_cmd": ("ui",),
+    "tracereplay.cli.check_cmd": ("check",),
+    "tracereplay.cli.prune_cmd": ("prune",),
+    "tracereplay.cli.monitor_cmd": ("monitor",),
+    "tracereplay.cli.store_cmd": ("store",),
+}
+_MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
+#: the root's options that take a value (``--db FILE``): skipped to find the command's name
+_VALUED_OPTIONS = ("--db", "--store")
+_VALUED_OPTIONS_EQ = tuple(f"{option}=" for option in _VALUED_OPTIONS)
 
 
 def _version(value: bool) -> None:
@@ -117,7 +128,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     ctx: typer.Context,
     db: Annotated[
@@ -162,8 +172,14 @@ def _chosen_store(ctx: typer.Context, store: str | None, db: str | None) -> str 
     return store or db
 
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(_name).register(app)
+def build_app(modules: Iterable[str] = COMMAND_MODULES) -> typer.Typer:
+    """The app with the commands of ``modules`` (default: every command)."""
+    built = _new_app()
+    built.callback()(_root)
+    for name in modules:
+        importlib.import_module(name).register(built)
+    _add_exit_codes(built)
+    return built
 
 
 def _add_exit_codes(typer_app: typer.Typer) -> None:
@@ -178,7 +194,40 @@ def _add_exit_codes(typer_app: typer.Typer) -> None:
             _add_exit_codes(group.typer_instance)
 
 
-_add_exit_codes(app)
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """The app that runs the command line ``args``: only the module of the command it names
+    (importing and building every command took a tenth of a second of each command), every
+    command for the help, a name it does not know (its suggestions) or shell completion."""
+    name = _command_name(args)
+    module = _MODULE_OF.get(name) if name is not None else None
+    completing = any(key.endswith("_COMPLETE") for key in os.environ)
+    if module is None or completing:
+        return _full_app()
+    return build_app([module])
+
+
+def _command_name(args: Sequence[str]) -> str | None:
+    """The first argument that is not one of the root's options (or an option's value); None
+    when an option the root does not take with a value comes first (``--help``, ``--version``)."""
+    rest = iter(args)
+    for arg in rest:
+        if arg in _VALUED_OPTIONS:
+            next(rest, None)
+        elif not arg.startswith(_VALUED_OPTIONS_EQ):
+            return None if arg.startswith("-") else arg
+    return None
+
+
+@functools.cache
+def _full_app() -> typer.Typer:
+    return build_app()
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: every command (tests and Python callers), built on first use."""
+    if name == "app":
+        return _full_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
@@ -186,6 +235,7 @@ def main() -> None:
     every process the command started has exited when it returns (``lifetime``)."""
     terminate_as_interrupt()
     the_program = is_the_program(main)
+    keep_objects_until_exit(the_program)  # exit_now ends it: what it built is not torn down
     workers_skip_main(main)
     try:
         _run()
@@ -202,7 +252,7 @@ def main() -> None:
 
 def _run() -> None:
     try:
-        app()
+        app_for(sys.argv[1:])()
     except TraceReplayError as exc:
         print_error(str(exc))
         sys.exit(exc.exit_code)

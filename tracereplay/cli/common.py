@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from tracereplay.errors import BadParameterError, NotFoundError, hide_passwords
 from tracereplay.store.paths import resolve_db_path, spool_dir
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    console: Console
+    err_console: Console
+
+
+@functools.cache
+def _console(stderr: bool) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def __getattr__(name: str) -> Console:
+    """``console`` (stdout) and ``err_console`` (stderr), made on first use: a command that
+    prints no table (``suite import``) does not import rich (a fortieth of a second)."""
+    if name not in ("console", "err_console"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = _console(name == "err_console")
+    return value
+
 
 #: the commands that may create the store when it does not exist yet (they write into it);
 #: every other command needs an existing store (a typo in --db is then an error, not a new file)
@@ -66,7 +86,7 @@ def _install_monitor_hook() -> None:
 
 def print_error(message: str) -> None:
     """Print ``error: <message>`` on one line to stderr, never interpreting it as markup."""
-    err_console.print(
+    _console(True).print(
         f"error: {' '.join(hide_passwords(str(message)).split())}",
         style="red",
         markup=False,

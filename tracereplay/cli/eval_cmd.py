@@ -288,6 +288,7 @@ def eval_command(
         start_agent_server()  # the agent processes' imports, meanwhile, in the fork server
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
+    from tracereplay.cli.lifetime import keep_until_exit
     from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
     from tracereplay.evaluate.runner import RunnerOptions
 
@@ -327,6 +328,7 @@ def eval_command(
         suite_defaults=suite_defaults,
     )
     outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
+    keep_until_exit(outcome)  # its cases and results: freed by the process's end
     # the report (table, JSON, JUnit) builds many small objects next to every case's result:
     # the cyclic GC would rescan them all again and again (two thirds of writing a 10,000-case
     # JUnit file); no agent code runs from here on

@@ -16,8 +16,8 @@ arguments differently in the usage line (``{run_id}``) and the table (``run_id``
   An option too long for the first column has its help on the next line.
 
 typer's ``rich_utils`` (rich's markdown and traceback renderers with it, a tenth of a second)
-is imported, and patched, on the first help that is formatted: a command that prints no help
-does not import it.
+and the rich classes used here are imported, and patched, on the first help that is
+formatted: a command that prints no help does not import them.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
 from typer import core
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported with typer's rich_utils, on the first help (_patch_rich_utils)
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
     from typer import rich_utils
 
 _installed = False
@@ -213,9 +213,13 @@ def _patching_rich_utils(format_help: Any) -> Any:
 
 
 def _patch_rich_utils() -> None:
-    global rich_utils
+    global rich_utils, Group, Panel, Table, Text
     if _TYPER_COMMAND_HELP:
         return
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
     from typer import rich_utils
 
     _TYPER_COMMAND_HELP.append(rich_utils._make_command_help)

@@ -13,6 +13,7 @@ spot and leaving them to find out.
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib.machinery
 import os
 import signal
@@ -110,3 +111,24 @@ def exit_now(code: object) -> None:
         except (OSError, ValueError):  # a closed pipe (``| head``): as Python exits then
             status = status or 120
     os._exit(status)
+
+
+#: what the command built, left for the process's end to free (``keep_until_exit``)
+_KEPT: list[object] = []
+_keeping = [False]
+
+
+def keep_objects_until_exit(keep: bool) -> None:
+    """Whether ``keep_until_exit`` keeps what it is given: only in the ``tracereplay`` command
+    itself, which ends with ``exit_now`` (a program that calls ``main``, or a test's runner,
+    frees them as usual)."""
+    _keeping[0] = keep
+
+
+def keep_until_exit(*values: object) -> None:
+    """Leave ``values`` (and all they hold) to the process's end, which hands its memory back
+    at once, instead of freeing them object by object when the command returns: a suite file
+    of 10,000 cases took 0.09 s to free, its values and its cases."""
+    if _keeping[0]:
+        _KEPT.extend(values)
+        gc.freeze()  # nor are they scanned by the cyclic GC again (a collection took as long)

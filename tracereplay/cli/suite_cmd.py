@@ -12,10 +12,9 @@ from typing import Annotated, Optional, TypeVar
 
 import orjson
 import typer
-from rich.table import Table
-from rich.text import Text
 
-from tracereplay.cli.common import console, db_path
+from tracereplay.cli import common
+from tracereplay.cli.common import db_path
 from tracereplay.errors import BadParameterError
 from tracereplay.models import CheckSpec, EvalSuite
 
@@ -69,6 +68,9 @@ def suite_list(
       tracereplay suite list
       tracereplay suite list --format json
     """
+    from rich.table import Table
+    from rich.text import Text
+
     from tracereplay.ingest import open_store
     from tracereplay.store import suites as suite_store
 
@@ -106,7 +108,7 @@ def suite_list(
             Text(", ".join(c.label for c in suite.checks) or "(none)"),
             Text(_when(suite)),
         )
-    console.print(table)
+    common.console.print(table)
 
 
 @suite_app.command("show")
@@ -119,6 +121,9 @@ def suite_show(
 
       tracereplay suite show weather
     """
+    from rich.table import Table
+    from rich.text import Text
+
     from tracereplay.ingest import open_store
     from tracereplay.store import suites as suite_store
 
@@ -137,7 +142,7 @@ def suite_show(
     head.add_row("parameters", Text(", ".join(suite.required_parameters) or "-"))
     head.add_row("updated", Text(_when(suite)))
     head.add_row("cases", Text(str(len(cases))))
-    console.print(head)
+    common.console.print(head)
     if not cases:
         return
     table = Table("#", "case", "kind", "query", "expected", "tools", "tags", pad_edge=False)
@@ -151,7 +156,7 @@ def suite_show(
             Text(", ".join(t.name for t in case.expected_tool_calls) or "-"),
             Text(", ".join(case.tags) or "-"),
         )
-    console.print(table)
+    common.console.print(table)
 
 
 @suite_app.command("create")
@@ -317,6 +322,7 @@ def _import_file(
     metric_source: str,
 ) -> str:
     """``suite import``'s work: the line saying what it did (or would do)."""
+    from tracereplay.cli.lifetime import keep_until_exit
     from tracereplay.ingest.opening import open_store
     from tracereplay.promote.suite_import import import_runs, import_suite, read_import_file
 
@@ -327,11 +333,13 @@ def _import_file(
     )
     for note in found.notes:
         typer.echo(f"note: {note}", err=True)
+    keep_until_exit(found)  # the file's values and cases: freed by the process's end
     with open_store(db_path()) as store:
         if found.parsed is None:
             return _report(lambda: import_runs(store, found.runs, dry_run=dry_run))
         parsed = found.parsed
         plan = _report(lambda: import_suite(store, parsed, source, dry_run=dry_run))
+        keep_until_exit(plan)
     prefix = "would be: " if dry_run else ""
     origin = "" if found.format == "tracereplay" else f" (from {found.format})"
     return prefix + plan.summary() + origin

@@ -17,10 +17,9 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from tracereplay.errors import TraceReplayError
@@ -31,6 +30,9 @@ from tracereplay.promote.documents import DocumentFormatError, parse_documents
 from tracereplay.promote.suite_guard import GuardProblem, check_depth, check_nodes, deep_line
 from tracereplay.store.suites import check_to_dict
 
+if TYPE_CHECKING:  # PyYAML loads when a file is written or a line is to be found: reading
+    import yaml  # a file is yaml-rs's (yaml_load), and PyYAML costs a hundredth of a second
+
 FORMAT = "tracereplay-suite/1"
 FileFormat = Literal["yaml", "json"]
 Path_ = tuple[int | str, ...]
@@ -40,12 +42,10 @@ _SUITE_KEYS = (
     "created_at", "updated_at",
 )  # fmt: skip
 _CASE_KEYS = tuple(k for k in EvalCase.model_fields if k != "suite_id")
+_CASE_KEY_SET = frozenset(_CASE_KEYS)
 _LINE_BREAKS = frozenset("\r\x85\u2028\u2029")
 #: plain text a YAML 1.2 reader may take for a number, a boolean or null (a superset)
 _MAYBE_12_SCALAR = re.compile(r"[-+.~0-9]|(?:null|true|false)$", re.IGNORECASE)
-# libyaml when PyYAML was built with it: writing, and the suite guard's nodes
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,9 @@ class ParsedSuite:
     created_at_given: bool
     updated_at_given: bool
     locate: Callable[[Path_], int | None] = field(repr=False, default=lambda _p: None)
+    #: the file's values as read (the import command keeps them, with the cases, for the
+    #: process's end to free: ``cli.lifetime.keep_until_exit``)
+    data: Any = field(repr=False, compare=False, default=None)
 
 
 # ---------------------------------------------------------------------- writing
@@ -142,7 +145,9 @@ def dump_data(data: Any, fmt: FileFormat = "yaml") -> str:
     """JSON (2-space indent) or YAML (text blocks for multi-line strings) text for ``data``."""
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    return yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=1 << 30)
+    import yaml
+
+    return yaml.dump(data, Dumper=_dumper(), allow_unicode=True, sort_keys=False, width=1 << 30)
 
 
 def case_to_dict(case: EvalCase) -> dict[str, Any]:
@@ -181,11 +186,26 @@ def _jsonable(value: Any) -> Any:
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
 
-class _Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
-    """Multi-line text as ``|`` blocks where YAML keeps them exact; no aliases."""
+def _loader() -> type[yaml.SafeLoader]:
+    """PyYAML's safe loader (libyaml's when PyYAML was built with it): the suite guard's nodes,
+    and the lines of fields."""
+    import yaml
 
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@functools.cache
+def _dumper() -> type[yaml.SafeDumper]:
+    """Multi-line text as ``|`` blocks where YAML keeps them exact; no aliases (libyaml's
+    dumper when PyYAML was built with it)."""
+    import yaml
+
+    class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    _Dumper.add_representer(str, _represent_str)
+    return _Dumper
 
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -198,9 +218,6 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
         # 1.2, which also reads 0o17, 1e3 and the like as numbers: those are quoted too
         style = "'" if _MAYBE_12_SCALAR.match(value) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _represent_str)
 
 
 # ---------------------------------------------------------------------- reading
@@ -225,6 +242,7 @@ def load_suite(text: str, fmt: FileFormat, source: str = "<suite>") -> ParsedSui
         raise SuiteFileError(source, sorted(problems, key=_order))
     assert parsed is not None
     parsed.locate = locate
+    parsed.data = data
     return parsed
 
 
@@ -263,6 +281,8 @@ def _parse(text: str, fmt: FileFormat) -> tuple[Any, list[Problem], Locate]:
     if data is not None:
         deep = check_depth(data)
         if deep is not None:
+            import yaml
+
             try:
                 line = locate(tuple(deep))
             except (RecursionError, yaml.YAMLError):
@@ -296,8 +316,10 @@ def _parse_text(text: str, fmt: FileFormat) -> tuple[Any, list[Problem], Locate]
 def _parse_nodes(text: str, *, construct: bool = True) -> tuple[Any, list[Problem], Locate]:
     """PyYAML's nodes of the text, checked by the suite guard (raises ``GuardProblem``), with
     each field's line and the keys given twice; the data built from them when ``construct``."""
+    import yaml
+
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = yaml.compose(text, Loader=_loader())
     except yaml.YAMLError as exc:
         return None, [_yaml_problem("not valid YAML", exc)], _no_lines
     if node is None:
@@ -309,7 +331,7 @@ def _parse_nodes(text: str, *, construct: bool = True) -> tuple[Any, list[Proble
     if not construct:
         return None, problems, _locator(lines)
     try:
-        data = _Loader(text).construct_document(node)
+        data = _loader()(text).construct_document(node)
     except yaml.YAMLError as exc:
         return None, [_yaml_problem("not plain YAML data", exc)], _no_lines
     return data, problems, _locator(lines)
@@ -346,9 +368,11 @@ def _parse_json(text: str) -> tuple[Any, list[Problem], Locate]:
     def locate(path: Path_) -> int | None:
         nonlocal lines
         if lines is None:
+            import yaml
+
             lines = {}
             try:
-                node = yaml.compose(text, Loader=_Loader)
+                node = yaml.compose(text, Loader=_loader())
             except yaml.YAMLError:  # JSON that YAML 1.1 does not read: paths only
                 node = None
             if node is not None:
@@ -369,9 +393,11 @@ def _lazy_locator(text: str) -> Locate:
     def locate(path: Path_) -> int | None:
         nonlocal lines
         if lines is None:
+            import yaml
+
             lines = {}
             try:
-                node = yaml.compose(text, Loader=_Loader)
+                node = yaml.compose(text, Loader=_loader())
             except yaml.YAMLError:  # YAML 1.2 that PyYAML (1.1) does not read: paths only
                 node = None
             if node is not None:
@@ -386,6 +412,8 @@ def _no_lines(path: Path_) -> int | None:
 
 
 def _walk(node: yaml.Node, path: Path_, lines: dict[Path_, int], problems: list[Problem]) -> None:
+    import yaml
+
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         seen: set[Any] = set()
@@ -462,12 +490,13 @@ def _cases(raw: Any, suite_id: str, problems: list[Problem]) -> list[ParsedCase]
             problems.append(Problem(path, "a case must be a mapping with at least a 'query'"))
             continue
         data = dict(item)
-        if "suite_id" in data and str(data.pop("suite_id")).lower() != suite_id:
-            problems.append(
-                Problem((*path, "suite_id"), "differs from the suite's id (leave it out)")
-            )
-        unknown_fields(data, _CASE_KEYS, path, problems)
-        data = {k: v for k, v in data.items() if k in _CASE_KEYS}
+        if not data.keys() <= _CASE_KEY_SET:  # (one set test for the usual case)
+            if "suite_id" in data and str(data.pop("suite_id")).lower() != suite_id:
+                problems.append(
+                    Problem((*path, "suite_id"), "differs from the suite's id (leave it out)")
+                )
+            unknown_fields(data, _CASE_KEYS, path, problems)
+            data = {k: v for k, v in data.items() if k in _CASE_KEY_SET}
         if isinstance(data.get("context"), str):
             try:
                 data["context"] = [d.to_dict() for d in parse_documents(data["context"])]

@@ -8,9 +8,10 @@ second, in bounded memory, with one problem that names its line, never an intern
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:  # PyYAML's nodes are checked only when the file could need it (yaml_load)
+    import yaml
 
 #: deepest nesting of mappings and lists a suite file may have (a real one stays under ~12;
 #: DuckDB's JSON and orjson refuse a few hundred)
@@ -83,6 +84,8 @@ def check_nodes(root: yaml.Node) -> None:
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         return [n for pair in node.value for n in pair]
     if isinstance(node, yaml.SequenceNode):

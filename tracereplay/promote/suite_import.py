@@ -143,7 +143,7 @@ def _check_case_ids(
 ) -> None:
     """A case id the file gives must not belong to a case of another suite."""
     ids = [p.case.id for p in parsed.cases if p.id_given]
-    if not ids:
+    if not ids or not _cases_elsewhere(store, suite_id):
         return
     rows = store.con.execute(
         "SELECT c.case_id, s.name FROM eval_cases c JOIN eval_suites s USING (suite_id)"
@@ -156,6 +156,15 @@ def _check_case_ids(
             problems.append(
                 _at(parsed, (*p.path, "id"), f"belongs to a case of suite '{elsewhere[p.case.id]}'")
             )
+
+
+def _cases_elsewhere(store: Store, suite_id: str) -> bool:
+    """Whether the store holds cases of another suite: when not (a new store, or a store of
+    this suite only), no id can clash and the file's ids are not sent to the store."""
+    rows = store.con.execute(
+        "SELECT EXISTS (SELECT 1 FROM eval_cases WHERE suite_id <> ?)", [suite_id]
+    ).fetchall()
+    return bool(rows[0][0])
 
 
 def _match_cases(parsed: list[ParsedCase], stored: list[EvalCase], suite_id: str) -> list[EvalCase]:
@@ -260,6 +269,7 @@ def read_import_file(
     )
     if isinstance(out, foreign.ImportedRuns):
         return FileImport(runs=out.runs, format=kind, notes=out.notes)
+    out.parsed.data = data
     return FileImport(parsed=out.parsed, format=kind, notes=out.notes)
 
 
