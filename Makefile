@@ -47,7 +47,9 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	sh tests/report/ensure_chromium.sh
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 4 --dist loadfile --durations=20
+	# bytecode written (whatever the shell says): the suite starts hundreds of interpreters, and
+	# each would compile tracereplay again, each worker its test modules' assertion rewrites
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -p no:cacheprovider -n 4 --dist loadfile --durations=20
 
 lint: $(STAMP)
 	$(BIN)/ruff format .
