@@ -17,6 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from tracereplay.cli.app import app
+
 HERE = Path(__file__).parent
 FIXTURES = HERE.parent / "fixtures" / "otlp"
 SUITE = "weather"
@@ -38,6 +42,24 @@ def tracereplay(db: Path, *args: str, env: dict[str, str] | None = None, check: 
         timeout=120,
     )
     if check and proc.returncode not in (0, 1):  # eval exits 1 when a case does not pass
+        raise AssertionError(f"tracereplay {' '.join(args)} -> {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+def tracereplay_here(db: Path, *args: str, env: dict[str, str] | None = None,
+                     check: bool = True, input: str | None = None,
+                     ) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    """``tracereplay --db DB ...`` in this process (typer's CliRunner), as ``tracereplay`` gives
+    it, for tests of what a command does rather than of its process: no interpreter and imports
+    to pay for each call. An exception out of the command (the console script's "internal
+    error") is raised."""
+    result = CliRunner().invoke(
+        app, ["--db", str(db), *args], input=input, env={"COLUMNS": "200", **(env or {})}
+    )
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    proc = subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+    if check and proc.returncode not in (0, 1):
         raise AssertionError(f"tracereplay {' '.join(args)} -> {proc.returncode}: {proc.stderr}")
     return proc
 
