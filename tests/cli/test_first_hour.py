@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sql_pipeline import tracereplay_here
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
@@ -32,11 +33,11 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-def tr(db: Path | str, *args: str, width: int = 80):
-    env = {**os.environ, "COLUMNS": str(width)}
-    env.pop("TRACEREPLAY_DB", None)
-    return subprocess.run([str(BIN / "tracereplay"), "--db", str(db), *args], capture_output=True,
-                          text=True, env=env)  # fmt: skip
+def tr(db: Path | str, *args: str, width: int = 80) -> subprocess.CompletedProcess[str]:
+    """``tracereplay --db DB ARGS`` in a terminal ``width`` columns wide, in this process: what
+    these tests read is the command's output, not its process."""
+    env = {"COLUMNS": str(width), "TRACEREPLAY_DB": None}
+    return tracereplay_here(Path(db), *args, env=env, check=False)
 
 
 def test_runs_lists_live_runs_unless_kind_says_otherwise(demo_db: Path) -> None:
