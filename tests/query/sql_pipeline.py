@@ -46,15 +46,17 @@ def tracereplay(db: Path, *args: str, env: dict[str, str] | None = None, check: 
     return proc
 
 
-def tracereplay_here(db: Path, *args: str, env: dict[str, str | None] | None = None,
+def tracereplay_here(db: Path | str, *args: str, env: dict[str, str | None] | None = None,
                      check: bool = True, input: str | None = None,
                      ) -> subprocess.CompletedProcess[str]:  # fmt: skip
-    """``tracereplay --db DB ...`` in this process (typer's CliRunner), as ``tracereplay`` gives
-    it, for tests of what a command does rather than of its process: no interpreter and imports
-    to pay for each call. ``env`` is set (a None value unset) while the command runs. An
-    exception out of the command (the console script's "internal error") is raised."""
+    """``tracereplay --db DB ...`` (``--store`` for a URL) in this process (typer's CliRunner),
+    as ``tracereplay`` gives it, for tests of what a command does rather than of its process:
+    no interpreter and imports to pay for each call. ``env`` is set (a None value unset) while
+    the command runs. An exception out of the command (the console script's "internal error")
+    is raised."""
+    flag = "--store" if "://" in str(db) else "--db"
     result = CliRunner().invoke(
-        app, ["--db", str(db), *args], input=input, env={"COLUMNS": "200", **(env or {})}
+        app, [flag, str(db), *args], input=input, env={"COLUMNS": "200", **(env or {})}
     )
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
