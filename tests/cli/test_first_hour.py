@@ -4,12 +4,11 @@ and `diff` by label, `--last` and `suite@N`."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from demo_store import demo_copy
 from sql_pipeline import tracereplay_here
 from typer.testing import CliRunner
 
@@ -17,20 +16,14 @@ from tracereplay.cli.app import app
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo's store: five live runs, a suite, eval runs labelled recorded, v1, v2, v2-fifo."""
-    db = tmp_path_factory.mktemp("demo") / "tracereplay.duckdb"
-    env = {**os.environ, "BIN": str(BIN)}
-    env.pop("TRACEREPLAY_DB", None)
-    subprocess.run(["sh", "examples/demo_eval.sh", str(db)], cwd=ROOT, check=True,
-                   capture_output=True, env=env)  # fmt: skip
-    return db
+    """The demo's store: five live runs, a suite, eval runs labelled recorded, v1, v2, v2-fifo
+    (a copy of the one examples/demo_eval.sh makes once per session)."""
+    return demo_copy(tmp_path_factory)
 
 
 def tr(db: Path | str, *args: str, width: int = 80) -> subprocess.CompletedProcess[str]:

@@ -14,16 +14,14 @@ they check is the command's parsing and behaviour, not the process; the demo's o
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import subprocess
-import sys
 import traceback
 from pathlib import Path
 
 import duckdb
 import pytest
+from demo_store import demo_copy
 from doc_blocks import code_blocks
 from typer.testing import CliRunner, Result
 
@@ -31,7 +29,6 @@ from tracereplay.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-BIN = Path(sys.executable).parent
 #: commands that would wait or need the reader's own agent or files: their options are checked
 #: with --help instead of running them
 ONLY_PARSED = ("serve", "ui", "ingest", "eval", "replay", "sql", "export", "report", "store")
@@ -64,20 +61,8 @@ def _command_lines() -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("demo")
-    db = work / "tracereplay.duckdb"
-    env = {**os.environ, "BIN": str(BIN)}
-    env.pop("TRACEREPLAY_DB", None)
-    subprocess.run(
-        [str(BIN / "python"), "examples/weather_agent/demo.py", "--db", str(db)],
-        cwd=ROOT, check=True, capture_output=True, env=env,
-    )  # fmt: skip
-    subprocess.run(
-        ["sh", "examples/demo_eval.sh", str(db)], cwd=ROOT, check=True, capture_output=True, env=env
-    )
-    listed = _tracereplay(db, "runs")
-    assert listed.exit_code == 0, listed.output
-    return db
+    """A copy of the demo's store (``make demo``'s steps, run once per session)."""
+    return demo_copy(tmp_path_factory)
 
 
 def _tracereplay(db: Path, *args: str) -> Result:
