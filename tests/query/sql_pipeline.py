@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from made_once import copy_made_once
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
@@ -83,9 +84,12 @@ def build(directory: Path) -> Path:
 
 
 def pipeline_store(tmp_path_factory) -> Path:  # noqa: ANN001 - pytest's TempPathFactory
-    """The session's pipeline store (built on first use), copied so a test may not spoil it."""
+    """The session's pipeline store: built once for every worker (``made_once``: ~7 s of CLI
+    runs), copied once per process (whose tests only read it; ``private_copy`` for a test that
+    writes)."""
     if "db" not in _built:
-        _built["db"] = build(tmp_path_factory.mktemp("pipeline"))
+        folder = copy_made_once(tmp_path_factory, "pipeline", build)
+        _built["db"] = folder / "pipeline.duckdb"
     return _built["db"]
 
 
