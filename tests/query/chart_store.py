@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from drift_store import SUITE, WEATHER, drift_store
+from made_once import copy_made_once
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans
 from sql_pipeline import tracereplay
@@ -62,7 +63,15 @@ def build(directory: Path, source: Path) -> tuple[Path, str]:
 
 
 def chart_store(tmp_path_factory) -> tuple[Path, str]:  # noqa: ANN001 - pytest's TempPathFactory
+    """The session's store (built once for every worker: ``made_once``; copied once per
+    process) and the suite's latest eval run id."""
     if "db" not in _built:
         source, _ = drift_store(tmp_path_factory)
-        _built["db"] = build(tmp_path_factory.mktemp("charts"), source)
+        folder = copy_made_once(tmp_path_factory, "charts", lambda into: build(into, source))
+        db = folder / "charts.duckdb"
+        with open_store(db) as store:
+            [(latest,)] = store.con.execute(
+                "SELECT eval_run_id FROM eval_runs ORDER BY started_at DESC LIMIT 1"
+            ).fetchall()
+        _built["db"] = (db, latest)
     return _built["db"]
