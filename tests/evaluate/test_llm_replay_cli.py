@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from offline_store import offline_store
 from sql_pipeline import tracereplay_here
 
 from tracereplay.ingest import open_store
@@ -46,30 +47,8 @@ OFFLINE = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}  # no API key; nothing li
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store with the example agent's three runs (recorded against the scripted model) in
-    suite ``weather-offline``."""
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        import scripted_server
-    finally:
-        sys.path.remove(str(EXAMPLE))
-    db = tmp_path_factory.mktemp("offline") / "store.duckdb"
-    server, url = scripted_server.start()
-    try:
-        made = subprocess.run(
-            [sys.executable, str(EXAMPLE / "openai_agent.py"), "--db", str(db)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=_env(OPENAI_BASE_URL=url, OPENAI_API_KEY="demo"),
-        )
-        assert made.returncode == 0, made.stdout + made.stderr
-    finally:
-        server.shutdown()
-    promoted = tracereplay_here(
-        db, "promote", "--where", "agent_name = 'weather_openai'", "--suite", "weather-offline"
-    )
-    assert promoted.returncode == 0, promoted.stdout + promoted.stderr
-    return db
+    suite ``weather-offline`` (a copy of the session's: ``offline_store``)."""
+    return offline_store(tmp_path_factory)
 
 
 def eval_json(db: Path, tmp: Path, *args: str) -> tuple[int, dict[str, Any], str]:
