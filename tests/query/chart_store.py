@@ -18,7 +18,7 @@ from drift_store import SUITE, WEATHER, drift_store
 from made_once import copy_made_once
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans
-from sql_pipeline import tracereplay
+from sql_pipeline import tracereplay, tracereplay_here
 from synth import _kv, trace_spans
 
 from tracereplay.ingest import open_store
@@ -50,11 +50,11 @@ def build(directory: Path, source: Path) -> tuple[Path, str]:
     db = directory / "charts.duckdb"
     shutil.copyfile(source, db)
     path = os.pathsep.join([str(WEATHER), os.environ.get("PYTHONPATH", "")])
-    tracereplay(db, "eval", SUITE, "--label", "recorded")
+    tracereplay_here(db, "eval", SUITE, "--label", "recorded")
     tracereplay(db, "eval", SUITE, "--agent", "eval_agent:answer", "--label", "v1",
                 env={"PYTHONPATH": path})  # fmt: skip
     _synthetic_days(directory / "days.pb")
-    tracereplay(db, "ingest", str(directory / "days.pb"))
+    tracereplay_here(db, "ingest", str(directory / "days.pb"))
     with open_store(db) as store:
         [(latest,)] = store.con.execute(
             "SELECT eval_run_id FROM eval_runs ORDER BY started_at DESC LIMIT 1"

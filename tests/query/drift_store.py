@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from made_once import copy_made_once
-from sql_pipeline import tracereplay
+from sql_pipeline import tracereplay, tracereplay_here
 
 from tracereplay.ingest import open_store
 
@@ -38,7 +38,7 @@ def build(directory: Path) -> tuple[Path, str]:
         check=True, capture_output=True, env=env, timeout=120,
     )  # fmt: skip
     good = "status = 'success' AND kind = 'live' AND agent_name = 'weather_agent'"
-    tracereplay(db, "promote", "--where", good, "--suite", SUITE)
+    tracereplay_here(db, "promote", "--where", good, "--suite", SUITE)
     path = os.pathsep.join([str(WEATHER), os.environ.get("PYTHONPATH", "")])
     tracereplay(db, "eval", SUITE, "--agent", "eval_agent:answer_v2", "--label", "v2",
                 env={"PYTHONPATH": path})  # fmt: skip

@@ -71,10 +71,11 @@ def build(directory: Path) -> Path:
     """Fill ``directory/pipeline.duckdb`` (see the module docstring) and return its path."""
     db = directory / "pipeline.duckdb"
     files = sorted(str(p) for p in FIXTURES.glob("generated-*"))
-    tracereplay(db, "ingest", *files)
-    tracereplay(db, "promote", "--where", "parent_run_id IS NULL", "--suite", SUITE)
-    tracereplay(db, "eval", SUITE, "--label", "v1")
-    tracereplay(db, "eval", SUITE, "--label", "v2", "--repeat", "2")
+    # in this process, but for the replay (its agent processes start from a CLI of their own)
+    tracereplay_here(db, "ingest", *files)
+    tracereplay_here(db, "promote", "--where", "parent_run_id IS NULL", "--suite", SUITE)
+    tracereplay_here(db, "eval", SUITE, "--label", "v1")
+    tracereplay_here(db, "eval", SUITE, "--label", "v2", "--repeat", "2")
     tracereplay(
         db, "eval", SUITE, "--label", "v3", "--agent", "sql_agents:flaky",
         "--tool-match", "fifo", "--repeat", "2", "--concurrency", "1",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from sql_pipeline import tracereplay as tracereplay_process
 from sql_pipeline import tracereplay_here as tracereplay
 from typer.testing import CliRunner
 
@@ -122,7 +123,9 @@ def test_a_failing_query_leaves_no_file(db: Path, tmp_path: Path) -> None:
 def test_table_fits_a_narrow_terminal(db: Path) -> None:
     numbers = ", ".join(f"{i} AS column_{i}" for i in range(12))
     query = f"SELECT 'first' AS name, repeat('long text ', 20) AS description, {numbers}"
-    proc = tracereplay(db, "sql", query, env={"COLUMNS": "60"})
+    # in a process of its own: the width is its terminal's (in this process, the CLI's console
+    # is shared with every command the worker ran before)
+    proc = tracereplay_process(db, "sql", query, env={"COLUMNS": "60"})
     table, note = proc.stdout.splitlines()[:-1], proc.stdout.splitlines()[-1]
     assert all(len(line) <= 60 for line in table), table
     assert "first" in table[2] and "long text" in table[2] and "…" in table[2]
