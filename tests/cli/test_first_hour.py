@@ -10,33 +10,38 @@ import sys
 from pathlib import Path
 
 import pytest
+from demo_store import demo_copy
+from sql_pipeline import tracereplay_here
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo's store: five live runs, a suite, eval runs labelled recorded, v1, v2, v2-fifo."""
-    db = tmp_path_factory.mktemp("demo") / "tracereplay.duckdb"
-    env = {**os.environ, "BIN": str(BIN)}
-    env.pop("TRACEREPLAY_DB", None)
-    subprocess.run(["sh", "examples/demo_eval.sh", str(db)], cwd=ROOT, check=True,
-                   capture_output=True, env=env)  # fmt: skip
-    return db
+    """The demo's store: five live runs, a suite, eval runs labelled recorded, v1, v2, v2-fifo
+    (a copy of the one examples/demo_eval.sh makes once per session)."""
+    return demo_copy(tmp_path_factory)
 
 
-def tr(db: Path | str, *args: str, width: int = 80):
+def tr(db: Path | str, *args: str, width: int = 80) -> subprocess.CompletedProcess[str]:
+    """``tracereplay --db DB ARGS`` in a terminal ``width`` columns wide (a process of its own:
+    the width is its terminal's)."""
     env = {**os.environ, "COLUMNS": str(width)}
     env.pop("TRACEREPLAY_DB", None)
     return subprocess.run([str(BIN / "tracereplay"), "--db", str(db), *args], capture_output=True,
                           text=True, env=env)  # fmt: skip
+
+
+def tr_here(db: Path | str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``tracereplay --db DB ARGS`` in this process, for what does not depend on the width
+    (errors, exit codes, files made): no interpreter to start for each."""
+    return tracereplay_here(Path(db), *args, env={"TRACEREPLAY_DB": None}, check=False)
 
 
 def test_runs_lists_live_runs_unless_kind_says_otherwise(demo_db: Path) -> None:
@@ -82,7 +87,7 @@ def test_a_store_that_does_not_exist_is_an_error_and_nothing_is_created(
     tmp_path: Path, command: list[str]
 ) -> None:
     for db in (tmp_path / "no" / "such" / "dir" / "x.duckdb", tmp_path / "typo.duckdb"):
-        done = tr(db, *command)
+        done = tr_here(db, *command)
         assert done.returncode == 2
         assert (
             done.stderr.startswith("error: no tracereplay store at ")
@@ -94,10 +99,10 @@ def test_a_store_that_does_not_exist_is_an_error_and_nothing_is_created(
 def test_commands_that_write_create_the_store(tmp_path: Path) -> None:
     db = tmp_path / "new" / "s.duckdb"
     db.parent.mkdir()
-    done = tr(db, "suite", "create", "weather")
+    done = tr_here(db, "suite", "create", "weather")
     assert done.returncode == 0, done.stderr
     assert db.exists()
-    assert tr(db, "runs").returncode == 0
+    assert tr_here(db, "runs").returncode == 0
 
 
 @pytest.mark.parametrize(

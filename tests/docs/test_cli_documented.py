@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from pathlib import Path
@@ -45,7 +46,10 @@ def test_every_command_and_option_is_documented() -> None:
     assert not missing, "not documented in docs/: " + ", ".join(sorted(missing))
 
 
+@functools.cache
 def _help(path: str, columns: int) -> str:
+    """``tracereplay PATH --help`` at ``columns``: rendered once per test module (most of this
+    module's cost), whichever tests read it."""
     from typer.testing import CliRunner
 
     args = [*path.split(), "--help"]

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from offline_store import offline_store
 
 from tracereplay.ingest import open_store
 
@@ -58,23 +59,8 @@ def _scripted_server():  # noqa: ANN202 - the example's module
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("modes-docs") / "tracereplay.duckdb"
-    server, url = _scripted_server().start()
-    try:
-        subprocess.run(
-            [sys.executable, str(EXAMPLE / "openai_agent.py"), "--db", str(db)],
-            check=True, capture_output=True, timeout=300,
-            env=_env(OPENAI_BASE_URL=url, OPENAI_API_KEY="demo"),
-        )  # fmt: skip
-    finally:
-        server.shutdown()
-    where = "agent_name = 'weather_openai' AND kind = 'live'"
-    subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", str(db), "promote", "--where", where,
-         "--suite", "weather-offline"],
-        check=True, capture_output=True, timeout=120, env=_env(),
-    )  # fmt: skip
-    return db
+    """Suite ``weather-offline`` as examples/demo_offline.sh makes it (a copy of the session's)."""
+    return offline_store(tmp_path_factory)
 
 
 def test_every_mode_has_a_worked_example() -> None:

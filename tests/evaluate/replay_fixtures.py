@@ -3,12 +3,16 @@ the test agents (``agents/replay_agents.py``) promoted into a suite, and CLI hel
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from typer.testing import CliRunner
 
+import tracereplay
 from tracereplay.cli.app import app
 from tracereplay.ingest import open_store
 
@@ -29,11 +33,44 @@ def cli(db: Path, *args: str) -> Any:
     return runner.invoke(app, ["--db", str(db), *args])
 
 
+#: the stores ``make_suite`` made in this process, by (cities, suite, agent): copied, not made again
+_MADE: dict[tuple[tuple[str, ...], str, str], Path] = {}
+_MADE_DIR: list[Path] = []
+
+
 def make_suite(
     db: Path, cities: list[str] | None = None, suite: str = "weather", agent: str = "weather"
 ) -> None:
-    """Record the reference agent live for each city, then promote every run into ``suite``."""
+    """Record the reference agent live for each city, then promote every run into ``suite``.
+
+    The first call for these cities, suite and agent in this process records and promotes; the
+    later ones copy that store to ``db`` (a test file asks for the same store in each test: 0.3 s
+    of recording and promotion each) and point the SDK at ``db`` as recording does."""
     chosen = cities if cities is not None else CITIES[:3]
+    key = (tuple(chosen), suite, agent)
+    made = _MADE.get(key)
+    if made is not None:
+        _copy_store(made, db)
+        tracereplay.configure(service_name="replay-tests", db=str(db))
+        return
+    _record_suite(db, chosen, suite, agent)
+    if not _MADE_DIR:
+        _MADE_DIR.append(Path(tempfile.mkdtemp(prefix="replay-suites-")))
+        atexit.register(shutil.rmtree, _MADE_DIR[0], True)
+    made = _MADE_DIR[0] / f"{len(_MADE)}.duckdb"
+    _copy_store(db, made)
+    _MADE[key] = made
+
+
+def _copy_store(source: Path, target: Path) -> None:
+    """The store file (and its WAL, if any) at ``target``."""
+    shutil.copyfile(source, target)
+    wal = source.with_name(source.name + ".wal")
+    if wal.exists():
+        shutil.copyfile(wal, target.with_name(target.name + ".wal"))
+
+
+def _record_suite(db: Path, chosen: list[str], suite: str, agent: str) -> None:
     if agent == "weather_async":
         replay_agents.record_async(str(db), [query(c) for c in chosen])
     else:

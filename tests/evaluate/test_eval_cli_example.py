@@ -1,32 +1,23 @@
 """The evaluation demo (``examples/demo_eval.sh``, the end of ``make demo``) runs as documented:
-it fails itself unless replaying the changed agent regresses exactly the forecast case."""
+it fails itself unless replaying the changed agent regresses exactly the forecast case. The
+script's run is the session's demo store (``demo_store``: run once, as ``make demo`` runs it,
+for every test that reads that store)."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from demo_store import demo_copy, demo_output
 
 
 @pytest.mark.skipif(shutil.which("sh") is None, reason="needs a POSIX shell")
 @pytest.mark.slow
-def test_demo_eval_script_shows_the_regression(tmp_path: Path) -> None:
-    db = tmp_path / "demo" / "tracereplay.duckdb"
-    env = {**os.environ, "BIN": str(Path(sys.executable).parent)}
-    env.pop("TRACEREPLAY_DB", None)
-    done = subprocess.run(
-        ["sh", str(ROOT / "examples" / "demo_eval.sh"), str(db)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "Regressed 1" in done.stdout and "Unchanged 2" in done.stdout
+def test_demo_eval_script_shows_the_regression(tmp_path_factory: pytest.TempPathFactory) -> None:
+    db = demo_copy(tmp_path_factory)  # the script exited 0, or this fails with its output
+    stdout = demo_output(tmp_path_factory)
+    assert "Regressed 1" in stdout and "Unchanged 2" in stdout
     v1 = json.loads((db.parent / "eval-v1.json").read_text())
     v2 = json.loads((db.parent / "eval-v2.json").read_text())
     assert [c["status"] for c in v1["cases"]] == ["PASSED"] * 3

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from offline_store import offline_store
+from sql_pipeline import tracereplay_here
 
 from tracereplay.ingest import open_store
 
@@ -45,30 +47,8 @@ OFFLINE = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}  # no API key; nothing li
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store with the example agent's three runs (recorded against the scripted model) in
-    suite ``weather-offline``."""
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        import scripted_server
-    finally:
-        sys.path.remove(str(EXAMPLE))
-    db = tmp_path_factory.mktemp("offline") / "store.duckdb"
-    server, url = scripted_server.start()
-    try:
-        made = subprocess.run(
-            [sys.executable, str(EXAMPLE / "openai_agent.py"), "--db", str(db)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=_env(OPENAI_BASE_URL=url, OPENAI_API_KEY="demo"),
-        )
-        assert made.returncode == 0, made.stdout + made.stderr
-    finally:
-        server.shutdown()
-    promoted = cli(
-        db, "promote", "--where", "agent_name = 'weather_openai'", "--suite", "weather-offline"
-    )
-    assert promoted.returncode == 0, promoted.stdout + promoted.stderr
-    return db
+    suite ``weather-offline`` (a copy of the session's: ``offline_store``)."""
+    return offline_store(tmp_path_factory)
 
 
 def eval_json(db: Path, tmp: Path, *args: str) -> tuple[int, dict[str, Any], str]:
@@ -133,9 +113,9 @@ def test_strict_matching_makes_the_drifting_cases_errors(recorded: Path, tmp_pat
 
 
 def test_llm_options_need_a_replay(recorded: Path) -> None:
-    result = cli(recorded, "eval", "weather-offline", "--llm", "recorded")
+    result = tracereplay_here(recorded, "eval", "weather-offline", "--llm", "recorded", check=False)
     assert result.returncode == 2 and "--llm and --llm-match apply to replay" in result.stderr
-    result = cli(
+    result = tracereplay_here(
         recorded,
         "eval",
         "weather-offline",
@@ -143,6 +123,7 @@ def test_llm_options_need_a_replay(recorded: Path) -> None:
         "openai_agent:answer",
         "--llm-match",
         "strict",
+        check=False,
     )
     assert result.returncode == 2 and "--llm-match applies to --llm recorded" in result.stderr
 
@@ -195,7 +176,7 @@ def test_a_fork_answers_n_calls_from_the_recording_and_sends_the_rest_live(
     assert "fork at LLM call 1: call 1 answered from the recording, 1 live from call 2" in output
     assert "prompt drift: LLM call 2 (live): model: recorded scripted-weather-1" in output
     run_id = doc["cases"][0]["repetitions"][0]["run_id"]
-    shown = cli(recorded, "show", run_id)
+    shown = tracereplay_here(recorded, "show", run_id)
     assert shown.returncode == 0, shown.stderr
     text = " ".join(shown.stdout.split())
     assert "fork at LLM call 1: the recording answered the calls above" in text
@@ -221,8 +202,15 @@ def test_the_live_part_of_a_fork_really_calls_the_model(recorded: Path, tmp_path
 
 
 def test_llm_until_needs_recorded_llm(recorded: Path) -> None:
-    result = cli(
-        recorded, "eval", "weather-offline", "--agent", "openai_agent:answer", "--llm-until", "1"
+    result = tracereplay_here(
+        recorded,
+        "eval",
+        "weather-offline",
+        "--agent",
+        "openai_agent:answer",
+        "--llm-until",
+        "1",
+        check=False,
     )
     assert result.returncode == 2 and "--llm-until applies to --llm recorded" in result.stderr
 
@@ -252,13 +240,17 @@ def test_replay_one_run_without_promoting_it(recorded: Path, tmp_path: Path) -> 
         )[0]
     assert counts == {"cases": 1, "results": 2}
     replay_run = doc["cases"][0]["repetitions"][0]["run_id"]
-    assert cli(recorded, "show", replay_run).returncode == 0
+    assert tracereplay_here(recorded, "show", replay_run).returncode == 0
 
 
 def test_replay_bad_input_is_one_line(recorded: Path) -> None:
-    result = cli(recorded, "replay", "nosuchrun", "--agent", "openai_agent:answer")
+    result = tracereplay_here(
+        recorded, "replay", "nosuchrun", "--agent", "openai_agent:answer", check=False
+    )
     assert result.returncode != 0 and "Traceback" not in result.stderr
-    result = cli(recorded, "replay", "x", "--agent", "openai_agent:answer", "--llm-until", "1")
+    result = tracereplay_here(
+        recorded, "replay", "x", "--agent", "openai_agent:answer", "--llm-until", "1", check=False
+    )
     assert result.returncode == 2 and "--llm-until applies to --llm recorded" in result.stderr
 
 
@@ -311,7 +303,7 @@ def test_tools_run_live_against_recorded_decisions_show_tool_result_drift(
     assert "tool-result drift: get_weather (round 1):" in output
     assert "LLM call 2: the recording no longer answers this decision" in output
     replay_run = doc["cases"][0]["repetitions"][0]["run_id"]
-    shown = cli(recorded, "show", replay_run)
+    shown = tracereplay_here(recorded, "show", replay_run)
     assert "tool-result drift" in " ".join(shown.stdout.split()), shown.stdout
 
 

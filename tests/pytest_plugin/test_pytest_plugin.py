@@ -12,9 +12,12 @@ import sys
 import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from tracereplay.cli.app import app
 from tracereplay.ingest import open_store
 
 pytestmark = pytest.mark.slow
@@ -75,21 +78,18 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         timeout=120,
     )
-    promoted = subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", "evals/tracereplay.duckdb", "promote", "--where",
-         "kind = 'live'", "--suite", "weather"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert promoted.returncode == 0, promoted.stderr
+    promoted = _cli_here(root, "promote", "--where", "kind = 'live'", "--suite", "weather")
+    assert promoted.exit_code == 0, promoted.output
     (root / "marks.txt").write_text("")
     return root
 
 
 def _env(root: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "TRACEREPLAY_"))}
-    # a user's project has no Hypothesis: its plugin, installed here for our own tests, costs
-    # each pytest start (and each xdist worker) of the sample project 0.6 s of imports
-    env.update(PYTEST_ADDOPTS="-p no:hypothesispytest")
+    # a user's project has neither Hypothesis nor anyio (our test and UI extras bring them):
+    # their plugins cost each pytest start (and each xdist worker) of the sample project 0.6 s
+    # and 0.35 s of imports
+    env.update(PYTEST_ADDOPTS="-p no:hypothesispytest -p no:anyio")
     env.update(LIVE_MARKS=str(root / "marks.txt"), PYTHONPATH=str(root), **extra)
     return env
 
@@ -114,16 +114,16 @@ REPLAY = ["--tracereplay", "weather", "--tracereplay-db", "evals/tracereplay.duc
 AGENT_OPT = ["--tracereplay-agent", "my_agent:answer"]
 
 
-def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", "evals/tracereplay.duckdb", *args],
-        cwd=root, env=_env(root), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+def _cli_here(root: Path, *args: str) -> Any:
+    """``tracereplay --db ... ARGS`` in this process, for the steps that are not about the
+    plugin (promote, a recorded eval, diff, suite create): no interpreter to start for each."""
+    return CliRunner().invoke(app, ["--db", str(root / "evals/tracereplay.duckdb"), *args])
 
 
 def test_each_case_is_an_item_replayed_airtight_and_stored_as_one_eval_run(project: Path) -> None:
-    cli_eval = _cli(project, "eval", "weather", "--agent", "my_agent:answer")
-    assert cli_eval.returncode == 0, cli_eval.stdout + cli_eval.stderr
+    # an eval run of `tracereplay eval` (recorded mode, in this process) for diff to compare with
+    cli_eval = _cli_here(project, "eval", "weather")
+    assert cli_eval.exit_code == 0, cli_eval.output
     before = len(_eval_runs(project))
     done = pytest_in(project, *REPLAY, *AGENT_OPT, "-v")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -139,8 +139,8 @@ def test_each_case_is_an_item_replayed_airtight_and_stored_as_one_eval_run(proje
     )  # fmt: skip
     assert f"eval run {last['eval_run_id']}" in done.stdout  # the terminal summary names it
     # the stored eval run is what `tracereplay eval` stores: diff compares the two
-    diffed = _cli(project, "diff", "--last", "--suite", "weather")
-    assert diffed.returncode == 0, diffed.stdout + diffed.stderr
+    diffed = _cli_here(project, "diff", "--last", "--suite", "weather")
+    assert diffed.exit_code == 0, diffed.output
     assert "regressed" in diffed.stdout.lower() and "3" in diffed.stdout
 
 
@@ -158,12 +158,12 @@ def test_a_regressed_case_fails_with_its_verdict_reason_and_response(project: Pa
 
 
 def test_k_selects_cases_by_query_text_seq_and_tag(project: Path) -> None:
-    done = pytest_in(project, *REPLAY, "-k", "rome", "-q")  # recorded mode
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 passed, 2 deselected" in done.stdout
-    assert _eval_runs(project)[-1]["total_cases"] == 1  # only the selected case was evaluated
+    # recorded mode; the query text of case0, the seq of case2 (docs/pytest.md's `-k rome` is
+    # test_the_docs_command_lines_run's)
     done = pytest_in(project, *REPLAY, "-k", "seq2 or paris", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
     assert "2 passed, 1 deselected" in done.stdout, done.stdout
+    assert _eval_runs(project)[-1]["total_cases"] == 2  # only the selected cases were evaluated
 
 
 def test_x_stops_at_the_first_case_that_does_not_pass(project: Path) -> None:
@@ -185,19 +185,6 @@ def test_xdist_workers_make_one_eval_run(project: Path) -> None:
     assert (project / "marks.txt").read_text() == ""
 
 
-def test_the_ini_file_names_suite_agent_and_store(tmp_path: Path, project: Path) -> None:
-    (project / "pytest.ini").write_text(
-        "[pytest]\ntracereplay_suite = weather\ntracereplay_agent = my_agent:answer\n"
-        "tracereplay_db = evals/tracereplay.duckdb\n"
-    )
-    try:
-        done = pytest_in(project, "-q")
-    finally:
-        (project / "pytest.ini").unlink()
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "3 passed" in done.stdout
-
-
 def _drift(root: Path, eval_run_id: str) -> list[dict]:
     with open_store(root / "evals/tracereplay.duckdb") as store:
         rows = store.query_dicts(
@@ -211,11 +198,10 @@ def test_tools_run_live_against_recorded_decisions(project: Path) -> None:
     changed data source is tool-result drift, which a toolResultsMatch check fails on."""
     checks = project / "checks.yaml"
     checks.write_text("- kind: toolResultsMatch\n  mode: json\n")
-    assert (
-        _cli(project, "suite", "create", "weather-tools", "--checks", str(checks)).returncode == 0
-    )
-    promoted = _cli(project, "promote", "--where", "kind = 'live'", "--suite", "weather-tools")
-    assert promoted.returncode == 0, promoted.stderr
+    created = _cli_here(project, "suite", "create", "weather-tools", "--checks", str(checks))
+    assert created.exit_code == 0, created.output
+    promoted = _cli_here(project, "promote", "--where", "kind = 'live'", "--suite", "weather-tools")
+    assert promoted.exit_code == 0, promoted.output
     args = ["--tracereplay", "weather-tools", "--tracereplay-db", "evals/tracereplay.duckdb"]
     live = ["--tracereplay-llm", "recorded", "--tracereplay-live-tools"]
     try:
@@ -236,7 +222,9 @@ def test_tools_run_live_against_recorded_decisions(project: Path) -> None:
         assert '"temp":23' in changed["live_result"].replace(" ", "")
 
 
-def test_a_fork_named_in_the_ini_file(project: Path) -> None:
+def test_the_ini_file_names_suite_agent_store_and_a_fork(project: Path) -> None:
+    """A plain ``pytest`` runs the suite the ini file names, with its agent and store (one run
+    for those keys and the fork's: the fork's assertions need the others to have worked)."""
     (project / "pytest.ini").write_text(
         "[pytest]\ntracereplay_suite = weather\ntracereplay_agent = my_agent:answer\n"
         "tracereplay_db = evals/tracereplay.duckdb\ntracereplay_llm = recorded\n"

@@ -15,9 +15,10 @@ import time
 from pathlib import Path
 
 from drift_store import SUITE, WEATHER, drift_store
+from made_once import copy_made_once
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans
-from sql_pipeline import tracereplay
+from sql_pipeline import tracereplay, tracereplay_here
 from synth import _kv, trace_spans
 
 from tracereplay.ingest import open_store
@@ -49,11 +50,11 @@ def build(directory: Path, source: Path) -> tuple[Path, str]:
     db = directory / "charts.duckdb"
     shutil.copyfile(source, db)
     path = os.pathsep.join([str(WEATHER), os.environ.get("PYTHONPATH", "")])
-    tracereplay(db, "eval", SUITE, "--label", "recorded")
+    tracereplay_here(db, "eval", SUITE, "--label", "recorded")
     tracereplay(db, "eval", SUITE, "--agent", "eval_agent:answer", "--label", "v1",
                 env={"PYTHONPATH": path})  # fmt: skip
     _synthetic_days(directory / "days.pb")
-    tracereplay(db, "ingest", str(directory / "days.pb"))
+    tracereplay_here(db, "ingest", str(directory / "days.pb"))
     with open_store(db) as store:
         [(latest,)] = store.con.execute(
             "SELECT eval_run_id FROM eval_runs ORDER BY started_at DESC LIMIT 1"
@@ -62,7 +63,15 @@ def build(directory: Path, source: Path) -> tuple[Path, str]:
 
 
 def chart_store(tmp_path_factory) -> tuple[Path, str]:  # noqa: ANN001 - pytest's TempPathFactory
+    """The session's store (built once for every worker: ``made_once``; copied once per
+    process) and the suite's latest eval run id."""
     if "db" not in _built:
         source, _ = drift_store(tmp_path_factory)
-        _built["db"] = build(tmp_path_factory.mktemp("charts"), source)
+        folder = copy_made_once(tmp_path_factory, "charts", lambda into: build(into, source))
+        db = folder / "charts.duckdb"
+        with open_store(db) as store:
+            [(latest,)] = store.con.execute(
+                "SELECT eval_run_id FROM eval_runs ORDER BY started_at DESC LIMIT 1"
+            ).fetchall()
+        _built["db"] = (db, latest)
     return _built["db"]

@@ -15,7 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sql_pipeline import tracereplay
+from made_once import copy_made_once
+from sql_pipeline import tracereplay, tracereplay_here
 
 from tracereplay.ingest import open_store
 
@@ -37,7 +38,7 @@ def build(directory: Path) -> tuple[Path, str]:
         check=True, capture_output=True, env=env, timeout=120,
     )  # fmt: skip
     good = "status = 'success' AND kind = 'live' AND agent_name = 'weather_agent'"
-    tracereplay(db, "promote", "--where", good, "--suite", SUITE)
+    tracereplay_here(db, "promote", "--where", good, "--suite", SUITE)
     path = os.pathsep.join([str(WEATHER), os.environ.get("PYTHONPATH", "")])
     tracereplay(db, "eval", SUITE, "--agent", "eval_agent:answer_v2", "--label", "v2",
                 env={"PYTHONPATH": path})  # fmt: skip
@@ -47,7 +48,11 @@ def build(directory: Path) -> tuple[Path, str]:
 
 
 def drift_store(tmp_path_factory) -> tuple[Path, str]:  # noqa: ANN001 - pytest's TempPathFactory
-    """The session's store (built on first use) and its eval run id."""
+    """The session's store (built once for every worker: ``made_once``; copied once per
+    process) and its eval run id."""
     if "db" not in _built:
-        _built["db"] = build(tmp_path_factory.mktemp("drift"))
+        db = copy_made_once(tmp_path_factory, "drift", build) / "drift.duckdb"
+        with open_store(db) as store:
+            [(eval_run_id,)] = store.con.execute("SELECT eval_run_id FROM eval_runs").fetchall()
+        _built["db"] = (db, eval_run_id)
     return _built["db"]

@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from made_once import copy_made_once
 from sql_pipeline import tracereplay
 
 from tracereplay.ingest import open_store
@@ -87,7 +88,9 @@ def build(directory: Path) -> ModesStore:
 
 
 def modes_store(tmp_path_factory) -> ModesStore:  # noqa: ANN001 - pytest's TempPathFactory
-    """The session's store (built on first use)."""
+    """The session's store (built once for every worker: ``made_once``; copied once per
+    process)."""
     if "store" not in _built:
-        _built["store"] = build(tmp_path_factory.mktemp("modes"))
+        db = copy_made_once(tmp_path_factory, "modes", build) / "modes.duckdb"
+        _built["store"] = ModesStore(db, _eval_run(db, "fork"), _eval_run(db, "tools"))
     return _built["store"]

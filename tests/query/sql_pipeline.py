@@ -17,6 +17,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from made_once import copy_made_once
+from typer.testing import CliRunner
+
+from tracereplay.cli.app import app
+
 HERE = Path(__file__).parent
 FIXTURES = HERE.parent / "fixtures" / "otlp"
 SUITE = "weather"
@@ -42,14 +47,35 @@ def tracereplay(db: Path, *args: str, env: dict[str, str] | None = None, check: 
     return proc
 
 
+def tracereplay_here(db: Path | str, *args: str, env: dict[str, str | None] | None = None,
+                     check: bool = True, input: str | None = None,
+                     ) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    """``tracereplay --db DB ...`` (``--store`` for a URL) in this process (typer's CliRunner),
+    as ``tracereplay`` gives it, for tests of what a command does rather than of its process:
+    no interpreter and imports to pay for each call. ``env`` is set (a None value unset) while
+    the command runs. An exception out of the command (the console script's "internal error")
+    is raised."""
+    flag = "--store" if "://" in str(db) else "--db"
+    result = CliRunner().invoke(
+        app, [flag, str(db), *args], input=input, env={"COLUMNS": "200", **(env or {})}
+    )
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    proc = subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+    if check and proc.returncode not in (0, 1):
+        raise AssertionError(f"tracereplay {' '.join(args)} -> {proc.returncode}: {proc.stderr}")
+    return proc
+
+
 def build(directory: Path) -> Path:
     """Fill ``directory/pipeline.duckdb`` (see the module docstring) and return its path."""
     db = directory / "pipeline.duckdb"
     files = sorted(str(p) for p in FIXTURES.glob("generated-*"))
-    tracereplay(db, "ingest", *files)
-    tracereplay(db, "promote", "--where", "parent_run_id IS NULL", "--suite", SUITE)
-    tracereplay(db, "eval", SUITE, "--label", "v1")
-    tracereplay(db, "eval", SUITE, "--label", "v2", "--repeat", "2")
+    # in this process, but for the replay (its agent processes start from a CLI of their own)
+    tracereplay_here(db, "ingest", *files)
+    tracereplay_here(db, "promote", "--where", "parent_run_id IS NULL", "--suite", SUITE)
+    tracereplay_here(db, "eval", SUITE, "--label", "v1")
+    tracereplay_here(db, "eval", SUITE, "--label", "v2", "--repeat", "2")
     tracereplay(
         db, "eval", SUITE, "--label", "v3", "--agent", "sql_agents:flaky",
         "--tool-match", "fifo", "--repeat", "2", "--concurrency", "1",
@@ -59,9 +85,12 @@ def build(directory: Path) -> Path:
 
 
 def pipeline_store(tmp_path_factory) -> Path:  # noqa: ANN001 - pytest's TempPathFactory
-    """The session's pipeline store (built on first use), copied so a test may not spoil it."""
+    """The session's pipeline store: built once for every worker (``made_once``: ~7 s of CLI
+    runs), copied once per process (whose tests only read it; ``private_copy`` for a test that
+    writes)."""
     if "db" not in _built:
-        _built["db"] = build(tmp_path_factory.mktemp("pipeline"))
+        folder = copy_made_once(tmp_path_factory, "pipeline", build)
+        _built["db"] = folder / "pipeline.duckdb"
     return _built["db"]
 
 

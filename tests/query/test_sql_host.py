@@ -1,5 +1,6 @@
 """`tracereplay sql` sees the store and nothing else of the machine unless --host-access, and
-takes its SQL whatever its first characters are: an argument, a file, stdin."""
+takes its SQL whatever its first characters are: an argument, a file, stdin. The commands run
+in this process (the sandbox is the store's DuckDB connection, not the process)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sql_pipeline import tracereplay
+from sql_pipeline import tracereplay_here as tracereplay
 
 from tracereplay.models import AgentResult, Run
 from tracereplay.store import Store

@@ -1,6 +1,8 @@
 """PostgreSQL's spans partitioned by day: made on ingest, by several writers at once, dropped
 by ``prune`` (and the same prune, runs and verdicts as on DuckDB); a 0010 store migrated.
-A real server (``tests/postgres_server.py``), real commands in their own processes."""
+A real server (``tests/postgres_server.py``); the commands under test (prune, and show and eval
+after it) in their own processes, the ingests and promotions that make a history in this one
+(``tracereplay_here``: no interpreter to start for each)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 import psycopg
 import synth
 from postgres_server import pg_server, pg_url  # noqa: F401
+from sql_pipeline import tracereplay_here
 
 from tracereplay.store import Store, schema
 from tracereplay.store.engines.pg_partitions import DAY_NS, partition_name
@@ -34,11 +37,16 @@ def _cli(store: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _here(store: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``tracereplay`` in this process, on a DuckDB file or a PostgreSQL URL."""
+    return tracereplay_here(store, *args, check=False)
+
+
 def _ingest(store: str, tmp: Path, seed: int, count: int, iso: str) -> None:
     (request,) = synth.requests(count, count, seed=seed, t0=_ns(iso))
     path = tmp / f"{seed}-{iso[:10]}.pb"
     path.write_bytes(request.SerializeToString())
-    done = _cli(store, "ingest", str(path))
+    done = _here(store, "ingest", str(path))
     assert done.returncode == 0, done.stderr
 
 
@@ -141,8 +149,8 @@ def _history(store: str, tmp: Path) -> str:
         _ingest(store, tmp, seed, 30, iso)
     with Store.open(store) as s:
         [[run_id]] = s.con.execute("SELECT run_id FROM runs ORDER BY started_at LIMIT 1").fetchall()
-    assert _cli(store, "promote", run_id, "--suite", "kept").returncode == 0
-    assert _cli(store, "eval", "kept").returncode in (0, 1)
+    assert _here(store, "promote", run_id, "--suite", "kept").returncode == 0
+    assert _here(store, "eval", "kept").returncode in (0, 1)
     return run_id
 
 

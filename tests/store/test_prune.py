@@ -1,5 +1,7 @@
 """``tracereplay prune``: old traffic goes, what suites and evals refer to stays, the file
-shrinks. Real store, real commands (promote, eval, check) in their own processes."""
+shrinks. Real store; prune and the commands that read the store after it (show, eval, check) in
+their own processes, the ingests, promotion and eval that make its history in this one
+(``tracereplay_here``: no interpreter to start for each)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import synth
+from sql_pipeline import tracereplay_here
 
 from tracereplay.store import Store
 
@@ -37,13 +40,13 @@ def store_with_history(tmp_path: Path) -> tuple[Path, str]:
         (request,) = synth.requests(count, count, seed=seed, t0=t0)
         path = tmp_path / f"{seed}.pb"
         path.write_bytes(request.SerializeToString())
-        assert _cli(db, "ingest", str(path)).returncode == 0
+        assert tracereplay_here(db, "ingest", str(path)).returncode == 0
     with Store.open(db) as store:
         [[run_id]] = store.con.execute(
             "SELECT run_id FROM runs ORDER BY started_at LIMIT 1"
         ).fetchall()
-    assert _cli(db, "promote", run_id, "--suite", "kept").returncode == 0
-    result = _cli(db, "eval", "kept")
+    assert tracereplay_here(db, "promote", run_id, "--suite", "kept").returncode == 0
+    result = tracereplay_here(db, "eval", "kept")
     assert result.returncode in (0, 1), result.stderr
     return db, run_id
 
