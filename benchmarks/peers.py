@@ -408,9 +408,15 @@ def _import_steps(tmp: Path, text: str, pairs: int, steps: dict[str, float]) -> 
 def ingest(tmp: Path, traces: int) -> dict:
     path = tmp / "traces.otlp.pb"
     spans = ingest_bench.write_file(path, traces)
-    total, _, _ = ingest_bench.in_process(path, tmp / "ingest-a.duckdb", traces)
-    no_runs = ingest_bench.spans_only(path, tmp / "ingest-b.duckdb")
-    return {"spans": spans, "queryable": spans / total, "spans_only": spans / no_runs}
+    total, main_cpu, worker_cpu = ingest_bench.in_process(path, tmp / "ingest-a.duckdb", traces)
+    no_runs, main_bare, worker_bare = ingest_bench.spans_only(path, tmp / "ingest-b.duckdb")
+    return {
+        "spans": spans,
+        "queryable": spans / total,
+        "spans_only": spans / no_runs,
+        # CPU of the whole ingest (this process and the workers) per span: the steadier ratio
+        "cpu_ratio": (main_bare + worker_bare) / (main_cpu + worker_cpu),
+    }
 
 
 # ---------------------------------------------------------------------- the table
@@ -519,8 +525,8 @@ def _ingest_row(tmp: Path, traces: int) -> Row:
         f"batch ingest {got['spans']:,} spans, runs queryable vs spans only",
         f"{got['queryable']:,.0f} spans/s",
         f"spans only {got['spans_only']:,.0f} spans/s",
-        f"{got['queryable'] / got['spans_only']:.2f}x the spans-only rate "
-        "(target 0.6x; 50k spans/s)",
+        f"{got['queryable'] / got['spans_only']:.2f}x the spans-only rate, by CPU"
+        f" {got['cpu_ratio']:.2f}x (target 0.6x; 50k spans/s)",
     )
 
 
