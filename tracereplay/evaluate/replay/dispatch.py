@@ -182,38 +182,48 @@ class Dispatcher:
         seconds (the mean of those done, at least as long as the oldest one running), so the
         cases waiting will take ``waiting * case`` seconds of one process's time (over the
         ``--concurrency`` threads of a process that runs cases side by side). One process
-        more is worth starting for each ``load`` seconds of that."""
+        more is worth starting for each ``load`` seconds of that (``_work_for``)."""
         most = self._most()
-        if most <= 1 or (load := self._load_s()) is None:
-            return most if most <= 1 else 1  # the first one tells what loading costs
+        if most <= 1:
+            return most
+        load = self._load_s()
+        if load is None:
+            return 1  # the first one tells what loading costs
         work = len(self.todo) * self._case_s(now)
-        if self._single():
-            worth = int(work / load)
-        else:
-            worth = 1 + int(work / (self.options.concurrency * load))
-        return max(1, min(most, worth))
+        n = 1
+        while n < most and work >= self._work_for(n, load):
+            n += 1
+        return n
+
+    def _work_for(self, n: int, load: float) -> float:
+        """Seconds of waiting cases (case time x cases) that make an ``n + 1``-th process
+        worth starting when ``n`` run: a process running one case at a time adds a case's
+        worth of room each, the others share ``--concurrency`` threads' worth of it."""
+        return (n + 1) * load if self._single() else n * self.options.concurrency * load
 
     def _load_s(self) -> float | None:
         """Seconds the first process that loaded the agent took (None: none has yet)."""
         loaded = [p.load_s for p in self.live if p.load_s is not None]
         return max(min(loaded), 1e-3) if loaded else None
 
+    def _oldest_start(self) -> float | None:
+        """When the oldest case running was sent (None: none runs)."""
+        return min((t.t0 for p in self.live for t in p.running.values()), default=None)
+
     def _case_s(self, now: float) -> float:
         """Seconds a case takes, as far as can be told yet."""
         mean = self.done_s / self.done_n if self.done_n else 0.0
-        oldest = min((t.t0 for p in self.live for t in p.running.values()), default=now)
-        return max(mean, now - oldest)
+        oldest = self._oldest_start()
+        return max(mean, now - oldest) if oldest is not None else mean
 
     def _next_look(self, now: float) -> float | None:
         """Seconds until the oldest case running, still running, would make one more process
         worth starting (None: no more could be)."""
-        most, load = self._most(), self._load_s()
-        waiting, n = len(self.todo), len(self.live)
-        if load is None or not waiting or n >= most:
+        load, waiting, n = self._load_s(), len(self.todo), len(self.live)
+        oldest = self._oldest_start()
+        if load is None or not waiting or n >= self._most() or oldest is None:
             return None
-        per = (n + 1) * load if self._single() else n * self.options.concurrency * load
-        oldest = min((t.t0 for p in self.live for t in p.running.values()), default=None)
-        return None if oldest is None else max(0.001, oldest + per / waiting - now)
+        return max(0.001, oldest + self._work_for(n, load) / waiting - now)
 
     def _give(self, process: AgentProcess, tasks: list[_Task]) -> None:
         started, t0 = datetime.now(UTC), time.monotonic()
