@@ -20,22 +20,33 @@ from tracereplay.cli.app import app
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "weather_agent"
 
 
-def _make(folder: Path) -> None:
+def scripted_server():  # noqa: ANN201 - the example's module
+    """``examples/weather_agent/scripted_server.py``, the scripted model the demos serve."""
     sys.path.insert(0, str(EXAMPLE))
     try:
         import scripted_server
     finally:
         sys.path.remove(str(EXAMPLE))
-    db = folder / "tracereplay.duckdb"
+    return scripted_server
+
+
+def record_example_agent(db: Path, url: str) -> None:
+    """Run the example's weather agent on the OpenAI client (its three questions) against the
+    model at ``url``, captured into ``db``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TRACEREPLAY"))}
-    server, url = scripted_server.start()
+    made = subprocess.run(
+        [sys.executable, str(EXAMPLE / "openai_agent.py"), "--db", str(db)],
+        capture_output=True, text=True, timeout=300,
+        env={**env, "PYTHONPATH": str(EXAMPLE), "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "demo"},
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout + made.stderr
+
+
+def _make(folder: Path) -> None:
+    db = folder / "tracereplay.duckdb"
+    server, url = scripted_server().start()
     try:
-        made = subprocess.run(
-            [sys.executable, str(EXAMPLE / "openai_agent.py"), "--db", str(db)],
-            capture_output=True, text=True, timeout=300,
-            env={**env, "PYTHONPATH": str(EXAMPLE), "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "demo"},
-        )  # fmt: skip
-        assert made.returncode == 0, made.stdout + made.stderr
+        record_example_agent(db, url)
     finally:
         server.shutdown()
     where = "agent_name = 'weather_openai' AND kind = 'live'"

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from offline_store import offline_store
+from offline_store import offline_store, scripted_server
 
 from tracereplay.ingest import open_store
 
@@ -48,15 +48,6 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def _scripted_server():  # noqa: ANN202 - the example's module
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        import scripted_server
-    finally:
-        sys.path.remove(str(EXAMPLE))
-    return scripted_server
-
-
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Suite ``weather-offline`` as examples/demo_offline.sh makes it (a copy of the session's)."""
@@ -76,7 +67,7 @@ def test_the_worked_example_runs_as_written(store: Path, mode: str) -> None:
         ).fetchall()
     server = url = None
     if mode == "fork":
-        server, url = _scripted_server().start()
+        server, url = scripted_server().start()
     env = _env(TRACEREPLAY_DB=str(store), OPENAI_BASE_URL=url or NOWHERE)
     if url:
         env["OPENAI_API_KEY"] = "demo"

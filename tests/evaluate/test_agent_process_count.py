@@ -14,16 +14,21 @@ from replay_fixtures import AGENTS, make_suite, rows
 from tracereplay.evaluate.replay.agent_process import usable_cores
 
 
-def _eval(db: Path, agent: str, pids: Path, *args: str) -> None:
+def _pids_of_replay(tmp_path: Path, cities: list[str], agent: str) -> list[str]:
+    """Record ``cities``, replay them with ``--agent AGENT --concurrency 4`` (every case must
+    pass) and return the process ids the agent wrote to ``$REPLAY_AGENT_PIDS``."""
+    db, pids = tmp_path / "store.duckdb", tmp_path / "pids"
+    make_suite(db, cities)
     proc = subprocess.run(
         [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
-         "--agent", agent, *args],
+         "--agent", agent, "--concurrency", "4"],
         cwd=AGENTS, capture_output=True, text=True, timeout=120,
         env={**os.environ, "REPLAY_AGENT_PIDS": str(pids)},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     [run] = rows(db, "SELECT passed, total_cases FROM eval_runs")
     assert run["passed"] == run["total_cases"]
+    return pids.read_text().split()
 
 
 @pytest.mark.skipif(usable_cores() < 2, reason="a second process needs a second core")
@@ -33,10 +38,7 @@ def test_a_few_quick_cases_of_an_agent_slow_to_load_run_in_one_process(
     # loading takes a second; the three cases take milliseconds: a second process would only
     # load the agent again
     monkeypatch.chdir(AGENTS)
-    db, pids = tmp_path / "store.duckdb", tmp_path / "pids"
-    make_suite(db, ["Paris", "Rome", "Oslo"])
-    _eval(db, "slow_loading:answer", pids, "--concurrency", "4")
-    started = pids.read_text().split()
+    started = _pids_of_replay(tmp_path, ["Paris", "Rome", "Oslo"], "slow_loading:answer")
     assert len(started) == 4 and len(set(started)) == 1  # one import, three cases
 
 
@@ -47,8 +49,6 @@ def test_many_cases_that_take_cpu_share_the_cores(
     # 60 cases of 50 ms of CPU each (3 s) against an agent that loads in a fraction of that:
     # a process per core
     monkeypatch.chdir(AGENTS)
-    db, pids = tmp_path / "store.duckdb", tmp_path / "pids"
-    make_suite(db, [f"City{i}" for i in range(60)])
-    _eval(db, "replay_agents:weather_taking_a_while", pids, "--concurrency", "4")
-    started = pids.read_text().split()
+    cities = [f"City{i}" for i in range(60)]
+    started = _pids_of_replay(tmp_path, cities, "replay_agents:weather_taking_a_while")
     assert len(started) == 60 and len(set(started)) == min(usable_cores(), 4)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from offline_store import offline_store
+from offline_store import offline_store, scripted_server
 from sql_pipeline import tracereplay_here
 
 from tracereplay.ingest import open_store
@@ -131,12 +131,7 @@ def test_llm_options_need_a_replay(recorded: Path) -> None:
 @pytest.fixture
 def model_url() -> Any:
     """The scripted model serving again: the live part of a fork goes there."""
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        import scripted_server
-    finally:
-        sys.path.remove(str(EXAMPLE))
-    server, url = scripted_server.start()
+    server, url = scripted_server().start()
     yield url
     server.shutdown()
 

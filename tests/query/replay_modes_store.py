@@ -18,12 +18,11 @@ is recorded against the scripted model on loopback, its runs promoted into suite
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from made_once import copy_made_once
+from offline_store import record_example_agent, scripted_server
 from sql_pipeline import tracereplay
 
 from tracereplay.ingest import open_store
@@ -60,21 +59,12 @@ def _eval_run(db: Path, label: str) -> str:
 
 
 def build(directory: Path) -> ModesStore:
-    sys.path.insert(0, str(EXAMPLE))
-    try:
-        import scripted_server
-    finally:
-        sys.path.remove(str(EXAMPLE))
     db = directory / "modes.duckdb"
     checks = directory / "checks.yaml"
     checks.write_text("- kind: toolResultsMatch\n  mode: json\n")
-    server, url = scripted_server.start()
+    server, url = scripted_server().start()
     try:
-        subprocess.run(
-            [sys.executable, str(EXAMPLE / "openai_agent.py"), "--db", str(db)],
-            check=True, capture_output=True, timeout=300,
-            env=_env(OPENAI_BASE_URL=url, OPENAI_API_KEY="demo"),
-        )  # fmt: skip
+        record_example_agent(db, url)
         tracereplay(db, "suite", "create", SUITE, "--checks", str(checks))
         tracereplay(db, "promote", "--where", "agent_name = 'weather_openai'", "--suite", SUITE)
         replay = ("eval", SUITE, "--agent", "changed_data:answer", "--llm", "recorded")
