@@ -6,6 +6,8 @@ from __future__ import annotations
 import atexit
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,15 @@ def query(city: str) -> str:
 def cli(db: Path, *args: str) -> Any:
     """Run ``tracereplay --db db ARGS`` in-process; the result has exit_code, stdout, stderr."""
     return runner.invoke(app, ["--db", str(db), *args])
+
+
+def eval_process(db: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """``tracereplay --db DB eval weather ARGS`` as a user runs it, in a process of its own
+    started in ``agents/`` (``kwargs``: ``env``, ``preexec_fn``); its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather", *args],
+        cwd=AGENTS, capture_output=True, text=True, timeout=120, **kwargs,
+    )  # fmt: skip
 
 
 #: the stores ``make_suite`` made in this process, by (cities, suite, agent): copied, not made again

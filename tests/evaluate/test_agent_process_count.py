@@ -4,12 +4,10 @@ loading the agent again (``dispatch.Dispatcher._processes_wanted``)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from replay_fixtures import AGENTS, make_suite, rows
+from replay_fixtures import AGENTS, eval_process, make_suite, rows
 
 from tracereplay.evaluate.replay.agent_process import usable_cores
 
@@ -19,12 +17,14 @@ def _pids_of_replay(tmp_path: Path, cities: list[str], agent: str) -> list[str]:
     pass) and return the process ids the agent wrote to ``$REPLAY_AGENT_PIDS``."""
     db, pids = tmp_path / "store.duckdb", tmp_path / "pids"
     make_suite(db, cities)
-    proc = subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
-         "--agent", agent, "--concurrency", "4"],
-        cwd=AGENTS, capture_output=True, text=True, timeout=120,
+    proc = eval_process(
+        db,
+        "--agent",
+        agent,
+        "--concurrency",
+        "4",
         env={**os.environ, "REPLAY_AGENT_PIDS": str(pids)},
-    )  # fmt: skip
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     [run] = rows(db, "SELECT passed, total_cases FROM eval_runs")
     assert run["passed"] == run["total_cases"]

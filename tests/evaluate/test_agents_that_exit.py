@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from replay_fixtures import AGENTS, CITIES, make_suite, replay_agents, rows
+from replay_fixtures import AGENTS, CITIES, eval_process, make_suite, replay_agents, rows
 
 pytestmark = pytest.mark.slow
 
@@ -24,11 +24,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_sys_exit_and_os_exit_are_errors_with_the_true_reason(db: Path) -> None:
     # a real process, as a user runs it: os._exit would end a test process too
-    proc = subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
-         "--agent", "replay_agents:exits", "--concurrency", "1"],
-        cwd=AGENTS, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = eval_process(db, "--agent", "replay_agents:exits", "--concurrency", "1")
     assert proc.returncode == 1, proc.stderr  # cases did not pass; the eval itself finished
     assert "Traceback" not in proc.stderr
     [run] = rows(db, "SELECT eval_run_id, status FROM eval_runs")
@@ -100,11 +96,7 @@ def _assert_only_the_crashing_cases_ended(db: Path) -> None:
 
 
 def test_an_agent_that_crashes_the_interpreter_ends_its_case_only(db: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
-         "--agent", "replay_agents:crashes", "--concurrency", "2"],
-        cwd=AGENTS, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = eval_process(db, "--agent", "replay_agents:crashes", "--concurrency", "2")
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     [run] = rows(db, "SELECT status, passed, errored FROM eval_runs")
@@ -122,10 +114,8 @@ def test_a_crash_in_a_process_running_several_cases_ends_only_the_crashing_one(
     # one core: one agent process runs the three cases at once; Paris and Rome end it, each
     # once re-run alone, and Oslo, in the process both times, still passes
     pids = tmp_path / "pids"
-    proc = subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
-         "--agent", "replay_agents:crashes_after_a_while", "--concurrency", "3"],
-        cwd=AGENTS, capture_output=True, text=True, timeout=120,
+    proc = eval_process(
+        db, "--agent", "replay_agents:crashes_after_a_while", "--concurrency", "3",
         env={**os.environ, "REPLAY_AGENT_PIDS": str(pids)},
         preexec_fn=lambda: os.sched_setaffinity(0, [min(os.sched_getaffinity(0))]),
     )  # fmt: skip
@@ -142,10 +132,8 @@ def test_a_case_past_its_timeout_has_its_process_killed(db: Path, tmp_path: Path
 
     pids = tmp_path / "pids"
     t0 = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
-         "--agent", "replay_agents:hang", "--timeout", "1", "--concurrency", "3"],
-        cwd=AGENTS, capture_output=True, text=True, timeout=120,
+    proc = eval_process(
+        db, "--agent", "replay_agents:hang", "--timeout", "1", "--concurrency", "3",
         env={**os.environ, "REPLAY_AGENT_PIDS": str(pids)},
     )  # fmt: skip
     elapsed = time.monotonic() - t0
@@ -165,11 +153,7 @@ def test_a_case_past_its_timeout_has_its_process_killed(db: Path, tmp_path: Path
 
 
 def test_in_process_replay_runs_the_agent_in_the_eval_process(db: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
-         "--agent", "replay_agents:exits", "--concurrency", "1", "--in-process"],
-        cwd=AGENTS, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = eval_process(db, "--agent", "replay_agents:exits", "--concurrency", "1", "--in-process")
     assert proc.returncode == 1, proc.stderr
     reasons = {r["reason"] for r in rows(db, "SELECT reason FROM case_results")}
     assert {"the agent called sys.exit(4)", "the agent called os._exit(3)"} <= reasons
