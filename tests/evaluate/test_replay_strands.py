@@ -48,3 +48,22 @@ def test_cases_at_once_each_run_in_a_process_of_their_own(tmp_path: Path) -> Non
         server.shutdown()
     assert marks == [], "a tool ran for real during replay"
     assert verdicts(doc) == expected, doc["_output"]
+
+
+def test_in_process_cases_take_the_agent_one_at_a_time(tmp_path: Path) -> None:
+    """``--in-process`` has no processes to spread the cases over: with ``--concurrency 4``
+    (and a model slow enough that the cases would overlap) the cases of an agent that keeps
+    its conversation on itself take it one after the other, and every case gives its
+    recorded verdict."""
+    db = tmp_path / "store.duckdb"
+    _, expected = recorded_copy(db, "strands", "native", SHAPES)
+    server, url = fake_openai.start(weather.SCRIPT)
+    server.model.delay_s = 0.3
+    try:
+        doc, marks = replay(
+            db, tmp_path, "strands", "weather_agent", url, "--concurrency", "4", "--in-process"
+        )
+    finally:
+        server.shutdown()
+    assert marks == [], "a tool ran for real during replay"
+    assert verdicts(doc) == expected, doc["_output"]
