@@ -33,35 +33,20 @@ def test_strands_agent_replays_with_the_recorded_verdicts(
     assert tool_error["response"] == "I could not find a city called Atlantis."
 
 
-def test_cases_at_once_each_run_in_a_process_of_their_own(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", [[], ["--in-process"]], ids=["agent-processes", "in-process"])
+def test_cases_at_once_give_the_recorded_verdicts(tmp_path: Path, mode: list[str]) -> None:
     """A strands ``Agent`` keeps its conversation on itself, so two cases on it at once would
     share one: with ``--concurrency 4`` (and a model slow enough that the cases overlap) each
-    agent process takes one case at a time, the eval starts more of them, and every case
-    gives its recorded verdict."""
-    db = tmp_path / "store.duckdb"
-    _, expected = recorded_copy(db, "strands", "native", SHAPES)
-    server, url = fake_openai.start(weather.SCRIPT)
-    server.model.delay_s = 0.3
-    try:
-        doc, marks = replay(db, tmp_path, "strands", "weather_agent", url, "--concurrency", "4")
-    finally:
-        server.shutdown()
-    assert marks == [], "a tool ran for real during replay"
-    assert verdicts(doc) == expected, doc["_output"]
-
-
-def test_in_process_cases_take_the_agent_one_at_a_time(tmp_path: Path) -> None:
-    """``--in-process`` has no processes to spread the cases over: with ``--concurrency 4``
-    (and a model slow enough that the cases would overlap) the cases of an agent that keeps
-    its conversation on itself take it one after the other, and every case gives its
-    recorded verdict."""
+    agent process takes one case at a time and the eval starts more of them; ``--in-process``
+    runs every framework attempt on one event loop, where the adapter's lock lets one case at
+    a time use the object. Either way every case gives its recorded verdict and no tool runs."""
     db = tmp_path / "store.duckdb"
     _, expected = recorded_copy(db, "strands", "native", SHAPES)
     server, url = fake_openai.start(weather.SCRIPT)
     server.model.delay_s = 0.3
     try:
         doc, marks = replay(
-            db, tmp_path, "strands", "weather_agent", url, "--concurrency", "4", "--in-process"
+            db, tmp_path, "strands", "weather_agent", url, "--concurrency", "4", *mode
         )
     finally:
         server.shutdown()
