@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -300,6 +301,26 @@ def weather_taking_a_while(query: str) -> str:
     end = time.process_time() + 0.05
     while time.process_time() < end:  # the CPU a case takes, which a second core shares
         pass
+    return weather(query)
+
+
+#: how many cases were running (across agent processes) as each case started
+RUNNING_AT_START = SharedList("running_at_start")
+
+
+def weather_counting_overlap(query: str) -> str:
+    """``weather`` after ``$REPLAY_AGENT_SLEEP`` seconds (default 0.05) in which the case
+    holds a marker file in ``$REPLAY_AGENT_STATE/running``: as it starts, each case notes how
+    many markers there are, the cases running at that moment (``RUNNING_AT_START``)."""
+    running = Path(os.environ["REPLAY_AGENT_STATE"], "running")
+    running.mkdir(parents=True, exist_ok=True)
+    mine = running / f"{os.getpid()}-{threading.get_ident()}"
+    mine.touch()
+    try:
+        RUNNING_AT_START.append(len(os.listdir(running)))
+        time.sleep(float(os.environ.get("REPLAY_AGENT_SLEEP", "0.05")))
+    finally:
+        mine.unlink()
     return weather(query)
 
 

@@ -17,6 +17,7 @@ They ignore Ctrl-C (the eval decides) and leave when the eval's process is gone.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import multiprocessing
 import os
@@ -98,17 +99,20 @@ class CaseInputs:
 
 
 # ---------------------------------------------------------------------------- child side
-#: a message to an agent process: ("plan", ReplayPlan), ("jobs", [(key, Job, CaseInputs)]),
-#: ("stop",); from it: ("ready", None), ("failed", message), ("results", [(key, CaseRun)])
+#: a message to an agent process: ("plan", ReplayPlan), ("jobs", slots, [task], [task]) (how
+#: many cases the eval counts as running there, the cases to start now, then those to start
+#: as soon as one of its cases ends), ("stop",); from it:
+#: ("ready", one_at_a_time), ("failed", message), ("results", [(key, CaseRun)])
 Task = tuple[int, Job, CaseInputs]
 
 
 def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent: int) -> None:
-    """An agent process: load the agent, then run the attempts the eval sends, each at once
-    in a thread (the main thread first; another is started when a case comes and every one
-    is in a case), until told to stop (or until the eval is gone). Results go back in
-    batches: what finished while the last batch was sent goes in the next, after one flush
-    of the spans of them all."""
+    """An agent process: load the agent, then run the attempts the eval sends, until told to
+    stop (or until the eval is gone). A case to start now runs at once in a thread (the main
+    thread first; another is started when every one is in a case); a case sent ahead waits
+    for the next thread whose case ends, so that no thread waits on the eval between cases.
+    Results go back in batches: what finished while the last batch was sent goes in the
+    next, after one flush of the spans of them all."""
     started_child(parent)  # Ctrl-C is the eval's to handle; leave when the eval is gone
     os.environ.clear()
     os.environ.update(env)  # the fork server's environment may be older than the eval's
@@ -119,20 +123,33 @@ def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent
         conn.send(("failed", message))
         return
     conn.send(("ready", one_at_a_time))  # and whether it takes one case at a time
-    todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()
+    todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()  # what an idle thread takes
+    ahead: collections.deque[Task] = collections.deque()  # what a thread takes when its case ends
     done: queue.SimpleQueue[tuple[int, Job, CaseRun] | None] = queue.SimpleQueue()
     plan: list[ReplayPlan] = []
     workers: list[threading.Thread] = []
-    idle = [1]  # threads not in a case (the main thread, to begin with)
-    lock = threading.Lock()
+    # busy: the threads in a case (of 1 + len(workers)); slots: how many the eval counts as
+    # running here (its last message said), which busy never passes. A thread whose case
+    # ends takes the next one sent ahead; one sent ahead that finds a thread idle starts at
+    # once only within the slots (the idle thread's case ended and the eval has not heard
+    # yet): a thread idle because the eval gave its place to another process stays idle
+    busy, slots = [0], [0]
+    lock = threading.Lock()  # busy, slots and ahead change together
 
     def work() -> None:
-        while (task := todo.get()) is not None:
+        task = todo.get()
+        while task is not None:
             key, job, inputs = task
             result = guarded_attempt(replayer_for(plan[0], job, inputs), job)
             with lock:
-                idle[0] += 1  # before the eval hears of it and sends the next case
+                if ahead and busy[0] <= slots[0]:
+                    task = ahead.popleft()
+                else:
+                    task = None
+                    busy[0] -= 1  # before the eval hears of it and sends the next case
             done.put((key, job, result))
+            if task is None:
+                task = todo.get()
 
     def receive() -> None:
         while True:
@@ -147,16 +164,26 @@ def _child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent
                 if trace_replays(setup.db, message[1].service_name):
                     _spool_written_per_case()
                 continue
-            for task in message[1]:
+            _, count, now, later = message
+            with lock:
+                slots[0] = count
+            for task in now:
                 with lock:
-                    if idle[0]:
-                        idle[0] -= 1
-                    else:
+                    busy[0] += 1
+                    if busy[0] > 1 + len(workers):
                         name = f"tracereplay-case-{len(workers) + 1}"
                         workers.append(threading.Thread(target=work, name=name, daemon=True))
                         workers[-1].start()
                 todo.put(task)
+            for task in later:
+                with lock:
+                    if busy[0] >= min(slots[0], 1 + len(workers)):
+                        ahead.append(task)
+                        continue
+                    busy[0] += 1  # a thread is free already (its case ended meanwhile)
+                todo.put(task)
         with lock:
+            ahead.clear()  # the eval is done with this process: cases sent ahead stay unrun
             for _ in range(len(workers) + 1):
                 todo.put(None)
 
@@ -314,8 +341,10 @@ class AgentProcess:
         #: the agent it loaded takes one case at a time (said when it is ready)
         self.one_at_a_time = False
         self.planned: ReplayPlan | None = None
-        #: the cases sent to it and not answered yet, by key (what ``dispatch`` keeps there)
+        #: the cases running in it (sent to start now, or started after one of these ended),
+        #: by key, and those sent ahead, to start as one running ends (``dispatch``'s tasks)
         self.running: dict[int, Any] = {}
+        self.queued: dict[int, Any] = {}
 
     def wait_ready(self, setup: AgentSetup, *, block: bool = True) -> bool:
         """Wait until the agent is loaded (``AgentProcessError`` when it cannot be);
@@ -342,13 +371,15 @@ class AgentProcess:
         self.ready, self.one_at_a_time = True, bool(one_at_a_time)
         self.load_s = time.monotonic() - self.started_at
 
-    def send(self, plan: ReplayPlan, tasks: list[Task]) -> bool:
-        """Send attempts (``plan`` first, the first time); False when the process is gone."""
+    def send(self, plan: ReplayPlan, tasks: list[Task], ahead: list[Task]) -> bool:
+        """Send attempts to start now and ahead (``plan`` first, the first time), with the
+        number of cases the eval counts as running here (``running``, ``tasks`` included);
+        False when the process is gone."""
         try:
             if self.planned is not plan:
                 self.conn.send(("plan", plan))
                 self.planned = plan
-            self.conn.send(("jobs", tasks))
+            self.conn.send(("jobs", len(self.running), tasks, ahead))
         except OSError:  # it died between cases (a thread of the agent's, say)
             return False
         return True
@@ -464,7 +495,7 @@ class AgentProcesses:
         with self._lock:
             processes = list(self._all)
         for p in processes:
-            if p.running:
+            if p.running or p.queued:
                 p.kill()
             else:
                 p.stop()

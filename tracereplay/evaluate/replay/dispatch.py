@@ -4,7 +4,10 @@ The eval's thread keeps ``--concurrency`` cases running: each case it sends goes
 process running the fewest (several at once go in one message), and it waits on every
 process's pipe and exit at the same time (``multiprocessing.connection.wait``): each result
 (results come in batches) sends the next case at once. No thread per case or per process in
-the eval, and a process runs its next case while the result of the last is on its way.
+the eval. Besides the cases it runs, a process holds as many sent ahead (unless
+``--fail-fast``), each started the moment one of its cases ends: it never waits for the eval
+to hear of a result and answer with the next case, and ``--concurrency`` still bounds the cases
+running at once (a case sent ahead counts from when it starts, for ``--timeout`` too).
 
 One process starts as the eval begins; another only when the cases waiting would take longer
 than it takes to load the agent (the first process's load time, against how long cases take),
@@ -12,13 +15,15 @@ up to one per core (one per case running for an agent that takes one case at a t
 quick cases of an agent whose framework takes seconds to import run in one process, a
 thousand in one per core.
 
-A process that dies takes the cases it was running with it. When it ran one, that case is an
-ERROR naming the signal or exit code; when it ran several, no one can say which of them ended
-it, so each is run again alone in a process of its own: the one that ends its process then is
-the ERROR, the others run on. A case past ``--timeout`` (plus a grace, in which an async agent
-is cancelled in its process) has its process killed: the cases in it past their timeout too
-are ERRORs "timed out", the others run again. A case that ends ERROR is retried (``--retries``);
-``--fail-fast`` stops sending cases after the first that did not pass; Ctrl-C stops at once.
+A process that dies takes the cases it was running with it. When it ran one (and held none
+ahead), that case is an ERROR naming the signal or exit code; when it held several, no one can
+say which of them ended it (one sent ahead may have started as another ended), so each is run
+again alone in a process of its own: the one that ends its process then is the ERROR, the
+others run on. A case past ``--timeout`` (plus a grace, in which an async agent is cancelled
+in its process) has its process killed: the cases in it past their timeout too are ERRORs
+"timed out", the others (and those sent ahead) run again. A case that ends ERROR is retried
+(``--retries``); ``--fail-fast`` stops sending cases after the first that did not pass; Ctrl-C
+stops at once.
 """
 
 from __future__ import annotations
@@ -108,7 +113,7 @@ class Dispatcher:
             while self.report.finished < self.total:
                 self._send()
                 processes = self._processes()
-                if not any(p.running for p in processes) and (
+                if not any(p.running or p.queued for p in processes) and (
                     self.stopping or not processes or not (self.todo or self.alone)
                 ):
                     break  # stopped early (or nothing left that could run)
@@ -142,15 +147,13 @@ class Dispatcher:
         while len(self.live) < wanted:
             self.live.append(self.pool.start_one())
         room = self.options.concurrency - self._running()
-        ready = [p for p in self.live if p.ready and not (p.one_at_a_time and p.running)]
-        if not ready or room <= 0:
-            return
+        ready = [p for p in self.live if p.ready]
         # each case to the process running the fewest (while the others still load the
         # agent, the first ready one takes them all)
-        takers = list(ready)
+        takers = [p for p in ready if not (p.one_at_a_time and p.running)]
         given: dict[int, list[_Task]] = {id(p): [] for p in ready}
-        load = {id(p): len(p.running) for p in ready}
-        for _ in range(min(room, len(self.todo))):
+        load = {id(p): len(p.running) for p in takers}
+        for _ in range(min(max(room, 0), len(self.todo))):
             if not takers:
                 break
             p = min(takers, key=lambda p: load[id(p)])
@@ -159,8 +162,22 @@ class Dispatcher:
             if p.one_at_a_time:
                 takers.remove(p)
         for p in ready:
-            if given[id(p)]:
-                self._give(p, given[id(p)])
+            ahead = self._ahead(p, len(p.running) + len(given[id(p)]))
+            if given[id(p)] or ahead:
+                self._give(p, given[id(p)], ahead)
+
+    def _ahead(self, process: AgentProcess, running: int) -> list[_Task]:
+        """The cases to send ``process`` ahead of time, with ``running`` cases running in it:
+        one per case running, while it runs no more than its share of ``--concurrency``
+        (a process that took every case while the others loaded the agent is not given more
+        ahead, so that the cases it runs pass to them as its own end)."""
+        if self.options.fail_fast or not running:
+            return []
+        share = -(-self.options.concurrency // max(1, len(self.live)))
+        if running > share:
+            return []
+        count = min(running - len(process.queued), len(self.todo))
+        return [self.todo.popleft() for _ in range(count)]
 
     # ------------------------------------------------------------------ how many processes
     def _single(self) -> bool:
@@ -170,7 +187,8 @@ class Dispatcher:
     def _most(self) -> int:
         """The most processes the cases left could use."""
         count = self.options.concurrency if self._single() else self.pool.count
-        return min(count, len(self.todo) + self._running())
+        queued = sum(len(p.queued) for p in self._processes())
+        return min(count, len(self.todo) + self._running() + queued)
 
     def _processes_wanted(self, now: float) -> int:
         """How many processes the cases left are worth: one, and more only when what the
@@ -225,14 +243,29 @@ class Dispatcher:
             return None
         return max(0.001, oldest + self._work_for(n, load) / waiting - now)
 
-    def _give(self, process: AgentProcess, tasks: list[_Task]) -> None:
+    def _give(self, process: AgentProcess, tasks: list[_Task], ahead: Sequence[_Task] = ()) -> None:
+        """Send ``process`` ``tasks`` to start now and ``ahead`` to start as its cases end."""
         started, t0 = datetime.now(UTC), time.monotonic()
         for task in tasks:
             task.started, task.t0 = started, t0
             process.running[task.key] = task
-        sent = [(t.key, t.job, self.inputs(t.job)) for t in tasks]
-        if not process.send(self.plan, sent):
+        for task in ahead:
+            task.started, task.t0 = started, t0  # until it starts (``_started_next``)
+            process.queued[task.key] = task
+        now = [(t.key, t.job, self.inputs(t.job)) for t in tasks]
+        later = [(t.key, t.job, self.inputs(t.job)) for t in ahead]
+        if not process.send(self.plan, now, later):
             self._died(process)
+
+    @staticmethod
+    def _started_next(process: AgentProcess) -> None:
+        """One of ``process``'s cases ended, so the first case sent to it ahead started then
+        (its thread took it): it runs from now, as far as the eval can tell."""
+        if process.queued:
+            key = next(iter(process.queued))
+            task = process.queued.pop(key)
+            task.started, task.t0 = datetime.now(UTC), time.monotonic()
+            process.running[key] = task
 
     def _wait(self, processes: list[AgentProcess]) -> None:
         timeout = POLL_S
@@ -280,6 +313,10 @@ class Dispatcher:
             now = time.monotonic()
             for key, result in message[1]:
                 task = process.running.pop(key, None)
+                if task is None:  # sent ahead, it found a thread free and ran at once
+                    task = process.queued.pop(key, None)
+                else:
+                    self._started_next(process)
                 if task is not None:
                     self.done_s += now - task.t0
                     self.done_n += 1
@@ -311,8 +348,9 @@ class Dispatcher:
         alone = process is self.solo
         process.process.join(JOIN_S)
         reason = death_reason(process.process.exitcode)
-        tasks = list(process.running.values())
+        tasks = [*process.running.values(), *process.queued.values()]
         process.running.clear()
+        process.queued.clear()
         self._drop(process)
         if not process.ready:
             # it died loading the agent: a case says so (a process that cannot load the agent
@@ -345,9 +383,13 @@ class Dispatcher:
         for p in self._processes():
             if not any(now >= t.t0 + limit + TIMEOUT_GRACE_S for t in p.running.values()):
                 continue
-            tasks = list(p.running.values())
+            tasks, ahead = list(p.running.values()), list(p.queued.values())
             p.running.clear()
+            p.queued.clear()
             self._drop(p)
+            for task in reversed(ahead):  # not started, as far as the eval can tell: run again
+                again = _Task(self._key(), task.job, task.attempts, task.alone)
+                (self.alone if task.alone else self.todo).appendleft(again)
             for task in tasks:
                 if now - task.t0 >= limit:
                     reason = f"timed out after {limit:g}s"
