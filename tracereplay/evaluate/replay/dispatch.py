@@ -348,10 +348,8 @@ class Dispatcher:
         alone = process is self.solo
         process.process.join(JOIN_S)
         reason = death_reason(process.process.exitcode)
-        tasks = [*process.running.values(), *process.queued.values()]
-        process.running.clear()
-        process.queued.clear()
-        self._drop(process)
+        running, ahead = self._retire(process)
+        tasks = running + ahead
         if not process.ready:
             # it died loading the agent: a case says so (a process that cannot load the agent
             # at all stops the eval before any case runs: ``AgentProcesses.wait_ready``)
@@ -383,13 +381,9 @@ class Dispatcher:
         for p in self._processes():
             if not any(now >= t.t0 + limit + TIMEOUT_GRACE_S for t in p.running.values()):
                 continue
-            tasks, ahead = list(p.running.values()), list(p.queued.values())
-            p.running.clear()
-            p.queued.clear()
-            self._drop(p)
-            for task in reversed(ahead):  # not started, as far as the eval can tell: run again
-                again = _Task(self._key(), task.job, task.attempts, task.alone)
-                (self.alone if task.alone else self.todo).appendleft(again)
+            tasks, ahead = self._retire(p)
+            for task in reversed(ahead):  # not started, as far as the eval can tell
+                self._run_again(task)
             for task in tasks:
                 if now - task.t0 >= limit:
                     reason = f"timed out after {limit:g}s"
@@ -397,9 +391,21 @@ class Dispatcher:
                     duration = (now - task.t0) * 1000
                     self._finish(task, error_run(task.job, reason, started=started,
                                                  duration_ms=duration))  # fmt: skip
-                else:  # not its fault: run again
-                    again = _Task(self._key(), task.job, task.attempts, task.alone)
-                    (self.alone if task.alone else self.todo).appendleft(again)
+                else:  # not its fault
+                    self._run_again(task)
+
+    def _run_again(self, task: _Task) -> None:
+        """``task``'s case runs again next (its attempt was cut short, not counted)."""
+        again = _Task(self._key(), task.job, task.attempts, task.alone)
+        (self.alone if task.alone else self.todo).appendleft(again)
+
+    def _retire(self, process: AgentProcess) -> tuple[list[_Task], list[_Task]]:
+        """Drop ``process`` (killed) and take its cases: those running, those sent ahead."""
+        running, ahead = list(process.running.values()), list(process.queued.values())
+        process.running.clear()
+        process.queued.clear()
+        self._drop(process)
+        return running, ahead
 
     def _drop(self, process: AgentProcess) -> None:
         if process is self.solo:
