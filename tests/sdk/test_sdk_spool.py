@@ -185,33 +185,38 @@ def test_configure_adds_to_the_provider_the_application_installed(tmp_path: Path
     assert row == {"agent_name": "app_agent", "service_name": "the-app", "parent_run_id": None}
 
 
-def test_spans_encoded_in_parts_first_are_spooled_as_those_parts(tmp_path: Path) -> None:
-    # a replay encodes its spans to see them as ingestion will (two parts: those ended before
-    # its root span, then the rest); the exporter then writes those bytes, not a second encoding
+def test_spans_are_spooled_as_otlp_json_and_ingested_as_the_protobuf_path_would(
+    tmp_path: Path,
+) -> None:
+    # the exporter writes OTLP/JSON read from the spans directly (not the SDK's protobuf
+    # encoder); the drain's JSON decoder gives back what the protobuf path gives
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from tracereplay.otlp import decode_traces_pb
-    from tracereplay.sdk.exporter import encoded
-    from tracereplay.store.spool import read_records
+    from tracereplay.otlp import decode_traces_json, decode_traces_pb
+    from tracereplay.store.spool import KIND_TRACES_JSON, KIND_TRACES_PB, read_records
 
     memory = InMemorySpanExporter()
     tp = provider()
     tp.add_span_processor(SimpleSpanProcessor(memory))
     tracer = tp.get_tracer("t")
-    with tracer.start_as_current_span("root"):
+    with tracer.start_as_current_span("root", attributes={"n": 3, "tags": ("a", "b")}):
         for name in ("a", "b", "c"):
-            with tracer.start_as_current_span(name):
-                pass
+            with tracer.start_as_current_span(name) as span:
+                span.add_event("e", {"x": 1.5})
     spans = list(memory.get_finished_spans())  # a, b, c, root
-    first, rest = encoded(spans[:3]), encoded(spans[3:])
-    db = tmp_path / "parts.duckdb"
+    huge = tracer.start_span("huge", attributes={"big": 2**70})  # no OTLP int: protobuf path
+    huge.end()
+    db = tmp_path / "records.duckdb"
     exporter = SpoolSpanExporter(db)
-    exporter.export(spans)  # the batch is exactly the two parts: their bytes, joined
-    exporter.export(spans[1:3])  # not a run of kept parts (and those were used): encoded anew
+    exporter.export(spans)
+    exporter.export([huge])
     exporter.shutdown()
-    records = [p for s in list_segments(spool_dir(db)) for _, p in read_records(s, 0).records]
-    assert records[0] == first + rest
-    assert records[1] == encode_spans(spans[1:3]).SerializeToString()
-    names = [s.name for s in decode_traces_pb(records[0]).spans]
-    assert sorted(names) == ["a", "b", "c", "root"]
+    records = [r for s in list_segments(spool_dir(db)) for r in read_records(s, 0).records]
+    assert [kind for kind, _ in records] == [KIND_TRACES_JSON, KIND_TRACES_PB]
+    via_pb = decode_traces_pb(encode_spans(spans).SerializeToString()).spans
+    assert decode_traces_json(records[0][1]).spans == via_pb
+    assert [s.name for s in via_pb] == ["a", "b", "c", "root"]
+    assert decode_traces_pb(records[1][1]).spans[0].attributes == {}  # as the encoder drops it
+    with open_store(db) as store:
+        assert store.count("spans") == 5

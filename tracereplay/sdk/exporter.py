@@ -9,8 +9,6 @@ appends to its own spool segment.
 from __future__ import annotations
 
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,53 +16,26 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from tracereplay.otlp.json_encode import encode_traces_json
 from tracereplay.sdk.health import health
+from tracereplay.sdk.sdk_spans import from_sdk
 from tracereplay.store.paths import resolve_db_path, spool_dir
-from tracereplay.store.spool import KIND_TRACES_PB, SpoolWriter
-
-#: how many recent encodings ``encoded`` keeps for the exporter to find
-_KEPT = 64
-_recent: OrderedDict[int, tuple[tuple[ReadableSpan, ...], bytes]] = OrderedDict()
-_recent_lock = threading.Lock()
+from tracereplay.store.spool import KIND_TRACES_JSON, KIND_TRACES_PB, SpoolWriter
 
 
-def encoded(spans: Sequence[ReadableSpan]) -> bytes:
-    """``spans`` as one serialized OTLP ``ExportTraceServiceRequest``, kept for a while so that
-    the spool exporter, given the same spans (a replay's, which evaluation encodes first to
-    see them as ingestion will), writes these bytes instead of encoding them again."""
-    payload = encode_spans(spans).SerializeToString()
-    if spans:
-        with _recent_lock:
-            _recent[id(spans[0])] = (tuple(spans), payload)
-            while len(_recent) > _KEPT:
-                _recent.popitem(last=False)
-    return payload
-
-
-def _reuse(spans: Sequence[ReadableSpan]) -> bytes | None:
-    """The request of ``spans`` made of encodings ``encoded`` kept, when the batch is a run of
-    them (requests concatenate: their ``resource_spans`` are a repeated field); else None."""
-    parts: list[bytes] = []
-    keys: list[int] = []
-    i = 0
-    with _recent_lock:
-        while i < len(spans):
-            kept = _recent.get(id(spans[i]))
-            if kept is None:
-                return None
-            run, payload = kept
-            if len(run) > len(spans) - i or any(a is not b for a, b in zip(run, spans[i:])):
-                return None
-            parts.append(payload)
-            keys.append(id(spans[i]))
-            i += len(run)
-        for key in keys:
-            del _recent[key]
-    return b"".join(parts)
+def spool_record(spans: Sequence[ReadableSpan]) -> tuple[int, bytes]:
+    """The spool record of ``spans``: OTLP/JSON written from the spans read directly
+    (``from_sdk``: a few times cheaper than the SDK's protobuf encoder, and the same spans once
+    decoded), else OTLP protobuf by the SDK's encoder."""
+    direct = from_sdk(spans)
+    if direct is not None:
+        return KIND_TRACES_JSON, encode_traces_json(direct)
+    return KIND_TRACES_PB, encode_spans(spans).SerializeToString()
 
 
 class SpoolSpanExporter(SpanExporter):
-    """Writes each batch as one OTLP ``ExportTraceServiceRequest`` record to ``<db>.spool/``.
+    """Writes each batch as one OTLP ``ExportTraceServiceRequest`` record (``spool_record``) to
+    ``<db>.spool/``.
 
     ``db`` resolves like every CLI command (argument, ``$TRACEREPLAY_DB``, ``./tracereplay.duckdb``).
     Records are ``fsync``'d before ``export`` returns unless ``durable=False``. Errors (a spool
@@ -83,8 +54,7 @@ class SpoolSpanExporter(SpanExporter):
         if self._shutdown:
             return SpanExportResult.FAILURE
         try:
-            payload = _reuse(spans) or encode_spans(spans).SerializeToString()
-            self._writer.append(KIND_TRACES_PB, payload)
+            self._writer.append(*spool_record(spans))
         except Exception as exc:
             health.export_failed(len(spans), "spool", f"spool {self.spool_dir}: {exc}")
             return SpanExportResult.FAILURE

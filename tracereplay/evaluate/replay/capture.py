@@ -13,11 +13,12 @@ import weakref
 from collections.abc import Mapping, Sequence
 
 from opentelemetry.context import Context
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.util.types import AttributeValue
 
 from tracereplay.otlp import decode_traces_pb
-from tracereplay.sdk.exporter import encoded
+from tracereplay.sdk.sdk_spans import from_sdk
 from tracereplay.spans import Span as TrSpan
 
 
@@ -101,7 +102,11 @@ def capture_for(provider: TracerProvider) -> TraceCapture:
 
 
 def to_spans(spans: Sequence[ReadableSpan]) -> list[TrSpan]:
-    """OpenTelemetry SDK spans as tracereplay ``Span``s (through OTLP protobuf)."""
+    """OpenTelemetry SDK spans as tracereplay ``Span``s: read directly, else (a value only the
+    protobuf path knows what to do with) through OTLP protobuf."""
     if not spans:
         return []
-    return list(decode_traces_pb(encoded(spans)).spans)  # the spool exporter reuses the bytes
+    direct = from_sdk(spans)
+    if direct is not None:
+        return direct
+    return list(decode_traces_pb(encode_spans(spans).SerializeToString()).spans)

@@ -1,0 +1,120 @@
+"""``from_sdk`` and the spool's OTLP/JSON record give exactly what the SDK's protobuf encoder and
+``decode_traces_pb`` give, for any span the SDK makes (or hand the protobuf path the span)."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Link, SpanKind, Status, StatusCode
+
+from tracereplay.evaluate.replay.capture import to_spans
+from tracereplay.otlp import decode_traces_json, decode_traces_pb
+from tracereplay.sdk.exporter import spool_record
+from tracereplay.sdk.sdk_spans import from_sdk
+from tracereplay.store.spool import KIND_TRACES_JSON
+
+_scalars = st.one_of(
+    st.text(max_size=8),
+    st.booleans(),
+    st.integers(min_value=-(2**64), max_value=2**64),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.binary(max_size=6),
+)
+_values = st.one_of(
+    _scalars,
+    st.lists(st.text(max_size=4), max_size=3).map(tuple),
+    st.lists(st.integers(min_value=-5, max_value=5), max_size=3).map(tuple),
+    st.lists(st.one_of(st.none(), st.floats(allow_nan=False)), max_size=3).map(tuple),
+    st.dictionaries(st.text(max_size=3), _scalars, max_size=2),
+    st.just(()),
+)
+_attributes = st.dictionaries(st.text(min_size=1, max_size=6), _values, max_size=5)
+_span = st.fixed_dictionaries(
+    {
+        "name": st.text(max_size=10),
+        "kind": st.sampled_from(list(SpanKind)),
+        "attributes": _attributes,
+        "events": st.lists(st.tuples(st.text(max_size=5), _attributes), max_size=2),
+        "link": st.booleans(),
+        "status": st.sampled_from([None, (StatusCode.OK, None), (StatusCode.ERROR, "boom")]),
+        "scope": st.sampled_from(["a", "b", "c"]),
+        "child": st.booleans(),
+    }
+)
+_resources = [
+    Resource.create({"service.name": "svc"}),
+    Resource.create({"service.name": "other", "n": 3, "tags": ("x",)}),
+    Resource.create({"service.name": "svc"}),  # equal to the first, another object
+]
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, NaN equal to NaN (what both paths keep of a NaN attribute)."""
+    return repr(a) == repr(b)
+
+
+def _made(specs: list[dict], resource_picks: list[int]) -> list:
+    memory = InMemorySpanExporter()
+    providers = [TracerProvider(resource=r) for r in _resources]
+    for tp in providers:
+        tp.add_span_processor(SimpleSpanProcessor(memory))
+    parent = None
+    for spec, pick in zip(specs, resource_picks):
+        tracer = providers[pick].get_tracer(spec["scope"])
+        links = [Link(parent.get_span_context(), {"why": "x"})] if spec["link"] and parent else []
+        span = tracer.start_span(spec["name"], kind=spec["kind"], links=links)
+        span.set_attributes(spec["attributes"])
+        for name, attrs in spec["events"]:
+            span.add_event(name, attrs)
+        if spec["status"] is not None:
+            span.set_status(Status(*spec["status"]))
+        span.end()
+        if spec["child"]:
+            parent = span
+    return list(memory.get_finished_spans())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(_span, min_size=1, max_size=5),
+    st.lists(st.integers(min_value=0, max_value=2), min_size=5, max_size=5),
+)
+def test_direct_and_json_paths_give_what_the_protobuf_path_gives(specs, picks) -> None:
+    spans = _made(specs, picks)
+    via_pb = decode_traces_pb(encode_spans(spans).SerializeToString()).spans
+    assert _same(to_spans(spans), via_pb)
+    kind, payload = spool_record(spans)
+    decoded = decode_traces_json(payload).spans if kind == KIND_TRACES_JSON else None
+    if decoded is None:  # a value only the protobuf path treats right: it took that path
+        assert from_sdk(spans) is None
+        decoded = decode_traces_pb(payload).spans
+    assert _same(decoded, via_pb)
+
+
+def test_common_values_take_the_direct_path() -> None:
+    spans = _made(
+        [
+            {
+                "name": "invoke_agent a",
+                "kind": SpanKind.INTERNAL,
+                "attributes": {"s": "x", "e": "", "n": 0, "f": math.inf, "b": False, "t": ("a",)},
+                "events": [("e", {"k": 1})],
+                "link": False,
+                "status": (StatusCode.ERROR, "boom"),
+                "scope": "a",
+                "child": False,
+            }
+        ],
+        [0],
+    )
+    [span] = from_sdk(spans)
+    assert span.attributes == {"s": "x", "e": "", "n": 0, "f": math.inf, "b": False, "t": ["a"]}
+    assert (span.status_code, span.status_message, span.service_name) == (2, "boom", "svc")
+    assert spool_record(spans)[0] == KIND_TRACES_JSON
