@@ -216,5 +216,9 @@ def test_static_assets_ship_with_the_package(pipeline_client: TestClient) -> Non
     css = pipeline_client.get("/static/ui.css")
     assert css.status_code == 200 and "--accent" in css.text
     assert pipeline_client.get("/static/ui.js").status_code == 200
+    # the report's own rules for a fork and tools run for real, one file for both
+    shared = pipeline_client.get("/static/replay-modes.css")
+    assert shared.status_code == 200 and shared.headers["content-type"].startswith("text/css")
+    assert ".tool-result .results" in shared.text and ".tool-result" not in css.text
     html = pipeline_client.get("/runs").text
     assert "http://" not in html.split("<body>")[0].replace('xmlns="http://www.w3.org', "")

@@ -28,6 +28,7 @@ from tracereplay.report.replay_modes import (
     markers,
     replay_modes,
 )
+from tracereplay.report.replay_modes import stylesheet as replay_modes_stylesheet
 from tracereplay.report.script import SCRIPT, script_hash
 from tracereplay.report.svg import (
     grid_svg,
@@ -69,7 +70,7 @@ def e(value: Any) -> str:
 
 def _css() -> str:
     own = resources.files("tracereplay.report").joinpath("style.css").read_text(encoding="utf-8")
-    return own + stylesheet()
+    return own + replay_modes_stylesheet() + stylesheet()
 
 
 def _pct(value: float | None) -> str:

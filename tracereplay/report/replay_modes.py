@@ -13,6 +13,7 @@ below it went live), and the divergence line before the first call of round K or
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import resources
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -28,6 +29,12 @@ class DiffLine(BaseModel):
 
     kind: LineKind
     text: str
+
+
+def stylesheet() -> str:
+    """How both draw what this module shapes (``replay_modes.css``): the report embeds it, the UI
+    serves it as ``/static/replay-modes.css``, so the two cannot drift apart."""
+    return resources.files(__package__).joinpath("replay_modes.css").read_text(encoding="utf-8")
 
 
 def diff_lines(diff: str) -> list[DiffLine]:

@@ -15,6 +15,7 @@ from starlette.staticfiles import StaticFiles
 
 from tracereplay.charts import stylesheet
 from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, TraceReplayError
+from tracereplay.report.replay_modes import stylesheet as replay_modes_stylesheet
 from tracereplay.ui.config import UiConfig
 from tracereplay.ui.pages import render
 from tracereplay.ui.routes import dashboard, evals, monitors, run, runs, sql, suites
@@ -68,6 +69,11 @@ def _chart_css(request: Request) -> Response:
     return Response(stylesheet(), media_type="text/css")
 
 
+def _replay_modes_css(request: Request) -> Response:
+    """How a fork and tools run for real are drawn (shared with the report)."""
+    return Response(replay_modes_stylesheet(), media_type="text/css")
+
+
 def create_app(config: UiConfig) -> Starlette:
     """The application for one store; ``config`` says which and how it may be used."""
     app = Starlette(
@@ -81,6 +87,7 @@ def create_app(config: UiConfig) -> Starlette:
             *monitors.routes,
             *sql.routes,
             Route("/static/charts.css", _chart_css, methods=["GET"]),
+            Route("/static/replay-modes.css", _replay_modes_css, methods=["GET"]),
             Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=[Middleware(Guard, config=config)],
