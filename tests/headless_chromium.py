@@ -2,11 +2,13 @@
 tests/report/ensure_chromium.sh, driven by Playwright or run as a command.
 
 ``requires_chromium`` / ``requires_playwright`` skip a module when either is missing;
-``launch(pw)`` starts the browser as every browser test does."""
+``started_browser()`` starts the browser as every browser test does, and closes it."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -34,7 +36,13 @@ ARGS = [
 ]  # fmt: skip
 
 
-def launch(pw: Any) -> Any:
-    """Chromium started by Playwright ``pw`` (a Playwright ``Browser``)."""
-    assert CHROMIUM is not None
-    return pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+@contextmanager
+def started_browser() -> Iterator[Any]:
+    """Chromium started by Playwright (a Playwright ``Browser``), closed when the block ends."""
+    assert CHROMIUM is not None and sync_playwright is not None
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

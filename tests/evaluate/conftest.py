@@ -7,6 +7,7 @@ from pathlib import Path
 
 import framework_replay
 import pytest
+import replay_fixtures
 from postgres_server import pg_server, pg_url  # noqa: F401 (a PostgreSQL store's fixtures)
 
 
@@ -28,3 +29,15 @@ def agent_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     state = tmp_path / "agent-state"
     monkeypatch.setenv("REPLAY_AGENT_STATE", str(state))
     return state
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store with the weather suite of three cities (``make_suite``), the test agents' folder
+    as the working directory (``--agent`` modules are imported from there), the agents' call
+    tally cleared. A test file needing another suite defines its own ``db``."""
+    monkeypatch.chdir(replay_fixtures.AGENTS)
+    path = tmp_path / "store.duckdb"
+    replay_fixtures.make_suite(path, replay_fixtures.CITIES[:3])
+    replay_fixtures.replay_agents.CALLS.clear()
+    return path

@@ -8,18 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from replay_fixtures import AGENTS, CITIES, eval_process, make_suite, replay_agents, rows
+from replay_fixtures import AGENTS, eval_process, rows
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(AGENTS)
-    path = tmp_path / "store.duckdb"
-    make_suite(path, CITIES[:3])
-    replay_agents.CALLS.clear()
-    return path
 
 
 def test_sys_exit_and_os_exit_are_errors_with_the_true_reason(db: Path) -> None:

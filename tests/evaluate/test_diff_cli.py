@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from replay_fixtures import AGENTS, CITIES, cli, eval_json, make_suite
+from replay_fixtures import cli, eval_json
 
 from tracereplay.evaluate.diff import BUCKETS, DifferentSuitesError, compare
 from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord
@@ -79,14 +79,6 @@ def test_runs_of_different_suites_are_refused() -> None:
     other = "7b0c3f7e-0000-4000-8000-000000000002"
     with pytest.raises(DifferentSuitesError, match="different suites"):
         compare(record("a"), record("b", other), [], [])
-
-
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(AGENTS)
-    path = tmp_path / "store.duckdb"
-    make_suite(path, CITIES[:3])
-    return path
 
 
 def test_diff_shows_the_regression_a_code_change_made(db: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from replay_fixtures import AGENTS, CITIES, cli, eval_json, make_suite, query, rows
+from replay_fixtures import CITIES, cli, eval_json, query, rows
 
 CHECK_MODULE = """
 from tracereplay.evaluate import check
@@ -21,14 +21,6 @@ from tracereplay.evaluate import check
 def mentions_oslo(subject, word: str = "Oslo"):
     return word in subject.output, f"looked for {word!r}"
 """
-
-
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(AGENTS)
-    path = tmp_path / "store.duckdb"
-    make_suite(path, CITIES[:3])
-    return path
 
 
 def test_recorded_mode_scores_the_source_runs_and_stores_every_result(

@@ -16,18 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from replay_fixtures import AGENTS, CITIES, make_suite, replay_agents, rows
+from replay_fixtures import AGENTS, rows
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(AGENTS)
-    path = tmp_path / "store.duckdb"
-    make_suite(path, CITIES[:3])
-    replay_agents.CALLS.clear()
-    return path
 
 
 def in_session(sid: int) -> list[tuple[int, str]]:

@@ -13,15 +13,6 @@ import pytest
 from replay_fixtures import AGENTS, CITIES, cli, eval_json, make_suite, query, replay_agents, rows
 
 
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(AGENTS)
-    path = tmp_path / "store.duckdb"
-    make_suite(path, CITIES[:3])
-    replay_agents.CALLS.clear()
-    return path
-
-
 @pytest.mark.parametrize("agent", ["hang", "hang_async"])
 def test_a_hung_agent_is_an_error_after_the_timeout_and_the_run_moves_on(
     db: Path, tmp_path: Path, agent: str

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from headless_chromium import launch, requires_chromium, requires_playwright, sync_playwright
+from headless_chromium import requires_chromium, requires_playwright, started_browser
 from sql_pipeline import tracereplay
 
 from tracereplay.store import Store
@@ -24,13 +24,8 @@ pytestmark = [requires_chromium, requires_playwright]
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    assert sync_playwright is not None
-    with sync_playwright() as pw:
-        b = launch(pw)
-        try:
-            yield b
-        finally:
-            b.close()
+    with started_browser() as b:
+        yield b
 
 
 @pytest.fixture

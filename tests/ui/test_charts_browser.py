@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import itertools
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from chart_store import RUNS_PER_DAY, chart_store
-from headless_chromium import launch, requires_chromium, requires_playwright, sync_playwright
+from headless_chromium import requires_chromium, requires_playwright, started_browser
 from sql_pipeline import tracereplay
+from ui_helpers import ui_server
 
 from tracereplay.ingest import open_store
 
@@ -143,29 +142,14 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(charted: tuple[Path, str]) -> Iterator[str]:
     db, _ = charted
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tracereplay", "--db", str(db), "ui", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("tracereplay ui: http://127.0.0.1:"), line
-        yield line.split(": ", 1)[1].strip().rstrip("/")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+    with ui_server(db) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    assert sync_playwright is not None
-    with sync_playwright() as pw:
-        b = launch(pw)
-        try:
-            yield b
-        finally:
-            b.close()
+    with started_browser() as b:
+        yield b
 
 
 def _charts(browser: Any, url: str, shot: Path, width: int = 1360) -> list[dict[str, Any]]:

@@ -9,16 +9,15 @@ and their diff, inside its box; the round from which the run is not comparable i
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from headless_chromium import launch, requires_chromium, requires_playwright, sync_playwright
+from headless_chromium import requires_chromium, requires_playwright, started_browser
 from replay_modes_store import ModesStore, modes_store
 from sql_pipeline import tracereplay
+from ui_helpers import ui_server
 
 from tracereplay.store import Store
 
@@ -40,13 +39,8 @@ def modes(tmp_path_factory: pytest.TempPathFactory) -> ModesStore:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    assert sync_playwright is not None
-    with sync_playwright() as pw:
-        b = launch(pw)
-        try:
-            yield b
-        finally:
-            b.close()
+    with started_browser() as b:
+        yield b
 
 
 @pytest.fixture
@@ -64,18 +58,8 @@ def page(browser: Any) -> Iterator[Page]:
 @pytest.fixture(scope="module")
 def ui(modes: ModesStore) -> Iterator[str]:
     """``tracereplay ui --port 0`` on the store; yields its URL."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tracereplay", "--db", str(modes.db), "ui", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("tracereplay ui: http://127.0.0.1:"), line + proc.stderr.read()
-        yield line.split(": ", 1)[1].strip().rstrip("/")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+    with ui_server(modes.db) as url:
+        yield url
 
 
 def _report(modes: ModesStore, eval_run_id: str, tmp_path: Path) -> str:

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from headless_chromium import launch, requires_chromium, requires_playwright, sync_playwright
+from headless_chromium import requires_chromium, requires_playwright, started_browser
 from sql_pipeline import tracereplay
+from ui_helpers import ui_server
 
 from tracereplay.store import Store
 
@@ -33,30 +32,14 @@ SHOTS = os.environ.get("TRACEREPLAY_UI_SCREENSHOTS")
 @pytest.fixture
 def server(fresh_db: Path) -> Iterator[tuple[str, Path]]:
     """``tracereplay ui --port 0`` on a store of ingested runs; yields its URL and the store."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tracereplay", "--db", str(fresh_db), "ui", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("tracereplay ui: http://127.0.0.1:"), line + proc.stderr.read()
-        yield line.split(": ", 1)[1].strip().rstrip("/"), fresh_db
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+    with ui_server(fresh_db) as url:
+        yield url, fresh_db
 
 
 @pytest.fixture
 def page() -> Iterator[Page]:
-    assert sync_playwright is not None
-    with sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            context = browser.new_context(viewport={"width": 1360, "height": 900})
-            yield context.new_page()
-        finally:
-            browser.close()
+    with started_browser() as browser:
+        yield browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
 
 
 def _count(db: Path, sql: str) -> int:

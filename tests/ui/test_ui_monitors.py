@@ -4,14 +4,13 @@ one click promoting a failing run into a suite, and the monitors on the Producti
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from headless_chromium import launch, requires_chromium, requires_playwright, sync_playwright
+from headless_chromium import requires_chromium, requires_playwright, started_browser
 from sql_pipeline import tracereplay
+from ui_helpers import ui_server
 
 from tracereplay.store import Store
 from tracereplay.ui.pages import pct
@@ -35,29 +34,14 @@ def judged_db(fresh_db: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def server(judged_db: Path) -> Iterator[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tracereplay", "--db", str(judged_db), "ui", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("tracereplay ui: http://127.0.0.1:"), line + proc.stderr.read()
-        yield line.split(": ", 1)[1].strip().rstrip("/")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+    with ui_server(judged_db) as url:
+        yield url
 
 
 @pytest.fixture
 def page() -> Iterator[Page]:
-    assert sync_playwright is not None
-    with sync_playwright() as pw:
-        browser = launch(pw)
-        try:
-            yield browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
-        finally:
-            browser.close()
+    with started_browser() as browser:
+        yield browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
 
 
 def _one(db: Path, sql: str) -> object:
