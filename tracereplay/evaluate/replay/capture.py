@@ -2,8 +2,9 @@
 
 The spans still go to the store the usual way (the SDK's exporter, the spool); ``TraceCapture``
 is a second span processor on the same provider that keeps the ended spans of the traces it is
-told to watch, and ``to_spans`` turns them into tracereplay ``Span``s through the same OTLP
-encoding the spool uses, so ``convert_trace`` sees exactly what ingestion will see.
+told to watch, and ``to_spans`` turns them into tracereplay ``Span``s exactly as the spool's
+records decode (``sdk_spans.from_sdk``, which the spool exporter uses too, or the OTLP protobuf
+round trip for a value only that path handles), so ``convert_trace`` sees what ingestion will.
 """
 
 from __future__ import annotations
