@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 import orjson
 import pytest
 
 from tracereplay.errors import DecodeError
-from tracereplay.otlp import decode_logs_json, decode_traces_json
+from tracereplay.otlp import decode_file_content, decode_logs_json, decode_traces_json
 
 TID = "5B8EFFF798038103D269B633813FC60C"
 SID = "EEE19B7EC3C1B174"
@@ -221,3 +222,17 @@ def test_logs_event_name_forms_and_ids() -> None:
         "log record traceId must be 16 bytes or empty",
         "log record ids must be hex strings",
     ]
+
+
+def test_a_lone_surrogate_escape_becomes_a_replacement_character() -> None:
+    """As JavaScript's JSON.stringify writes half of a surrogate pair (a string cut inside an
+    emoji): the span is kept, that half read as U+FFFD, in a request and in file lines."""
+    request = _request(
+        _span(name="cut \ud83d", attributes=[_attr("k\udc00", {"stringValue": "sunny \ud83d"})])
+    )
+    body = json.dumps(request).encode()  # escapes each lone surrogate, as JSON.stringify does
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(body)
+    for decoded in (decode_traces_json(body), decode_file_content(body + b"\n" + body)):
+        span = decoded.spans[0]
+        assert span.name == "cut \ufffd" and span.attributes == {"k\ufffd": "sunny \ufffd"}

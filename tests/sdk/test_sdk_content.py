@@ -13,7 +13,7 @@ from sdk_helpers import Recorded
 
 import tracereplay
 from tracereplay.sdk import REDACTED, SdkConfigError, stats, truncation_marker
-from tracereplay.sdk.content import ContentPolicy, compile_redactor
+from tracereplay.sdk.content import ContentPolicy, compile_redactor, valid_text
 
 SECRET = re.compile(r"sk-[A-Za-z0-9]{8,}")
 
@@ -154,3 +154,23 @@ def test_policy_json_stays_valid_and_capped(value: Any, cap: int) -> None:
         body, _, _ = s.partition("…[truncated ")
         assert len(body) <= cap
     assert _strings(out) == [policy.text(s) for s in _strings(value)]
+
+
+_any_text = st.text(st.characters(blacklist_categories=()), max_size=12)  # surrogates included
+
+
+@given(_any_text)
+def test_valid_text_replaces_each_lone_surrogate_and_keeps_the_rest(text: str) -> None:
+    out = valid_text(text)
+    out.encode("utf-8")  # what every encoding and the store need
+    assert len(out) == len(text)
+    for before, after in zip(text, out):
+        assert after == ("\ufffd" if "\ud800" <= before <= "\udfff" else before)
+
+
+def test_json_with_a_lone_surrogate_is_the_value_not_its_repr() -> None:
+    broken = json.loads('"sunny \\ud83d"')  # an escaped half of a pair, as an API may send it
+    text = ContentPolicy().json({"forecast": broken, "n": 2**70})  # 2**70: the tolerant encoder
+    assert json.loads(text) == {"forecast": "sunny \ufffd", "n": 2**70}
+    assert json.loads(ContentPolicy().json([broken])) == ["sunny \ufffd"]
+    assert ContentPolicy().text(broken) == "sunny \ufffd"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
@@ -118,3 +119,31 @@ def test_common_values_take_the_direct_path() -> None:
     assert span.attributes == {"s": "x", "e": "", "n": 0, "f": math.inf, "b": False, "t": ["a"]}
     assert (span.status_code, span.status_message, span.service_name) == (2, "boom", "svc")
     assert spool_record(spans)[0] == KIND_TRACES_JSON
+
+
+def test_text_with_a_lone_surrogate_is_kept_with_replacement_characters() -> None:
+    """The protobuf encoder drops an attribute whose text has a lone surrogate, and fails the
+    whole batch on a span's name; read directly, each lone surrogate becomes U+FFFD and the
+    span, with the rest of its text, reaches the spool."""
+    memory = InMemorySpanExporter()
+    tp = TracerProvider(resource=Resource.create({"service.name": "svc", "host": "h\udc80"}))
+    tp.add_span_processor(SimpleSpanProcessor(memory))
+    span = tp.get_tracer("scope\ud800").start_span("tool \ud83d")
+    span.set_attributes({"result": "a\ud83db", "k\udfff": ("x\ud800", "y"), "ok": "fine"})
+    span.add_event("ev\udc00", {"m": "\ud800"})
+    span.set_status(Status(StatusCode.ERROR, "boom \udfff"))
+    span.end()
+    spans = list(memory.get_finished_spans())
+    with pytest.raises(UnicodeEncodeError):
+        encode_spans(spans).SerializeToString()  # the span's name: nothing of the batch is left
+    [got] = to_spans(spans)
+    assert (got.name, got.scope_name, got.status_message) == (
+        "tool \ufffd",
+        "scope\ufffd",
+        "boom \ufffd",
+    )
+    assert got.attributes == {"result": "a\ufffdb", "k\ufffd": ["x\ufffd", "y"], "ok": "fine"}
+    assert got.resource["host"] == "h\ufffd" and got.service_name == "svc"
+    assert got.events[0]["name"] == "ev\ufffd" and got.events[0]["attributes"] == {"m": "\ufffd"}
+    kind, payload = spool_record(spans)
+    assert kind == KIND_TRACES_JSON and _same(decode_traces_json(payload).spans, [got])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -96,6 +97,30 @@ def test_runs_reach_the_store_through_the_spool(tmp_path: Path) -> None:
     ]
     assert "timed out" in (run.result.tool_calls[1].error or "")
     assert failed.status == "failed" and "garbage" in (failed.error or "")
+
+
+@tracereplay.tool
+def get_forecast(city: str) -> dict[str, str]:
+    # an escaped half of a surrogate pair, as a weather API's JSON may hold: a lone surrogate
+    return {"text": json.loads('"sunny \\ud83d"'), "city": city}
+
+
+def test_a_run_whose_text_holds_a_lone_surrogate_is_stored_whole(tmp_path: Path) -> None:
+    """Such text has no UTF-8: the run reaches the store with U+FFFD in its place, not a
+    failed export (the whole batch) or a Python repr for the response."""
+    db = tmp_path / "agent.duckdb"
+    tracereplay.configure(db=db, tracer_provider=provider())
+    failed_before = stats().spans_failed
+    with tracereplay.agent_run("weather_agent", "Forecast for Oslo?") as run:
+        run.set_response("It is " + get_forecast("Oslo")["text"])
+        run_id = run.run_id
+    assert tracereplay.flush()
+    assert stats().spans_failed == failed_before
+    with open_store(db) as store:
+        stored = store.get_run(run_id)
+    assert stored.result.response == "It is sunny \ufffd"
+    [call] = stored.result.tool_calls
+    assert json.loads(call.result) == {"text": "sunny \ufffd", "city": "Oslo"}
 
 
 def test_spool_exporter_plugs_into_any_tracer_provider(tmp_path: Path) -> None:

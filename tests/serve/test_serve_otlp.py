@@ -51,6 +51,8 @@ CHAT_LOGS = FIXTURES / "generated-otel-genai-v1.36-default__events.logs.json"
 
 #: (trace_id, span_id) of every span a test sent and got acknowledged
 SENT: set[tuple[str, str]] = set()
+#: trace id -> the text its root's ``cut`` attribute must be stored as
+SURROGATE_TRACES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +137,20 @@ def test_plain_json_client(server: ServeProcess) -> None:
     assert reply.headers["content-type"] == JSON
     assert reply.json() == {}
     remember_request(json.loads(body))
+
+
+def test_a_lone_surrogate_escape_is_stored_as_a_replacement_character(
+    server: ServeProcess,
+) -> None:
+    """JavaScript's JSON.stringify writes half of a surrogate pair (a string cut inside an
+    emoji) as an escape; the request is taken, that half stored as U+FFFD."""
+    trace_id = os.urandom(16)
+    body = to_otlp_json(agent_trace_request(trace_id, service="js-client", attrs={"cut": "@@"}))
+    body = body.replace(b"@@", b"sunny \\ud83d")
+    reply = post(server, "/v1/traces", body, JSON)
+    assert reply.status == 200, reply.body
+    remember_request(json.loads(body))
+    SURROGATE_TRACES[trace_id.hex()] = "sunny \ufffd"
 
 
 def test_protobuf_reply_is_an_export_response(server: ServeProcess) -> None:
@@ -380,5 +396,11 @@ def test_sigterm_stores_everything_and_exits_0(server: ServeProcess) -> None:
     assert "without a token" not in server.output()  # loopback: no warning
     with Store.open(server.db) as store:
         rows = store.con.execute("SELECT trace_id, span_id FROM spans").fetchall()
+        cut = dict(
+            store.con.execute(
+                "SELECT trace_id, attributes->>'cut' FROM spans WHERE attributes->>'cut' IS NOT NULL"
+            ).fetchall()
+        )
     assert {(t, s) for t, s in rows} == SENT
+    assert cut == SURROGATE_TRACES
     assert not list(Path(str(server.db) + ".spool").glob("*.seg"))

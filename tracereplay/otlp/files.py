@@ -28,6 +28,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tracereplay.errors import DecodeError
+from tracereplay.otlp import text as json_text
 from tracereplay.otlp.json_decode import logs_from_dict, traces_from_dict
 from tracereplay.otlp.model import Decoded
 from tracereplay.otlp.pb_decode import logs_from_request, traces_from_request
@@ -204,12 +205,12 @@ def decode_request_object(obj: Any) -> Decoded:
 
 def _decode_json_content(text: bytes) -> Decoded:
     try:
-        obj = orjson.loads(text)
+        obj = json_text.loads(text)
     except orjson.JSONDecodeError as whole_err:
         lines = text.split(b"\n")
         first = next((line for line in lines if line.strip()), b"")
         try:
-            orjson.loads(first)
+            json_text.loads(first)
         except orjson.JSONDecodeError:
             raise DecodeError(f"invalid JSON ({whole_err})") from None
         return _decode_json_lines(lines)
@@ -222,7 +223,7 @@ def _decode_json_lines(lines: list[bytes]) -> Decoded:
         if not line.strip():
             continue
         try:
-            out.extend(decode_request_object(orjson.loads(line)))
+            out.extend(decode_request_object(json_text.loads(line)))
         except orjson.JSONDecodeError as err:
             raise DecodeError(f"line {number}: invalid JSON ({err})") from None
         except DecodeError as err:

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from tracereplay.errors import DecodeError
+from tracereplay.otlp import text as json_text
 from tracereplay.otlp.ids import (
     MAX_TIME_NS,
     TIME_PROBLEM,
@@ -398,7 +399,7 @@ def load_json(data: bytes | str | dict[str, Any]) -> dict[str, Any]:
     if not data or not data.strip():
         return {}
     try:
-        obj = orjson.loads(data)
+        obj = json_text.loads(data)
     except orjson.JSONDecodeError as err:
         raise DecodeError(f"invalid JSON ({err})") from None
     if not isinstance(obj, dict):

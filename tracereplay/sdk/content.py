@@ -15,6 +15,7 @@ from typing import Any, Union
 
 import orjson
 
+from tracereplay.otlp.text import valid_text
 from tracereplay.sdk.health import health
 
 #: a callable ``str -> str``, or regexes (strings or compiled) whose matches are replaced
@@ -63,11 +64,14 @@ def json_default(obj: Any) -> Any:
 def _dumps(value: Any) -> bytes:
     try:
         return orjson.dumps(value, default=json_default, option=_DUMPS_OPTS)
-    except TypeError:  # integers beyond 64 bits, unusual keys: the slow, tolerant encoder
+    except TypeError:  # integers beyond 64 bits, unusual keys, a lone surrogate: the slow,
+        # tolerant encoder (a lone surrogate can only stand inside a string of its text)
         try:
-            return stdjson.dumps(value, default=json_default, ensure_ascii=False).encode()
+            return valid_text(
+                stdjson.dumps(value, default=json_default, ensure_ascii=False)
+            ).encode()
         except (TypeError, ValueError):
-            return orjson.dumps(str(value))
+            return orjson.dumps(valid_text(str(value)))
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,8 @@ class ContentPolicy:
     max_value_chars: int = DEFAULT_MAX_VALUE_CHARS
 
     def text(self, value: str) -> str:
-        """One string, redacted then capped."""
+        """One string, redacted then capped (a lone surrogate in it replaced: ``valid_text``)."""
+        value = valid_text(value)
         if self.redact is not None:
             try:
                 value = self.redact(value)

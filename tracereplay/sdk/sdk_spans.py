@@ -7,6 +7,12 @@ in-process capture both need the spans, so both read them here. Anything the enc
 in a way of its own (a value it drops or refuses, an id or time the decoder rejects) makes
 ``from_sdk`` return ``None``, and the caller takes the protobuf path: the result is never
 different from it, only cheaper.
+
+One difference, on purpose: text holding a lone surrogate (half of a UTF-16 pair, as
+``json.loads`` makes of an escaped half, or the ``surrogateescape`` handler of bytes that are
+not UTF-8) has no UTF-8, so no OTLP encoding, JSON or store can hold it. The encoder drops such
+an attribute, and for a span's name the whole batch; here each lone surrogate becomes U+FFFD,
+as a UTF-8 decoder replaces bytes it cannot read, and the span keeps the rest of its text.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from opentelemetry.trace import SpanKind
 
 from tracereplay.otlp.ids import MAX_TIME_NS
 from tracereplay.otlp.model import service_name_of
+from tracereplay.otlp.text import valid_text
 from tracereplay.spans import Span
 
 _KIND = {kind: kind.value + 1 for kind in SpanKind}  # the OTLP enum counts UNSPECIFIED as 0
@@ -33,7 +40,9 @@ class _Unusual(Exception):
 def _value(value: Any) -> Any:
     """An attribute value as ``any_value`` decodes its protobuf encoding."""
     t = value.__class__
-    if t is str or t is bool or t is float or value is None:
+    if t is str:
+        return valid_text(value)
+    if t is bool or t is float or value is None:
         return value
     if t is int:
         if not _INT64[0] <= value <= _INT64[1]:
@@ -44,7 +53,7 @@ def _value(value: Any) -> Any:
     if t is bytes:
         return b64encode(value).decode("ascii")
     if isinstance(value, Mapping):
-        return {str(k): _value(v) for k, v in value.items()}
+        return {valid_text(str(k)): _value(v) for k, v in value.items()}
     raise _Unusual
 
 
@@ -52,7 +61,9 @@ def _attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if attributes:
         for key, value in attributes.items():
-            out[key] = value if value.__class__ is str else _value(value)
+            if not key.isascii():
+                key = valid_text(key)
+            out[key] = value if value.__class__ is str and value.isascii() else _value(value)
     return out
 
 
@@ -74,16 +85,16 @@ def _span(s: ReadableSpan, resource: dict[str, Any], service: str, scope: str) -
         f"{ctx.trace_id:032x}",
         f"{ctx.span_id:016x}",
         f"{parent.span_id:016x}" if parent is not None and parent.span_id else "",
-        s.name,
+        valid_text(s.name),
         _KIND[s.kind],
         _time(s.start_time),
         _time(s.end_time),
         status.status_code.value if status is not None else 0,
-        (status.description or "") if status is not None else "",
+        valid_text(status.description or "") if status is not None else "",
         _attributes(s.attributes),
         [
             {
-                "name": e.name,
+                "name": valid_text(e.name),
                 "time_unix_nano": _time(e.timestamp),
                 "attributes": _attributes(e.attributes),
             }
@@ -131,7 +142,7 @@ def from_sdk(spans: Sequence[ReadableSpan]) -> list[Span] | None:
             attributes = _attributes(resource.attributes)
             service = service_name_of(attributes)
             for scope, members in scopes.items():
-                name = scope.name if scope is not None else ""
+                name = valid_text(scope.name) if scope is not None else ""
                 out.extend(_span(s, attributes, service, name) for s in members)
     except (_Unusual, KeyError, AttributeError, TypeError):
         return None
