@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from google.protobuf.message import DecodeError as PbDecodeError
+from hypothesis import given
+from hypothesis import strategies as st
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
@@ -10,6 +13,7 @@ from otlp_helpers import FIXTURES
 
 from tracereplay.errors import DecodeError
 from tracereplay.otlp import decode_logs_pb, decode_traces_pb
+from tracereplay.otlp.text import valid_text
 
 TID = bytes(range(1, 17))
 SID = bytes(range(1, 9))
@@ -154,3 +158,79 @@ def test_logs_fields_and_rejections() -> None:
         "log record traceId must be 16 bytes or empty",
         "log record spanId must be 8 bytes or empty",
     ]
+
+
+# ------------------------------------------------------------- text that is not UTF-8
+def _as_protobufjs_writes(text: str) -> bytes:
+    """``text`` as protobuf.js (OpenTelemetry JS's protobuf exporters) writes a string: UTF-8,
+    but half of a surrogate pair on its own as its three bytes (not UTF-8)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _with_text(placeholders: dict[bytes, bytes]) -> bytes:
+    """A request whose span name, attribute key and values, event name and resource attribute
+    are placeholders, replaced in the wire bytes (lengths kept) by ``placeholders``."""
+    req = _request({"name": "N" * 4})
+    rs = req.resource_spans[0]
+    rs.resource.attributes.add(key="host", value=AnyValue(string_value="H" * 4))
+    span = rs.scope_spans[0].spans[0]
+    span.attributes.add(key="K" * 4, value=AnyValue(string_value="V" * 8))
+    arr = AnyValue()
+    arr.array_value.values.add(string_value="A" * 2)
+    span.attributes.add(key="arr", value=arr)
+    span.events.add(name="E" * 4, time_unix_nano=5)
+    data = req.SerializeToString()
+    for placeholder, raw in placeholders.items():
+        assert len(placeholder) == len(raw) and data.count(placeholder) == 1
+        data = data.replace(placeholder, raw)
+    return data
+
+
+def test_text_that_is_not_utf8_is_read_with_replacement_characters() -> None:
+    """The protobuf parser refuses a whole request for one such string; read with U+FFFD,
+    every span is kept, and a surrogate pair written as two halves (CESU-8) is joined."""
+    data = _with_text(
+        {
+            b"NNNN": b"a" + _as_protobufjs_writes("\ud83d"),  # a lone half
+            b"HHHH": b"h\xff\xfeh",  # bytes that are UTF-8 of nothing
+            b"KKKK": b"k" + _as_protobufjs_writes("\udfff"),
+            b"VVVVVVVV": b"xy" + _as_protobufjs_writes("\ud83d\ude00"),  # CESU-8 of an emoji
+            b"AA": b"\xc3!",
+            b"EEEE": b"e\xed\xa0\x80",
+        }
+    )
+    with pytest.raises(PbDecodeError, match="UTF-8"):  # the parser alone
+        ExportTraceServiceRequest.FromString(data)
+    [span] = decode_traces_pb(data).spans
+    assert (span.trace_id, span.span_id) == (TID.hex(), SID.hex())  # bytes fields untouched
+    assert span.name == "a\ufffd" and span.events[0]["name"] == "e\ufffd"
+    assert span.attributes == {"k\ufffd": "xy\U0001f600", "arr": ["\ufffd!"]}
+    assert span.resource["host"] == "h\ufffd\ufffdh" and span.service_name == "svc"
+
+
+def test_a_log_body_that_is_not_utf8_is_read_too() -> None:
+    req = ExportLogsServiceRequest()
+    record = req.resource_logs.add().scope_logs.add().log_records.add()
+    record.time_unix_nano = 1
+    record.trace_id, record.span_id = TID, SID
+    record.body.string_value = "BBBB"
+    data = req.SerializeToString().replace(b"BBBB", b"ok" + _as_protobufjs_writes("\udbff")[:2])
+    [log] = decode_logs_pb(data).logs
+    assert log.body == "ok\ufffd\ufffd"
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",)) | st.sampled_from("\ud800\udbff")))
+def test_any_string_protobufjs_writes_is_read_with_its_lone_halves_replaced(text: str) -> None:
+    """Only high halves here, so no two of them make a pair: each is a lone one."""
+    raw = b"pre:" + _as_protobufjs_writes(text)
+    # a byte no tag can be (wire types 6 and 7 do not exist), unlike the name's length before it
+    fill = next(b for b in (0x1E, 0x1F) if b not in (len(raw) & 0x7F, len(raw) >> 7))
+    placeholder = bytes([fill]) * len(raw)
+    data = _request({"name": placeholder.decode()}).SerializeToString()
+    [decoded] = decode_traces_pb(data.replace(placeholder, raw)).spans
+    assert decoded.name == "pre:" + valid_text(text)
+
+
+def test_a_message_that_is_not_protobuf_is_still_refused() -> None:
+    with pytest.raises(DecodeError, match="invalid protobuf"):
+        decode_traces_pb(b"\x0a\xff\xff\xff\xff\x0f" + bytes(10))

@@ -153,6 +153,22 @@ def test_a_lone_surrogate_escape_is_stored_as_a_replacement_character(
     SURROGATE_TRACES[trace_id.hex()] = "sunny \ufffd"
 
 
+def test_protobuf_with_text_that_is_not_utf8_is_stored_with_a_replacement_character(
+    server: ServeProcess,
+) -> None:
+    """protobuf.js (OpenTelemetry JS) writes half of a surrogate pair as three bytes that are
+    not UTF-8; the protobuf parser alone would refuse the whole request."""
+    trace_id = os.urandom(16)
+    req = agent_trace_request(trace_id, service="js-protobuf", attrs={"cut": "@@@@"})
+    body = req.SerializeToString().replace(
+        b"@@@@", b"a" + "\ud83d".encode("utf-8", "surrogatepass")
+    )
+    reply = post(server, "/v1/traces", body, PB)
+    assert reply.status == 200, reply.body
+    SENT.update((trace_id.hex(), sid) for sid in (trace_id[:8].hex(), trace_id[8:].hex()))
+    SURROGATE_TRACES[trace_id.hex()] = "a\ufffd"
+
+
 def test_protobuf_reply_is_an_export_response(server: ServeProcess) -> None:
     req = agent_trace_request(os.urandom(16), service="pb-client")
     reply = post(server, "/v1/traces", req.SerializeToString())

@@ -28,6 +28,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from tracereplay.errors import DecodeError
+from tracereplay.otlp import pb_text
 from tracereplay.otlp import text as json_text
 from tracereplay.otlp.json_decode import logs_from_dict, traces_from_dict
 from tracereplay.otlp.model import Decoded
@@ -268,9 +269,7 @@ def _split_frames(data: bytes) -> list[bytes] | None:
 
 def _parse(cls: type[Message], data: bytes) -> Any:
     try:
-        msg = cls()
-        msg.ParseFromString(data)
-        return msg
+        return pb_text.parse(cls, data)
     except PbDecodeError:
         return None
 

@@ -17,6 +17,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from tracereplay.errors import DecodeError
+from tracereplay.otlp import pb_text
 from tracereplay.otlp.ids import (
     MAX_TIME_NS,
     TIME_PROBLEM,
@@ -72,7 +73,7 @@ def key_values(kvs: Iterable[KeyValue]) -> dict[str, Any]:
 def parse_traces_request(data: bytes) -> ExportTraceServiceRequest:
     """Parse a binary ``ExportTraceServiceRequest``; DecodeError if it is not one."""
     try:
-        return ExportTraceServiceRequest.FromString(data)
+        return pb_text.parse(ExportTraceServiceRequest, data)
     except PbDecodeError as err:
         raise DecodeError(f"invalid protobuf ExportTraceServiceRequest ({err})") from None
 
@@ -80,7 +81,7 @@ def parse_traces_request(data: bytes) -> ExportTraceServiceRequest:
 def parse_logs_request(data: bytes) -> ExportLogsServiceRequest:
     """Parse a binary ``ExportLogsServiceRequest``; DecodeError if it is not one."""
     try:
-        return ExportLogsServiceRequest.FromString(data)
+        return pb_text.parse(ExportLogsServiceRequest, data)
     except PbDecodeError as err:
         raise DecodeError(f"invalid protobuf ExportLogsServiceRequest ({err})") from None
 
