@@ -30,7 +30,8 @@ def parse(cls: type[M], data: bytes) -> M:
     place; ``DecodeError`` (the parser's own) when ``data`` is not a ``cls`` message."""
     try:
         return cls.FromString(data)
-    except DecodeError as err:
+    except (DecodeError, UnicodeDecodeError) as error:  # the pure-Python parser: the latter
+        err = error if isinstance(error, DecodeError) else DecodeError(str(error))
         lenient, strings = _lenient(cls.DESCRIPTOR.full_name)
         try:
             msg = lenient.FromString(data)
