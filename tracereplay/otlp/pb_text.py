@@ -7,7 +7,7 @@ that are not UTF-8, so one cut string would lose every span of the request. When
 refuses a request, it is read again as a message of the same schema with every string field
 declared ``bytes`` (a descriptor pool made once from the real one: the protobuf library does
 all the parsing and writing); each such field is decoded, unreadable bytes and lone surrogates
-becoming U+FFFD (``text.valid_text``), and the message is written and parsed again as itself.
+becoming U+FFFD (``readable``), and the message is written and parsed again as itself.
 A message the lenient parse refuses too is not protobuf of that schema: the first error stands.
 """
 
@@ -19,8 +19,6 @@ from typing import Any, TypeVar
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import FieldDescriptor, FileDescriptor
 from google.protobuf.message import DecodeError, Message
-
-from tracereplay.otlp.text import valid_text
 
 M = TypeVar("M", bound=Message)
 
@@ -48,9 +46,9 @@ def readable(raw: bytes) -> bytes:
         text = raw.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
         text = raw.decode("utf-8", "replace")
-    else:
+    else:  # UTF-16's decoder joins the halves of a pair and makes a lone one U+FFFD
         text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return valid_text(text).encode("utf-8")
+    return text.encode("utf-8")
 
 
 @functools.cache
