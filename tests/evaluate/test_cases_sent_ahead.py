@@ -1,7 +1,8 @@
 """Cases sent to an agent process ahead of time (``dispatch.Dispatcher._ahead``): a process
-holds one case more per case it runs, so it starts the next the moment one ends instead of
-waiting for the eval to hear of the result. ``--concurrency`` still bounds the cases running
-at once, and ``--timeout`` counts from when a case starts, not from when it was sent."""
+holds one case more per case it runs (more of quick cases: ``dispatch.ahead_per_case``), so it
+starts the next the moment one ends instead of waiting for the eval to hear of the result.
+``--concurrency`` still bounds the cases running at once, ``--timeout`` counts from when a case
+starts, not from when it was sent, and a crash still ends only the crashing case."""
 
 from __future__ import annotations
 
@@ -9,29 +10,83 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from replay_agents import RUNNING_AT_START
 from replay_fixtures import AGENTS, CITIES, eval_process, make_suite, rows
 
+from tracereplay.evaluate.replay.dispatch import AHEAD_MOST, AHEAD_S, ahead_per_case
 
-@pytest.mark.parametrize("concurrency", [1, 3])
+
+@given(st.floats(min_value=0, max_value=1e6), st.floats(min_value=0, max_value=1e6))
+def test_quicker_cases_are_held_ahead_in_greater_numbers_within_bounds(a: float, b: float) -> None:
+    quick, slow = sorted((a, b))
+    assert 1 <= ahead_per_case(slow) <= ahead_per_case(quick) <= AHEAD_MOST
+    # what a process holds ahead of each case it runs takes about AHEAD_S, or is one case
+    n = ahead_per_case(quick)
+    assert n == AHEAD_MOST or n == 1 or n * quick <= AHEAD_S < (n + 1) * quick
+
+
+def test_one_case_is_held_ahead_until_a_case_has_ended_and_of_cases_of_50_ms() -> None:
+    # not known yet: the first cases of an agent whose cases take minutes must not all go to
+    # the first process ready
+    assert ahead_per_case(None) == 1
+    assert ahead_per_case(0.05) == 1 and ahead_per_case(0.0) == AHEAD_MOST
+
+
+@pytest.mark.parametrize(
+    ("concurrency", "sleep", "n"), [(1, 0.05, 30), (3, 0.05, 30), (3, 0.001, 150)]
+)
 def test_concurrency_bounds_the_cases_running_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int, sleep: float, n: int
 ) -> None:
-    # 30 cases of 50 ms: the processes hold cases ahead the whole time, and still no more
-    # than --concurrency run at once (across processes); as many as that do
+    # cases of 50 ms (one held ahead per case running) and of 1 ms (many held ahead): the
+    # processes hold cases ahead the whole time, and still no more than --concurrency run
+    # at once (across processes); of the slow ones, as many as that do
     monkeypatch.chdir(AGENTS)
     db = tmp_path / "store.duckdb"
-    make_suite(db, [f"City{i}" for i in range(30)])
+    make_suite(db, [f"City{i}" for i in range(n)])
     proc = eval_process(
         db, "--agent", "replay_agents:weather_counting_overlap",
         "--concurrency", str(concurrency),
+        env={**os.environ, "REPLAY_AGENT_SLEEP": str(sleep)},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     [run] = rows(db, "SELECT passed, total_cases FROM eval_runs")
-    assert run["passed"] == run["total_cases"] == 30
+    assert run["passed"] == run["total_cases"] == n
     counts = RUNNING_AT_START.items()
-    assert len(counts) == 30
-    assert max(counts) == concurrency
+    assert len(counts) == n
+    assert max(counts) <= concurrency
+    if sleep >= 0.05:
+        assert max(counts) == concurrency
+
+
+def test_a_crash_among_quick_cases_held_ahead_ends_only_the_crashing_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # quick cases, the two that crash their process (Paris: SIGSEGV, Rome: SIGABRT) last:
+    # when they run, their process holds many cases sent ahead, which nothing tells apart
+    # from the one that crashed it; each is run again alone, and only the two are ERRORs
+    monkeypatch.chdir(AGENTS)
+    db = tmp_path / "store.duckdb"
+    cities = [*(f"City{i}" for i in range(60)), "Paris", *(f"Town{i}" for i in range(20)), "Rome"]
+    make_suite(db, cities)
+    proc = eval_process(db, "--agent", "replay_agents:crashes", "--concurrency", "2")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    results = rows(
+        db,
+        "SELECT c.query, r.status, r.reason, r.attempts FROM case_results r "
+        "JOIN eval_cases c ON c.case_id = r.case_id",
+    )
+    by_city = {r["query"].split()[-1].rstrip("?"): r for r in results}
+    assert len(by_city) == len(cities)
+    assert by_city["Paris"]["reason"].startswith("the agent's process was killed by signal SIGSEGV")
+    assert by_city["Rome"]["reason"].startswith("the agent's process was killed by signal SIGABRT")
+    others = {c: r["status"] for c, r in by_city.items() if c not in ("Paris", "Rome")}
+    assert set(others.values()) == {"PASSED"}, others
+    [run] = rows(db, "SELECT passed, errored FROM eval_runs")
+    assert (run["passed"], run["errored"]) == (len(cities) - 2, 2)
 
 
 def test_a_case_sent_ahead_counts_its_timeout_from_when_it_starts(

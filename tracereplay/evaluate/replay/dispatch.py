@@ -4,10 +4,13 @@ The eval's thread keeps ``--concurrency`` cases running: each case it sends goes
 process running the fewest (several at once go in one message), and it waits on every
 process's pipe and exit at the same time (``multiprocessing.connection.wait``): each result
 (results come in batches) sends the next case at once. No thread per case or per process in
-the eval. Besides the cases it runs, a process holds as many sent ahead (unless
+the eval. Besides the cases it runs, a process holds cases sent ahead (unless
 ``--fail-fast``), each started the moment one of its cases ends: it never waits for the eval
 to hear of a result and answer with the next case, and ``--concurrency`` still bounds the cases
-running at once (a case sent ahead counts from when it starts, for ``--timeout`` too).
+running at once (a case sent ahead counts from when it starts, for ``--timeout`` too). It holds
+one per case it runs, and more of quick cases (``ahead_per_case``): a message to a process and
+its answer cost more than a trivial agent's case, and cases that take a millisecond each kept
+both the eval and the processes waiting on each other.
 
 One process starts as the eval begins; another only when the cases waiting would take longer
 than it takes to load the agent (the first process's load time, against how long cases take),
@@ -51,6 +54,22 @@ TIMEOUT_GRACE_S = 1.0
 JOIN_S = 5.0
 #: the longest wait for a pipe or an exit (Ctrl-C is seen in between)
 POLL_S = 0.5
+#: seconds of cases a process holds sent ahead for each case it runs (at least one case), up
+#: to ``AHEAD_MOST`` cases: enough quick ones to outlast the eval's answer, never so many that
+#: a process left holding them at the end keeps the others idle for long
+AHEAD_S = 0.02
+AHEAD_MOST = 16
+
+
+def ahead_per_case(case_s: float | None) -> int:
+    """How many cases a process holds sent ahead for each case it runs, when a case takes
+    about ``case_s`` seconds (None: not known yet, as no case has ended): one, or as many as
+    take ``AHEAD_S`` together, up to ``AHEAD_MOST``."""
+    if case_s is None:
+        return 1
+    if case_s * AHEAD_MOST <= AHEAD_S:  # (a case of 0 s too)
+        return AHEAD_MOST
+    return max(1, int(AHEAD_S / case_s))
 
 
 def death_reason(exitcode: int | None) -> str:
@@ -168,15 +187,16 @@ class Dispatcher:
 
     def _ahead(self, process: AgentProcess, running: int) -> list[_Task]:
         """The cases to send ``process`` ahead of time, with ``running`` cases running in it:
-        one per case running, while it runs no more than its share of ``--concurrency``
-        (a process that took every case while the others loaded the agent is not given more
-        ahead, so that the cases it runs pass to them as its own end)."""
+        ``ahead_per_case`` per case running, while it runs no more than its share of
+        ``--concurrency`` (a process that took every case while the others loaded the agent
+        is not given more ahead, so that the cases it runs pass to them as its own end)."""
         if self.options.fail_fast or not running:
             return []
         share = -(-self.options.concurrency // max(1, len(self.live)))
         if running > share:
             return []
-        count = min(running - len(process.queued), len(self.todo))
+        case_s = self._case_s(time.monotonic()) if self.done_n else None
+        count = min(running * ahead_per_case(case_s) - len(process.queued), len(self.todo))
         return [self.todo.popleft() for _ in range(count)]
 
     # ------------------------------------------------------------------ how many processes
