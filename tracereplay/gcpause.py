@@ -8,9 +8,13 @@ The pause is taken once, by the entry point that owns the batch work, never by t
 functions it calls (decoders, ``prepare_batch``, ``store_prepared``): ``ingest_files``,
 ``drain_spool``, ``ingest_batch``, every ingest worker job (``ingest.workers``), the receiver's
 JSON validation (``serve.intake``), ``suite import`` (reading, validating and storing the file:
-the GC took 0.8 s of a 10,000-case file's 1.3 s), and an eval run (``run_evaluation``: recorded
-mode throughout, replay around loading and reporting only, never while the agent's code runs). A
+the GC took 0.8 s of a 10,000-case file's 1.3 s), and an eval run (``run_evaluation``, and
+``eval`` from the run to its report: never while the agent's code runs in this process). A
 caller of a decoder in a loop of its own (a benchmark) pauses around its loop.
+
+A pause ends where what the batch made is freed or frozen (``gc.freeze``, which also resets the
+collector's count): the count of allocations goes on while it is disabled, so the first
+allocation after ``gc.enable()`` would otherwise collect every object still alive.
 """
 
 from __future__ import annotations
