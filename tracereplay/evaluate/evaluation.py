@@ -48,8 +48,8 @@ from tracereplay.evaluate.replay.llm import (
 )
 from tracereplay.evaluate.replay.recorded_tools import ToolMatch
 from tracereplay.evaluate.results_store import (
+    CaseResultRows,
     get_eval_run,
-    insert_case_runs,
     insert_eval_run,
     insert_scored,
     load_case_runs,
@@ -252,19 +252,20 @@ class _ResultWriter:
         self.shared = shared
         self.record = record
         self.suite = suite
-        self.pending: list[CaseRun] = []
+        self.pending = CaseResultRows(record.eval_run_id, suite.id)
         self.kinds: dict[str, dict[str, str]] = {}
         self._by_specs: dict[int, dict[str, str]] = {}
         self.last_flush = time.monotonic()
 
     def add(self, run: CaseRun, case: EvalCase) -> None:
-        if run.case_id not in self.kinds:
+        kinds = self.kinds.get(run.case_id)
+        if kinds is None:
             specs = resolve_checks(case, self.suite.checks)
             kinds = self._by_specs.get(id(specs))
             if kinds is None:
                 kinds = self._by_specs[id(specs)] = {s.label: s.kind for s in specs}
             self.kinds[run.case_id] = kinds
-        self.pending.append(run)
+        self.pending.add(run, kinds)
         due = time.monotonic() - self.last_flush >= FLUSH_SECONDS
         if due or len(self.pending) >= FLUSH_RESULTS:
             self.flush()
@@ -275,14 +276,11 @@ class _ResultWriter:
                 # no drain here: the replay runs' spans wait in the spool like any agent's, for
                 # the next command that reads (every one drains first)
                 with open_store(self.db, drain=False) as store, store.transaction():
-                    insert_case_runs(
-                        store, self.record.eval_run_id, self.suite.id, self.pending, self.kinds
-                    )
+                    self.pending.write(store)
                     if final is not None:
                         if self.shared:
                             final = shared_final_record(store, final)
                         update_eval_run(store, final)
-            self.pending = []
             self.last_flush = time.monotonic()
 
 

@@ -97,56 +97,91 @@ def insert_case_runs(
 ) -> None:
     """Add ``runs`` and their check results. ``check_kinds[case_id][label]`` is the kind of the
     check named ``label`` in that case (the label itself when unknown)."""
-    if not runs:
-        return
-    n = len(runs)
-    cases = pa.table(
-        {
-            "eval_run_id": [eval_run_id] * n,
-            "case_id": [r.case_id for r in runs],
-            "repetition": pa.array([r.repetition for r in runs], pa.int32()),
-            "suite_id": [suite_id] * n,
-            "seq": pa.array([r.seq for r in runs], pa.int32()),
-            "status": [r.result.status.value for r in runs],
-            "score": pa.array([r.result.score for r in runs], pa.float64()),
-            "reason": [r.result.reason for r in runs],
-            "attempts": pa.array([r.attempts for r in runs], pa.int32()),
-            "duration_ms": pa.array([r.result.duration_ms for r in runs], pa.float64()),
-            "run_id": pa.array([r.result.run_id for r in runs], pa.string()),
-            "source_run_id": pa.array([r.source_run_id for r in runs], pa.string()),
-            "response": pa.array([r.response for r in runs], pa.string()),
-            "tool_calls": [_json([t.__dict__ for t in r.tool_calls]) for r in runs],
-            "drift": pa.array(
-                [None if r.replay is None else _json(r.replay.to_dict()) for r in runs],
-                pa.string(),
-            ),
-            "started_at": pa.array([_utc(r.started_at) for r in runs], _TS),
-            "finished_at": pa.array([_utc(r.finished_at) for r in runs], _TS),
-        }
-    )
-    store.append_table("case_results", cases)
-    checks = [(r, i, s) for r in runs for i, s in enumerate(r.result.checks)]
-    if not checks:
-        return
-    m = len(checks)
-    table = pa.table(
-        {
-            "eval_run_id": [eval_run_id] * m,
-            "case_id": [r.case_id for r, _, _ in checks],
-            "repetition": pa.array([r.repetition for r, _, _ in checks], pa.int32()),
-            "position": pa.array([i for _, i, _ in checks], pa.int32()),
-            "check_name": [s.check for _, _, s in checks],
-            "check_kind": [
-                check_kinds.get(r.case_id, {}).get(s.check, s.check) for r, _, s in checks
-            ],
-            "status": [s.status.value for _, _, s in checks],
-            "passed": pa.array([s.passed for _, _, s in checks], pa.bool_()),
-            "score": pa.array([s.score for _, _, s in checks], pa.float64()),
-            "explanation": [s.explanation for _, _, s in checks],
-            "details": [_json(s.details) for _, _, s in checks],
-        }
-    )
-    store.append_table("check_results", table)
+    rows = CaseResultRows(eval_run_id, suite_id)
+    for run in runs:
+        rows.add(run, check_kinds.get(run.case_id, {}))
+    rows.write(store)
+
+
+#: ``case_results``' columns, each with its Arrow type (None: inferred, text)
+_CASE_TYPES: dict[str, pa.DataType | None] = {
+    "case_id": None, "repetition": pa.int32(), "seq": pa.int32(), "status": None,
+    "score": pa.float64(), "reason": None, "attempts": pa.int32(), "duration_ms": pa.float64(),
+    "run_id": pa.string(), "source_run_id": pa.string(), "response": pa.string(),
+    "tool_calls": None, "drift": pa.string(), "started_at": _TS, "finished_at": _TS,
+}  # fmt: skip
+_CHECK_TYPES: dict[str, pa.DataType | None] = {
+    "case_id": None, "repetition": pa.int32(), "position": pa.int32(), "check_name": None,
+    "check_kind": None, "status": None, "passed": pa.bool_(), "score": pa.float64(),
+    "explanation": None, "details": None,
+}  # fmt: skip
+
+
+class CaseResultRows:
+    """The ``case_results`` and ``check_results`` rows of an eval run's results, gathered one
+    result at a time (``add``) and written as two columnar batches (``write``).
+
+    An eval adds each result as it arrives, while its objects are still in the CPU's caches:
+    gathering 10,000 replayed results in one pass at write time cost about three times as
+    much, and that pass was time the eval spent after its last case, with one core busy."""
+
+    def __init__(self, eval_run_id: str, suite_id: str) -> None:
+        self.eval_run_id = eval_run_id
+        self.suite_id = suite_id
+        self._cases: dict[str, list[Any]] = {c: [] for c in _CASE_TYPES}
+        self._checks: dict[str, list[Any]] = {c: [] for c in _CHECK_TYPES}
+
+    def __len__(self) -> int:
+        return len(self._cases["case_id"])
+
+    def add(self, run: CaseRun, kinds: Mapping[str, str]) -> None:
+        """Gather ``run``'s row and its checks' rows; ``kinds[label]`` is the kind of its check
+        named ``label`` (the label itself when unknown)."""
+        c, result = self._cases, run.result
+        c["case_id"].append(run.case_id)
+        c["repetition"].append(run.repetition)
+        c["seq"].append(run.seq)
+        c["status"].append(result.status.value)
+        c["score"].append(result.score)
+        c["reason"].append(result.reason)
+        c["attempts"].append(run.attempts)
+        c["duration_ms"].append(result.duration_ms)
+        c["run_id"].append(result.run_id)
+        c["source_run_id"].append(run.source_run_id)
+        c["response"].append(run.response)
+        c["tool_calls"].append(_json([t.__dict__ for t in run.tool_calls]))
+        c["drift"].append(None if run.replay is None else _json(run.replay.to_dict()))
+        c["started_at"].append(_utc(run.started_at))
+        c["finished_at"].append(_utc(run.finished_at))
+        k = self._checks
+        for position, s in enumerate(result.checks):
+            k["case_id"].append(run.case_id)
+            k["repetition"].append(run.repetition)
+            k["position"].append(position)
+            k["check_name"].append(s.check)
+            k["check_kind"].append(kinds.get(s.check, s.check))
+            k["status"].append(s.status.value)
+            k["passed"].append(s.passed)
+            k["score"].append(s.score)
+            k["explanation"].append(s.explanation)
+            k["details"].append(_json(s.details))
+
+    def write(self, store: Store) -> None:
+        """Append the rows gathered so far (in the caller's transaction), then forget them."""
+        for table, columns, types in (
+            ("case_results", self._cases, _CASE_TYPES),
+            ("check_results", self._checks, _CHECK_TYPES),
+        ):
+            n = len(columns["case_id"])
+            if not n:
+                continue
+            arrays: dict[str, Any] = {"eval_run_id": [self.eval_run_id] * n}
+            if table == "case_results":
+                arrays["suite_id"] = [self.suite_id] * n
+            for name, values in columns.items():
+                arrays[name] = values if types[name] is None else pa.array(values, types[name])
+                columns[name] = []
+            store.append_table(table, pa.table(arrays))
 
 
 def insert_scored(store: Store, eval_run_id: str, suite_id: str, scored: ScoredCases) -> None:
