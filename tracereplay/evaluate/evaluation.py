@@ -18,7 +18,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracereplay.checks import get_check_kind, load_check_modules
 from tracereplay.errors import BadParameterError, TraceReplayError
@@ -36,9 +36,6 @@ from tracereplay.evaluate.replay.agent_process import (
     AgentSetup,
     CaseInputs,
     ReplayPlan,
-    in_process_attempts,
-    load_replayed_agent,
-    trace_replays,
 )
 from tracereplay.evaluate.replay.llm import (
     LlmMatch,
@@ -46,7 +43,6 @@ from tracereplay.evaluate.replay.llm import (
     RecordedCall,
     load_llm_recordings,
 )
-from tracereplay.evaluate.replay.recorded_tools import ToolMatch
 from tracereplay.evaluate.results_store import (
     CaseResultRows,
     get_eval_run,
@@ -84,6 +80,9 @@ from tracereplay.store.abandoned import process_marker
 from tracereplay.store.db import Store
 from tracereplay.store.paths import DB_ENV
 from tracereplay.store.suites import get_cases, get_suite, list_cases
+
+if TYPE_CHECKING:  # a Literal only; its module imports the SDK, the agent processes' part
+    from tracereplay.evaluate.replay.recorded_tools import ToolMatch
 
 #: results are written at least this often (seconds) while cases run
 FLUSH_SECONDS = 5.0
@@ -326,9 +325,11 @@ def _evaluate(
         load_check_modules(settings.check_modules)
     replay = settings.agent is not None
     in_process = replay and processes is None
-    agent = (
-        load_replayed_agent(settings.agent, settings.db) if settings.agent and in_process else None
-    )
+    agent = None
+    if settings.agent and in_process:  # the agent's process is this one: its side is imported
+        from tracereplay.evaluate.replay.agent_child import load_replayed_agent
+
+        agent = load_replayed_agent(settings.agent, settings.db)
 
     git = _git_state_soon()
     with open_store(settings.db) as store:
@@ -410,6 +411,8 @@ def _evaluate(
         if processes is not None:
             processes.start(plan, inputs)  # run by processes.run, from this thread
         else:
+            from tracereplay.evaluate.replay.agent_child import in_process_attempts, trace_replays
+
             assert agent is not None
             trace_replays(settings.db, plan.service_name)
             attempt = in_process_attempts(agent, plan, inputs)

@@ -18,7 +18,7 @@ from tracereplay.forkserver import worker_context
 HTTP_CLIENTS = ("httpx", "httpx2")
 
 PRELOAD = [
-    "tracereplay.evaluate.replay.agent_process",
+    "tracereplay.evaluate.replay.agent_child",
     *(module for module, _ in ADAPTERS),
     *BUILTIN_MODULES,
     *HTTP_CLIENTS,
