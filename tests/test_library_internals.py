@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from opentelemetry import trace as otel_trace
+from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
@@ -21,6 +22,21 @@ from tracereplay.models.evals import ScoreResult
 from tracereplay.models.fast import build
 from tracereplay.models.run import AgentResult, LlmCall, Run, ToolCallRecord
 from tracereplay.sdk.processor import CountingBatchSpanProcessor, ProcessorSlot, batch_queue
+from tracereplay.sdk.sdk_spans import _plain
+
+
+# ------------------------------------------------------------------ OpenTelemetry (sdk_spans.py)
+def test_bounded_attributes_keep_their_items_in_the_dict_sdk_spans_reads() -> None:
+    values = {"gen_ai.operation.name": "chat", "n": 3, "ok": True, "tags": ("a", "b")}
+    for immutable in (True, False):
+        attributes = BoundedAttributes(128, values, immutable=immutable, max_value_len=None)
+        plain = _plain(attributes)
+        assert type(plain) is dict
+        assert plain == dict(attributes.items()) == values
+    span = TracerProvider().get_tracer("t").start_span("s", attributes=values)
+    span.set_attribute("late", "x")
+    span.end()
+    assert _plain(span.attributes) == {**values, "late": "x"}  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------ pydantic (models/fast.py)

@@ -21,6 +21,7 @@ from base64 import b64encode
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind
 
@@ -60,11 +61,20 @@ def _value(value: Any) -> Any:
 def _attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if attributes:
-        for key, value in attributes.items():
+        for key, value in _plain(attributes).items():
             if not key.isascii():
                 key = valid_text(key)
             out[key] = value if value.__class__ is str and value.isascii() else _value(value)
     return out
+
+
+def _plain(attributes: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The SDK's ``BoundedAttributes`` as the dict it keeps them in: its ``Mapping`` methods
+    are Python calls per item (3.3 us against 1.3 for ten attributes, four or more mappings
+    per replayed case). ``tests/test_library_internals.py`` fails when a release moves it."""
+    if attributes.__class__ is BoundedAttributes:
+        return attributes._dict  # type: ignore[attr-defined,no-any-return]
+    return attributes
 
 
 def _time(ns: int | None) -> int:
