@@ -7,7 +7,10 @@ starts, not from when it was sent, and a crash still ends only the crashing case
 from __future__ import annotations
 
 import os
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -15,7 +18,21 @@ from hypothesis import strategies as st
 from replay_agents import RUNNING_AT_START
 from replay_fixtures import AGENTS, CITIES, eval_process, make_suite, rows
 
-from tracereplay.evaluate.replay.dispatch import AHEAD_MOST, AHEAD_S, ahead_per_case
+from tracereplay.evaluate.replay.agent_process import (
+    AgentProcesses,
+    AgentSetup,
+    CaseInputs,
+    ReplayPlan,
+)
+from tracereplay.evaluate.replay.dispatch import (
+    AHEAD_MOST,
+    AHEAD_S,
+    SLOW_S,
+    Dispatcher,
+    ahead_per_case,
+)
+from tracereplay.evaluate.runner import Job, RunnerOptions, error_run
+from tracereplay.models import EvalCase, EvalSuite
 
 
 @given(st.floats(min_value=0, max_value=1e6), st.floats(min_value=0, max_value=1e6))
@@ -104,3 +121,44 @@ def test_a_case_sent_ahead_counts_its_timeout_from_when_it_starts(
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert rows(db, "SELECT status FROM case_results") == [{"status": "PASSED"}] * 2
+
+
+def _dispatcher(tmp_path: Path, n: int) -> tuple[Dispatcher, SimpleNamespace]:
+    """A dispatcher of ``n`` jobs and one agent process as it sees it (no process started)."""
+    suite = EvalSuite(name="s")
+    jobs = [Job(EvalCase(suite_id=suite.id, seq=i, query=f"q{i}")) for i in range(n)]
+    pool = AgentProcesses(AgentSetup("m:agent", tmp_path / "s.duckdb"), concurrency=2)
+    pool.start(ReplayPlan(suite=suite, eval_run_id="e"), lambda job: CaseInputs())
+    dispatcher = Dispatcher(pool, jobs, RunnerOptions(concurrency=2), on_result=lambda run: None)
+    process = SimpleNamespace(running={}, queued={})
+    dispatcher.live = [process]  # type: ignore[list-item]
+    return dispatcher, process
+
+
+def _ran(dispatcher: Dispatcher, process: SimpleNamespace, seen_s: float, ran_s: float) -> None:
+    """Two cases start in ``process``; one's result comes back after ``seen_s`` (as the eval
+    sees it), saying its attempt took ``ran_s`` (as the process measured it)."""
+    now = time.monotonic()
+    for _ in range(2):
+        task = dispatcher.todo.popleft()
+        task.t0 = now - seen_s
+        process.running[task.key] = task
+    key = next(iter(process.running))
+    end = datetime.now(UTC)
+    result = error_run(process.running[key].job, "x", started=end - timedelta(seconds=ran_s))
+    dispatcher._message(
+        process, ("results", [(key, result.model_copy(update={"finished_at": end}))])
+    )
+
+
+def test_quick_cases_are_held_ahead_by_what_they_took_in_the_process(tmp_path: Path) -> None:
+    # results come back in batches: a case of 0.3 ms seems to the eval to take the round trip
+    # (12 ms here, and the case still running seems that old); what is sent ahead follows
+    # the processes' own measure, so quick cases are held ahead in numbers
+    dispatcher, process = _dispatcher(tmp_path, 100)
+    _ran(dispatcher, process, seen_s=0.012, ran_s=0.0003)
+    assert len(dispatcher._ahead(process, running=2)) == 2 * AHEAD_MOST
+    # a case seen running for longer than SLOW_S is a slow one: one ahead per case running
+    dispatcher, process = _dispatcher(tmp_path, 100)
+    _ran(dispatcher, process, seen_s=SLOW_S + 0.1, ran_s=0.0003)
+    assert len(dispatcher._ahead(process, running=2)) == 2
