@@ -121,9 +121,9 @@ class CaseResultRows:
     """The ``case_results`` and ``check_results`` rows of an eval run's results, gathered one
     result at a time (``add``) and written as two columnar batches (``write``).
 
-    An eval adds each result as it arrives, while its objects are still in the CPU's caches:
-    gathering 10,000 replayed results in one pass at write time cost about three times as
-    much, and that pass was time the eval spent after its last case, with one core busy."""
+    One pass over each result, not one per column over the whole batch: 10,000 replayed
+    results took 166-235 ms against 279-315 ms with a pass per column. An eval adds each result
+    as it arrives, so the gathering happens while cases run, not after the last one."""
 
     def __init__(self, eval_run_id: str, suite_id: str) -> None:
         self.eval_run_id = eval_run_id
@@ -168,16 +168,15 @@ class CaseResultRows:
 
     def write(self, store: Store) -> None:
         """Append the rows gathered so far (in the caller's transaction), then forget them."""
-        for table, columns, types in (
-            ("case_results", self._cases, _CASE_TYPES),
-            ("check_results", self._checks, _CHECK_TYPES),
+        run = {"eval_run_id": self.eval_run_id}
+        for table, columns, types, same in (
+            ("case_results", self._cases, _CASE_TYPES, {**run, "suite_id": self.suite_id}),
+            ("check_results", self._checks, _CHECK_TYPES, run),
         ):
             n = len(columns["case_id"])
             if not n:
                 continue
-            arrays: dict[str, Any] = {"eval_run_id": [self.eval_run_id] * n}
-            if table == "case_results":
-                arrays["suite_id"] = [self.suite_id] * n
+            arrays: dict[str, Any] = {name: [value] * n for name, value in same.items()}
             for name, values in columns.items():
                 arrays[name] = values if types[name] is None else pa.array(values, types[name])
                 columns[name] = []
