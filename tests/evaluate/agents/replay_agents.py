@@ -287,10 +287,11 @@ def crashes_leaving_a_child(query: str) -> str:
 
 
 def crashes_after_a_while(query: str) -> str:
-    """``crashes``, each case 0.3 s in (so that cases run at once are all running when one
-    crashes); with ``$REPLAY_AGENT_PIDS`` each case writes its process id there first."""
+    """``crashes``, Paris and Rome 0.3 s in, Oslo's answer 1.3 s in: cases run at once are all
+    still running when the first crashes (with the same delay, Oslo's answer could reach the
+    eval first); with ``$REPLAY_AGENT_PIDS`` each case writes its process id there first."""
     _note_pid(os.getpid())
-    time.sleep(0.3)
+    time.sleep(0.3 if "Paris" in query or "Rome" in query else 1.3)
     return crashes(query)
 
 
