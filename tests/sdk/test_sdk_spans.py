@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import math
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -98,6 +99,25 @@ def test_direct_and_json_paths_give_what_the_protobuf_path_gives(specs, picks) -
         assert from_sdk(spans) is None
         decoded = decode_traces_pb(payload).spans
     assert _same(decoded, via_pb)
+
+
+def test_a_span_read_again_is_the_span_read_first_and_its_record_unchanged() -> None:
+    # a replay reads each span as it ends (its capture), then the spool reads the batch: the
+    # second read gives the same objects, and the record is the one a single read makes
+    spec = {
+        "name": "invoke_agent a", "kind": SpanKind.INTERNAL, "attributes": {"k": "v"},
+        "events": [], "link": False, "status": None, "scope": "a", "child": False,
+    }  # fmt: skip
+    spans = _made([spec, {**spec, "scope": "b"}, spec], [0, 0, 1])
+    first = [span for s in spans for span in from_sdk([s])]
+    again = from_sdk(spans)
+    assert [id(s) for s in again] == [id(s) for s in first]
+    kind, payload = spool_record(spans)
+    assert kind == KIND_TRACES_JSON
+    # one resource entry per resource (the spans of one share its dict), as the encoder writes
+    assert len(orjson.loads(payload)["resourceSpans"]) == 2
+    via_pb = decode_traces_pb(encode_spans(spans).SerializeToString()).spans
+    assert _same(decode_traces_json(payload).spans, via_pb)
 
 
 def test_common_values_take_the_direct_path() -> None:

@@ -131,7 +131,11 @@ def _span(s: ReadableSpan, resource: dict[str, Any], service: str, scope: str) -
 def from_sdk(spans: Sequence[ReadableSpan]) -> list[Span] | None:
     """``spans`` as ``decode_traces_pb(encode_spans(spans))`` gives them, in its order (grouped
     by resource, then by instrumentation scope, each in order of first appearance); ``None``
-    when some span needs the protobuf path (see the module docstring)."""
+    when some span needs the protobuf path (see the module docstring).
+
+    An ended span does not change, and a replay reads each of its spans twice (its capture,
+    then the spool's export): what was read is kept on the SDK's span and given again, the same
+    object (about a twentieth of a replayed case's CPU). Callers only read the spans they get."""
     groups: list[tuple[Any, dict[Any, list[ReadableSpan]]]] = []
     by_id: dict[int, dict[Any, list[ReadableSpan]]] = {}
     for s in spans:
@@ -149,11 +153,29 @@ def from_sdk(spans: Sequence[ReadableSpan]) -> list[Span] | None:
     out: list[Span] = []
     try:
         for resource, scopes in groups:
-            attributes = _attributes(resource.attributes)
-            service = service_name_of(attributes)
+            attributes, service = _resource(resource)
             for scope, members in scopes.items():
                 name = valid_text(scope.name) if scope is not None else ""
-                out.extend(_span(s, attributes, service, name) for s in members)
+                for s in members:
+                    read = s.__dict__.get(_READ)
+                    if read is None or read.resource is not attributes:
+                        read = s.__dict__[_READ] = _span(s, attributes, service, name)
+                    out.append(read)
     except (_Unusual, KeyError, AttributeError, TypeError):
         return None
     return out
+
+
+#: where ``from_sdk`` keeps what it read of an ended span (and of a resource) on the object
+_READ = "_tracereplay_read"
+
+
+def _resource(resource: Any) -> tuple[dict[str, Any], str]:
+    """A resource's attributes and service name, read once per resource object: its spans all
+    hold the one dict, as a decoded request's spans do, so a span read here is the same span
+    when read again (``from_sdk`` keeps it on the SDK's span)."""
+    read = resource.__dict__.get(_READ)
+    if read is None:
+        attributes = _attributes(resource.attributes)
+        read = resource.__dict__[_READ] = (attributes, service_name_of(attributes))
+    return read
