@@ -92,7 +92,10 @@ _BUILTINS_LOADED = False
 _LOCK = threading.RLock()
 
 
-def _load_builtins() -> None:
+def load_builtins() -> None:
+    """Import the built-in check modules now (each registers its checks), once; every lookup
+    does it first, so only a process that wants them loaded ahead (an agent process's fork
+    server) calls it."""
     global _BUILTINS_LOADED
     if _BUILTINS_LOADED:
         return
@@ -176,7 +179,7 @@ def register_check(
             f"cannot register check {kind!r}: {str(msg).removeprefix('Value error, ')}"
         ) from None
     if not builtin:
-        _load_builtins()
+        load_builtins()
     model, option_fields, extra = _options_model(kind, func)
     doc = description if description is not None else inspect.getdoc(func) or ""
     summary = " ".join(doc.strip().split("\n\n")[0].split())
@@ -261,13 +264,13 @@ def batch_form(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 def get_check_kind(kind: str) -> CheckKind | None:
     """The registered check of that kind, or None."""
-    _load_builtins()
+    load_builtins()
     return _REGISTRY.get(kind)
 
 
 def list_check_kinds() -> list[CheckKind]:
     """Every registered check (built-in first, then custom), sorted by kind within each group."""
-    _load_builtins()
+    load_builtins()
     return sorted(_REGISTRY.values(), key=lambda k: (not k.builtin, k.kind))
 
 

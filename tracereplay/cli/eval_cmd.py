@@ -15,9 +15,8 @@ from rich.text import Text
 
 from tracereplay.cli.common import console, db_path, err_console
 from tracereplay.errors import BadParameterError
-from tracereplay.evaluate.runner import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
+from tracereplay.evaluate.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
 from tracereplay.gcpause import gc_paused
-from tracereplay.models import Status
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
@@ -403,7 +402,7 @@ def results_table(reports: Sequence[CaseReport], repeated: bool) -> Table:
             _score(r.result.score),
         ]
         if repeated:
-            ok = sum(1 for x in r.runs if x.status is Status.PASSED)
+            ok = sum(1 for x in r.runs if x.status.value == "PASSED")
             row.append(f"{ok}/{len(r.runs)}")
         query = Text(" ".join(r.case.query.split()), no_wrap=True, overflow="ellipsis")
         row += [f"{r.result.duration_ms:.0f}", query]

@@ -12,39 +12,36 @@ Small, store-agnostic API for runners (see docs/evaluating.md):
   run, as ``tracereplay eval`` does it (imported on first use: it brings the store).
 """
 
-from tracereplay.checks import (
-    CheckDefinitionError,
-    CheckError,
-    CheckKind,
-    CheckModuleError,
-    Verdict,
-    check,
-    list_check_kinds,
-    load_check_modules,
-    prepare_check,
-    run_check,
-    validate_check_specs,
-)
-from tracereplay.checks.subject import CheckSubject
-from tracereplay.evaluate.recorded.scoring import evaluate_recorded, score_recorded, subject_for_run
-from tracereplay.evaluate.scoring import (
-    EvalSummary,
-    case_status,
-    error_result,
-    merge_repeats,
-    resolve_checks,
-    result_from_scores,
-    score_case,
-    summarize,
-)
 from tracereplay.lazy import lazy_getattr
 
+# every name is imported on first use: the package is imported by any of its modules (an
+# agent process's preload list names one before the eval has imported anything heavy)
+_CHECKS = "tracereplay.checks"
+_SCORING = "tracereplay.evaluate.scoring"
+_RECORDED = "tracereplay.evaluate.recorded.scoring"
 _LAZY = {
+    **dict.fromkeys(
+        (
+            "CheckDefinitionError", "CheckError", "CheckKind", "CheckModuleError", "Verdict",
+            "check", "list_check_kinds", "load_check_modules", "prepare_check", "run_check",
+            "validate_check_specs",
+        ),
+        _CHECKS,
+    ),
+    "CheckSubject": "tracereplay.checks.subject",
+    **dict.fromkeys(("evaluate_recorded", "score_recorded", "subject_for_run"), _RECORDED),
+    **dict.fromkeys(
+        (
+            "EvalSummary", "case_status", "error_result", "merge_repeats", "resolve_checks",
+            "result_from_scores", "score_case", "summarize",
+        ),
+        _SCORING,
+    ),
     "EvalOutcome": "tracereplay.evaluate.evaluation",
     "EvalSettings": "tracereplay.evaluate.evaluation",
     "run_evaluation": "tracereplay.evaluate.evaluation",
     "RunnerOptions": "tracereplay.evaluate.runner",
-}
+}  # fmt: skip
 __getattr__ = lazy_getattr(__name__, _LAZY)
 
 __all__ = [

@@ -23,13 +23,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from tracereplay.errors import BadParameterError
+from tracereplay.evaluate.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
 from tracereplay.evaluate.outcomes import CaseRun
 from tracereplay.models import EvalCase, EvaluationResult, Status
-
-#: the most cases at once (each an agent process in replay), retries and repetitions
-MAX_CONCURRENCY = 256
-MAX_RETRIES = 100
-MAX_REPEAT = 1000
 
 
 @dataclass(frozen=True)

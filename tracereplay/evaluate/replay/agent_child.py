@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tracereplay.checks import load_check_modules
+from tracereplay.checks.registry import load_builtins
 from tracereplay.errors import TraceReplayError, one_line
 from tracereplay.evaluate.outcomes import CaseRun
 from tracereplay.evaluate.replay.agent_loader import AgentCallable, load_agent
@@ -32,6 +33,10 @@ from tracereplay.evaluate.runner import Job, error_run, exits_contained, guarded
 from tracereplay.forkserver import started_child
 from tracereplay.sdk import configure, current_setup, flush
 from tracereplay.sdk.exporter import SpoolSpanExporter
+
+# the built-in checks every case is scored with: imported with this module, so the fork server
+# (which preloads it) has them, not each agent process on its first case
+load_builtins()
 
 
 def child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent: int) -> None:

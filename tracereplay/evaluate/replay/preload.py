@@ -1,16 +1,17 @@
 """What the fork server imports for agent processes, and starting it before the eval needs it.
 
 Agent processes are forked from the fork server (``tracereplay.forkserver``), so what it has
-imported each of them starts with: the replay code, the framework adapters (which import no
-framework; loading an agent asks each of them), the built-in checks and the HTTP clients the
-replay wraps (about 140 modules), which each process would otherwise import on its first case
-(about 90 ms of CPU each; one that is not installed is skipped). ``start_agent_server()`` starts
-it at once, so that it imports all that while the eval imports its own code and reads the store.
+imported each of them starts with: the replay code with the built-in checks
+(``agent_child``), the framework adapters (which import no framework; loading an agent asks
+each of them) and the HTTP clients the replay wraps (about 140 modules), which each process
+would otherwise import on its first case (about 90 ms of CPU each; one that is not installed
+is skipped). ``start_agent_server()`` starts it at once, so that it imports all that while the
+eval imports its own code and reads the store. The first agent process waits for the fork
+server's imports, so this module imports next to nothing itself: the eval calls it first.
 """
 
 from __future__ import annotations
 
-from tracereplay.checks.registry import BUILTIN_MODULES
 from tracereplay.evaluate.replay.frameworks import ADAPTERS
 from tracereplay.forkserver import worker_context
 
@@ -20,7 +21,6 @@ HTTP_CLIENTS = ("httpx", "httpx2")
 PRELOAD = [
     "tracereplay.evaluate.replay.agent_child",
     *(module for module, _ in ADAPTERS),
-    *BUILTIN_MODULES,
     *HTTP_CLIENTS,
 ]
 

@@ -8,12 +8,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from tracereplay.models import Run
-from tracereplay.store.db import Store
+
+if TYPE_CHECKING:  # an agent process answers from recordings the eval read: no store here
+    from tracereplay.store.db import Store
 
 
 @dataclass

@@ -1,0 +1,34 @@
+"""What the eval imports before it starts its agent processes' fork server, and what an agent
+process imports: the first agent process waits for the fork server's imports, so the server
+starts before the eval's own heavy imports, and it imports only what an attempt needs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def _modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has once ``code`` ran."""
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    return set(out.stdout.split())
+
+
+def test_the_eval_command_starts_the_fork_server_before_importing_the_models() -> None:
+    # what `tracereplay eval --agent ...` has imported when it calls start_agent_server()
+    loaded = _modules_after(
+        "import tracereplay.cli.app, tracereplay.cli.eval_cmd, tracereplay.evaluate.replay.preload"
+    )
+    assert "tracereplay.evaluate.replay.preload" in loaded
+    assert not {"pydantic", "tracereplay.models", "tracereplay.checks.registry"} & loaded
+
+
+def test_an_agent_process_has_the_built_in_checks_and_no_store() -> None:
+    # the fork server's preload: each agent process starts with the built-in checks imported,
+    # and none imports DuckDB (it writes its spans to the spool; the eval reads the store)
+    loaded = _modules_after("import tracereplay.evaluate.replay.agent_child")
+    assert {"tracereplay.checks.text", "tracereplay.checks.passfail"} <= loaded
+    assert "duckdb" not in loaded and "pyarrow" not in loaded
