@@ -240,12 +240,24 @@ def _sigint_deferred() -> Iterator[None]:
 
 
 class _ResultWriter:
-    """Buffers case results and writes them in batches (and the eval run row at the end)."""
+    """Buffers case results and writes them in batches (and the eval run row at the end).
+
+    The last of the ``expected`` results is written by the final flush with the eval run's
+    row, in one transaction: not first in a batch of its own (a 10,000-case suite filled one
+    batch exactly and opened the store twice at its end)."""
 
     def __init__(
-        self, db: Path, record: EvalRunRecord, suite: EvalSuite, *, shared: bool = False
+        self,
+        db: Path,
+        record: EvalRunRecord,
+        suite: EvalSuite,
+        *,
+        shared: bool = False,
+        expected: int | None = None,
     ) -> None:
         self.db = db
+        self.expected = expected
+        self.received = 0
         #: the eval run is shared with other processes: its final counts are summed from the
         #: store (everything every process wrote into it), not from this process's results
         self.shared = shared
@@ -265,6 +277,9 @@ class _ResultWriter:
                 kinds = self._by_specs[id(specs)] = {s.label: s.kind for s in specs}
             self.kinds[run.case_id] = kinds
         self.pending.add(run, kinds)
+        self.received += 1
+        if self.received == self.expected:
+            return  # the final flush follows
         due = time.monotonic() - self.last_flush >= FLUSH_SECONDS
         if due or len(self.pending) >= FLUSH_RESULTS:
             self.flush()
@@ -370,11 +385,17 @@ def _evaluate(
         with open_store(settings.db, drain=False) as store:
             record = open_eval_run(store, record)
 
-    writer = _ResultWriter(settings.db, record, suite, shared=settings.eval_run is not None)
+    options = settings.runner
+    writer = _ResultWriter(
+        settings.db,
+        record,
+        suite,
+        shared=settings.eval_run is not None,
+        expected=len(cases) * options.repeat,
+    )
     by_id = {c.id: c for c in cases}
     runs: list[CaseRun] = []
     report = RunnerReport()
-    options = settings.runner
 
     def on_result(run: CaseRun) -> None:
         runs.append(run)
