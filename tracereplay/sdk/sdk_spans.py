@@ -135,7 +135,8 @@ def from_sdk(spans: Sequence[ReadableSpan]) -> list[Span] | None:
 
     An ended span does not change, and a replay reads each of its spans twice (its capture,
     then the spool's export): what was read is kept on the SDK's span and given again, the same
-    object (about a twentieth of a replayed case's CPU). Callers only read the spans they get."""
+    object (capture + spool of a span: 12.8 us against 18.4, about 2% of a replayed case's
+    CPU). Callers only read the spans they get."""
     groups: list[tuple[Any, dict[Any, list[ReadableSpan]]]] = []
     by_id: dict[int, dict[Any, list[ReadableSpan]]] = {}
     for s in spans:
