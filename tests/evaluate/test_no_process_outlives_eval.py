@@ -38,13 +38,15 @@ def in_session(sid: int) -> list[tuple[int, str]]:
     return found
 
 
-def start_eval(db: Path, agent: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def start_eval(
+    db: Path, agent: str, env: dict[str, str], *, suite: str = "weather", more: tuple = ()
+) -> subprocess.Popen[bytes]:
     # stderr to a file, not a pipe: reading a pipe to its end would wait for every process
     # holding it, the very ones that must not be left
     err = (db.parent / "stderr").open("wb")
     return subprocess.Popen(
-        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", "weather",
-         "--agent", agent, "--concurrency", "2", "--timeout", "60"],
+        [sys.executable, "-m", "tracereplay", "--db", str(db), "eval", suite,
+         "--agent", agent, "--concurrency", "2", "--timeout", "60", *more],
         cwd=AGENTS, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
     )  # fmt: skip
 
@@ -86,6 +88,25 @@ def test_a_finished_eval_leaves_no_process_running(db: Path) -> None:
     code, err, left = finish(proc)
     assert code == 0, err
     assert left == [], left
+
+
+@pytest.mark.parametrize(
+    ("suite", "more", "exit_code", "message"),
+    [
+        ("no-such-suite", (), 2, "error: no suite named"),
+        ("weather", ("--tool-match", "nearest"), 2, "error: Invalid value for '--tool-match'"),
+        ("weather", ("--llm-until", "2"), 2, "error: --llm-until applies to --llm recorded"),
+    ],
+)
+def test_an_eval_refused_leaves_no_process_running(
+    db: Path, suite: str, more: tuple, exit_code: int, message: str
+) -> None:
+    # the command starts the agents' fork server before it reads its command line: a command
+    # it then refuses ends the server with it
+    proc = start_eval(db, "replay_agents:weather", dict(os.environ), suite=suite, more=more)
+    code, err, left = finish(proc)
+    assert left == [], left
+    assert (code, err.splitlines()[-1][: len(message)]) == (exit_code, message), err
 
 
 @pytest.mark.parametrize(

@@ -3,11 +3,12 @@
 Agent processes are forked from the fork server (``tracereplay.forkserver``), so what it has
 imported each of them starts with: the replay code with the built-in checks
 (``agent_child``), the framework adapters (which import no framework; loading an agent asks
-each of them) and the HTTP clients the replay wraps (about 140 modules), which each process
-would otherwise import on its first case (about 90 ms of CPU each; one that is not installed
-is skipped). ``start_agent_server()`` starts it at once, so that it imports all that while the
-eval imports its own code and reads the store. The first agent process waits for the fork
-server's imports, so this module imports next to nothing itself: the eval calls it first.
+each of them) and the HTTP clients the replay wraps (about 140 modules; ``http_clients``),
+which each process would otherwise import on its first case (about 90 ms of CPU each; one that
+is not installed is skipped). ``start_agent_server()`` starts it at once, so that it imports
+all that while the eval imports its own code and reads the store. The first agent process
+waits for the fork server's imports, so this module imports next to nothing itself: the
+``tracereplay`` command calls it first (``cli.app.start_agent_server_early``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ HTTP_CLIENTS = ("httpx", "httpx2")
 PRELOAD = [
     "tracereplay.evaluate.replay.agent_child",
     *(module for module, _ in ADAPTERS),
-    *HTTP_CLIENTS,
+    "tracereplay.evaluate.replay.http_clients",  # HTTP_CLIENTS, without httpx's own CLI
 ]
 
 
