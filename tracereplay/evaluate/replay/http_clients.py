@@ -22,9 +22,8 @@ from typing import Any
 from tracereplay.evaluate.replay.preload import HTTP_CLIENTS
 
 
-def _deferred_cli(package: str) -> types.ModuleType:
-    """A stand-in for ``{package}._main`` whose ``main`` imports the real module and runs it."""
-    name = f"{package}._main"
+def _deferred_cli(name: str) -> types.ModuleType:
+    """A stand-in for the module ``name`` whose ``main`` imports the real one and runs it."""
     stand_in = types.ModuleType(name)
 
     def main(*args: Any, **kwargs: Any) -> Any:
@@ -43,7 +42,7 @@ def import_clients(packages: tuple[str, ...] = HTTP_CLIENTS) -> None:
         if package in sys.modules:
             continue
         name = f"{package}._main"
-        stand_in = _deferred_cli(package)
+        stand_in = _deferred_cli(name)
         sys.modules.setdefault(name, stand_in)
         try:
             importlib.import_module(package)
