@@ -336,10 +336,18 @@ def _scorer_check(
 
 
 def _check_specs(cases: list[ParsedCase], suite: EvalSuite, problems: list[Problem]) -> None:
-    """Two scorers of one name on one scenario are two checks of one label: not storable."""
+    """Two scorers of one name on one scenario are two checks of one label: not storable.
+    The suite's own checks (those of every scenario that keeps the default scorers) are
+    looked at once, and their problems told at each scenario that uses them."""
+    suite_problems: list[tuple[tuple[int | str, ...], str]] | None = None
     for p in cases:
-        specs = p.case.checks if p.case.checks is not None else suite.checks
-        for sub, message in check_problems(specs):
+        if p.case.checks is not None:
+            found = check_problems(p.case.checks)
+        else:
+            if suite_problems is None:
+                suite_problems = check_problems(suite.checks)
+            found = suite_problems
+        for sub, message in found:
             problems.append(Problem((*p.path, "scorers", *sub[:1]), message))
 
 
