@@ -339,14 +339,9 @@ def _check_specs(cases: list[ParsedCase], suite: EvalSuite, problems: list[Probl
     """Two scorers of one name on one scenario are two checks of one label: not storable.
     The suite's own checks (those of every scenario that keeps the default scorers) are
     looked at once, and their problems told at each scenario that uses them."""
-    suite_problems: list[tuple[tuple[int | str, ...], str]] | None = None
+    suite_problems = check_problems(suite.checks)
     for p in cases:
-        if p.case.checks is not None:
-            found = check_problems(p.case.checks)
-        else:
-            if suite_problems is None:
-                suite_problems = check_problems(suite.checks)
-            found = suite_problems
+        found = check_problems(p.case.checks) if p.case.checks is not None else suite_problems
         for sub, message in found:
             problems.append(Problem((*p.path, "scorers", *sub[:1]), message))
 
