@@ -11,7 +11,7 @@ FRAMEWORK_DIR   := tests/fixtures/frameworks
 FRAMEWORK_VENVS := .venvs
 FRAMEWORK_STAMPS := $(foreach fw,$(FRAMEWORKS),$(FRAMEWORK_VENVS)/$(fw)/.installed-stamp)
 
-.PHONY: demo test install lint format bench clean frameworks dist
+.PHONY: demo test test-latest install lint format bench clean frameworks dist
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,12 @@ test: $(STAMP)
 	# each would compile tracereplay again, each worker its test modules' assertion rewrites
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -p no:cacheprovider -n 4 --dist loadfile --durations=20
 
+# every framework's capture and replay tests at the newest releases pip resolves (unpinned
+# venvs in .venvs-latest, fresh captures in .latest): one line per framework says what drifted
+# and what failed. Not part of `make test`: it installs from the registry (about an hour)
+test-latest: $(STAMP)
+	$(BIN)/python tests/fixtures/frameworks/latest.py
+
 lint: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
@@ -75,4 +81,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py
 
 clean:
-	rm -rf $(VENV) $(FRAMEWORK_VENVS) $(DEMO) dist build .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(FRAMEWORK_VENVS) .venvs-latest .latest $(DEMO) dist build .pytest_cache .ruff_cache

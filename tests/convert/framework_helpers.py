@@ -8,6 +8,7 @@ folder through the real decoders and converter, and check the runs against that 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -18,7 +19,11 @@ from tracereplay.models.run import Run, ToolCallRecord
 from tracereplay.otlp.files import iter_input_files, read_file
 from tracereplay.spans import LogRecord, Span
 
-FRAMEWORKS = Path(__file__).resolve().parent.parent / "fixtures" / "frameworks"
+#: the captures; ``make test-latest`` points it at captures made with the newest releases
+FRAMEWORKS = Path(
+    os.environ.get("TRACEREPLAY_FRAMEWORK_FIXTURES")
+    or Path(__file__).resolve().parent.parent / "fixtures" / "frameworks"
+)
 
 _spec = importlib.util.spec_from_file_location("weather", FRAMEWORKS / "harness" / "weather.py")
 assert _spec is not None and _spec.loader is not None
@@ -161,13 +166,29 @@ def assert_plain(text: str) -> None:
     assert not re.search(r"\b(HumanMessage|AIMessage|ToolMessage|content=)", text), text[:200]
 
 
-def assert_simple_run(run: Run, shape: str, agent_name: str, *, tokens: bool = True) -> None:
-    """A one-agent shape (multi_round, tool_error, parallel, streaming) came out right."""
+def assert_answer_tool(run: Run, key: str, answer_tool: str) -> None:
+    """The agent ended by calling its framework's answer tool (smolagents' ``final_answer``)
+    with the scripted answer, in the last round: a tool call like any other, its argument also
+    the run's response."""
+    last = run.result.tool_calls[-1]
+    assert last.tool_name == answer_tool, [c.tool_name for c in run.result.tool_calls]
+    assert last.arguments == {"answer": final_text(key)}, last.arguments
+    assert last.round == len(SCRIPT[key]), last.round
+    assert [c.tool_name for c in run.result.tool_calls].count(answer_tool) == 1
+
+
+def assert_simple_run(
+    run: Run, shape: str, agent_name: str, *, tokens: bool = True, answer_tool: str | None = None
+) -> None:
+    """A one-agent shape (multi_round, tool_error, parallel, streaming) came out right;
+    ``answer_tool``: the framework ends every run with that tool's call (not scripted)."""
     key = QUESTIONS[shape]
+    if answer_tool is not None:
+        assert_answer_tool(run, key, answer_tool)
     assert run.agent_name == agent_name, run.agent_name
     assert run.query == key, run.query
     assert_plain(run.query)
     assert run.result.response == final_text(key), run.result.response
     assert run.result.status == "success", (run.result.status, run.error)
     assert_llm_rounds(run, len(SCRIPT[key]), tokens=tokens)
-    assert_tool_calls(run, key)
+    assert_tool_calls(run, key, skip=(answer_tool,) if answer_tool else ())

@@ -165,7 +165,7 @@ def test_v136_chat_spans_each_in_its_own_trace() -> None:
         assert run.query == QUESTION
         assert run.convention == "genai"
         assert run.result.total_llm_calls == 1
-        assert run.agent_name == "chat gpt-4o-mini"
+        assert run.agent_name == "weather-agent-demo"  # the service's name, not the operation's
     # the first call asked for both tools; their results are in the other trace
     assert [(c.tool_name, c.tool_call_id, c.round) for c in asking.result.tool_calls] == [
         ("get_weather", WEATHER_ID, 1),

@@ -356,8 +356,8 @@ def test_tool_calls_rebuilt_from_messages_without_ids() -> None:
     assert (f.tool_name, f.arguments, f.result, f.error, f.round) == ("f", {"n": 1}, "one", None, 1)
     assert f.duration_ms == 10.0
     assert g.arguments == {"input": "not json"}
-    assert g.result == '{"error":"boom"}'
-    assert g.error == "boom"
+    # the error envelope is taken off, as a tool span's output is (tool_output)
+    assert (g.result, g.error) == ("boom", "boom")
 
 
 def test_llm_spans_inside_a_tool_belong_to_the_tool() -> None:

@@ -57,6 +57,13 @@ class Capture:
     """What that tool's result adds to the sub-agent's answer."""
     tokens: bool = True
     """Whether the LLM calls record token counts."""
+    answer_tool: str | None = None
+    """The tool the framework's agents end every run with (smolagents' ``final_answer``): a
+    tool call of the last round, besides the scripted ones."""
+
+    def user_calls(self, run: Any) -> list[Any]:
+        """The run's tool calls but the framework's answer tool."""
+        return [c for c in run.result.tool_calls if c.tool_name != self.answer_tool]
 
 
 CAPTURES = (
@@ -160,10 +167,16 @@ CAPTURES = (
     # LlamaIndex's FunctionAgent streams every chat without usage: no token counts
     # (test_framework_llama_index.py: handoff, ReActAgent, what each span holds).
     Capture("llama_index", ("openinference",), "weather_agent", tokens=False),
-    # smolagents ends with a final_answer call (the response, no tool call); provider_error
-    # loses the agent span and a managed agent's query is smolagents' task template
-    # (test_framework_smolagents.py).
-    Capture("smolagents", ("openinference",), "weather_agent", shapes=SIMPLE),
+    # smolagents ends with a final_answer call (a tool call, its argument the response);
+    # provider_error loses the agent span and a managed agent's query is smolagents' task
+    # template (test_framework_smolagents.py).
+    Capture(
+        "smolagents",
+        ("openinference",),
+        "weather_agent",
+        shapes=SIMPLE,
+        answer_tool="final_answer",
+    ),
 )
 
 
@@ -193,7 +206,9 @@ def test_simple_shape(capture: Capture, instrumentation: str, shape: str) -> Non
     assert len(runs) == 1, [(r.agent_name, r.parent_run_id) for r in runs]
     assert sub_runs(runs, run) == []
     assert run.error is None, run.error
-    assert_simple_run(run, shape, capture.agent, tokens=capture.tokens)
+    assert_simple_run(
+        run, shape, capture.agent, tokens=capture.tokens, answer_tool=capture.answer_tool
+    )
 
 
 @pytest.mark.parametrize(CASE, cases("tool_error"))
@@ -202,7 +217,7 @@ def test_tool_error_is_one_line_and_run_succeeds(
 ) -> None:
     """The tool raised; the model answered anyway: the call holds the error, the run succeeds."""
     run = the_top_run(runs_of(capture.framework, instrumentation, shape))
-    (call,) = run.result.tool_calls
+    (call,) = capture.user_calls(run)
     assert call.tool_name == "get_weather", call.tool_name
     assert call.arguments == {"city": "Atlantis"}, call.arguments
     assert_one_line_error(call, "unknown city: Atlantis")
@@ -214,7 +229,7 @@ def test_tool_error_is_one_line_and_run_succeeds(
 @pytest.mark.parametrize(CASE, cases("parallel"))
 def test_parallel_calls_share_a_round(capture: Capture, instrumentation: str, shape: str) -> None:
     run = the_top_run(runs_of(capture.framework, instrumentation, shape))
-    calls = run.result.tool_calls
+    calls = capture.user_calls(run)
     assert [c.tool_name for c in calls] == ["get_weather", "get_weather"]
     assert [c.round for c in calls] == [1, 1]
     assert [c.tool_call_id for c in calls] == list(capture.call_ids)

@@ -10,7 +10,8 @@ what is smolagents' own:
   ``weather_agent``;
 - a tool's input is ``Tool.__call__``'s bound arguments, ``{"args": [], "sanitize_inputs_outputs":
   true, "kwargs": {...}}``: the arguments are the ``kwargs``;
-- the agent ends by calling its ``final_answer`` tool: that is the response, not a tool call;
+- the agent ends by calling its ``final_answer`` tool: a tool call, whose argument is also the
+  response;
 - the finish reason is only inside the ``raw`` repr of the response (read from there), and not
   recorded at all when the model streams.
 """
@@ -31,10 +32,17 @@ from framework_helpers import (
 CODE_QUESTION = "Code it: what is the weather in Paris, and will it rain in the next two days?"
 
 
-def test_final_answer_is_the_response_not_a_tool_call() -> None:
+def test_final_answer_is_a_tool_call_and_the_response() -> None:
     key = QUESTIONS["multi_round"]
     run = the_top_run(runs_of("smolagents", "openinference", "multi_round"))
-    assert "final_answer" not in [c.tool_name for c in run.result.tool_calls]
+    assert [c.tool_name for c in run.result.tool_calls] == [
+        "get_weather",
+        "get_forecast",
+        "final_answer",
+    ]
+    answer = run.result.tool_calls[-1]
+    assert (answer.round, answer.arguments) == (3, {"answer": final_text(key)})
+    assert answer.result == final_text(key)
     assert run.result.response == final_text(key)
     assert len(run.llm_calls) == len(SCRIPT[key])
     # only inside the provider response's repr (read from there); the final answer is a call
@@ -50,7 +58,8 @@ def test_managed_agent_is_a_sub_run_and_a_tool_call() -> None:
     key = QUESTIONS["sub_agent"]
     runs = runs_of("smolagents", "openinference", "sub_agent")
     top = the_top_run(runs)
-    (call,) = top.result.tool_calls
+    call, answer = top.result.tool_calls
+    assert answer.tool_name == "final_answer"
     assert (call.tool_name, call.arguments) == ("forecaster", {"task": weather.SUB_AGENT_QUESTION})
     assert call.result == final_text(weather.SUB_AGENT_QUESTION)
     assert call.tool_call_id == "call_0001"
@@ -60,7 +69,8 @@ def test_managed_agent_is_a_sub_run_and_a_tool_call() -> None:
     assert weather.SUB_AGENT_QUESTION in sub.query
     assert sub.result.response == final_text(weather.SUB_AGENT_QUESTION)
     assert [(c.tool_name, c.arguments) for c in sub.result.tool_calls] == [
-        ("get_forecast", {"city": "Zurich", "days": 1})
+        ("get_forecast", {"city": "Zurich", "days": 1}),
+        ("final_answer", {"answer": final_text(weather.SUB_AGENT_QUESTION)}),
     ]
 
 
@@ -72,6 +82,13 @@ def test_code_agent_tool_calls_come_from_its_tool_spans() -> None:
     assert [(c.round, c.tool_name, c.arguments, c.result) for c in run.result.tool_calls] == [
         (1, "get_weather", {"city": "Paris"}, "Paris: 18°C, cloudy"),
         (2, "get_forecast", {"city": "Paris", "days": 2}, "Paris next 2 day(s): rain likely"),
+        # called in the model's code: named by the tool's declared parameters
+        (
+            3,
+            "final_answer",
+            {"answer": final_text(QUESTIONS["multi_round"])},
+            final_text(QUESTIONS["multi_round"]),
+        ),
     ]
     assert_llm_rounds(run, 3)
 

@@ -29,7 +29,12 @@ from tracereplay.cli.app import app
 from tracereplay.ingest import open_store
 
 REPO = Path(__file__).resolve().parents[2]
-FRAMEWORKS = REPO / "tests" / "fixtures" / "frameworks"
+#: the captures and agents, and the venvs they run in: ``make test-latest`` points them at
+#: captures and venvs made with the newest releases (tests/fixtures/frameworks/latest.py)
+FRAMEWORKS = Path(
+    os.environ.get("TRACEREPLAY_FRAMEWORK_FIXTURES") or REPO / "tests" / "fixtures" / "frameworks"
+)
+VENVS = Path(os.environ.get("TRACEREPLAY_VENVS") or REPO / ".venvs")
 HARNESS = FRAMEWORKS / "harness"
 
 
@@ -49,7 +54,7 @@ weather = _harness_module("weather")
 
 def framework_bin(framework: str, tool: str = "tracereplay") -> Path:
     """``.venvs/<framework>/bin/<tool>``; skips the test when that venv is not built."""
-    path = REPO / ".venvs" / framework / "bin" / tool
+    path = VENVS / framework / "bin" / tool
     if not path.exists():
         pytest.skip(f"{path} does not exist: run `make frameworks` to build the framework venvs")
     return path

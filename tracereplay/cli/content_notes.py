@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tracereplay.convert.content import no_content_note, records_no_content
+from tracereplay.convert.content import (
+    conversion_gap_note,
+    no_content_note,
+    records_no_content,
+    unread_content,
+)
 from tracereplay.models.run import Run
 from tracereplay.store.db import Store
 
@@ -39,11 +44,20 @@ def ingested_note(store: Store, since: datetime) -> str | None:
     empty = [r for r in rows if records_no_content(store.get_run(r["run_id"]))]
     if not empty:
         return None
-    return no_content_note(len(empty), _scopes(store, sorted({r["trace_id"] for r in empty})))
+    return _note(store, len(empty), sorted({r["trace_id"] for r in empty}))
+
+
+def _note(store: Store, runs: int, trace_ids: list[str]) -> str:
+    """A conversion gap when the traces' spans hold content the converter did not read, else
+    the recorded-without-content note."""
+    unread = unread_content(store.load_spans(trace_ids))
+    if unread:
+        return conversion_gap_note(runs, unread)
+    return no_content_note(runs, _scopes(store, trace_ids))
 
 
 def run_note(store: Store, run: Run) -> str | None:
     """The note for one run, or None when it holds content."""
     if not records_no_content(run):
         return None
-    return no_content_note(1, _scopes(store, [run.trace_id]))
+    return _note(store, 1, [run.trace_id])

@@ -75,6 +75,12 @@ def _llm_info(node: Node, plan: RunPlan, logs: Logs) -> LlmInfo:
     return info
 
 
+def _service(span: Span) -> str:
+    """The service's name, unless it is the SDK's default (``unknown_service:python``)."""
+    name = span.service_name
+    return "" if name.startswith("unknown_service") else name
+
+
 def _attr(root: Span, key: str) -> Any:
     value = root.attributes.get(key)
     return root.resource.get(key) if value is None else value
@@ -105,13 +111,67 @@ def _optional_id(value: Any) -> str | None:
     return as_name(value) or None
 
 
+def _richness(r: LlmRound) -> int:
+    info = r.info
+    return (
+        2 * bool(info.output_messages)
+        + 2 * bool(info.input_messages)
+        + (info.input_tokens is not None)
+        + bool(info.model)
+        + bool(info.finish_reason)
+    )
+
+
+def same_request(a: LlmRound, b: LlmRound) -> bool:
+    """Whether two LLM spans of one run describe one request: an SDK's own span and an
+    instrumentation's span of the same call (anthropic 2.x traces ``messages.create`` itself),
+    siblings rather than nested when one of the tracers does not make its span current. Their
+    times overlap over most of the shorter one, and where both recorded the question they
+    recorded the same one. An agent loop sends its requests one after another, so two
+    requests of one run do not overlap like that."""
+    sa, sb = a.span, b.span
+    overlap = min(sa.end_ns, sb.end_ns) - max(sa.start_ns, sb.start_ns)
+    shorter = min(sa.end_ns - sa.start_ns, sb.end_ns - sb.start_ns)
+    if overlap <= 0 or 2 * overlap < shorter:
+        return False
+    ia, ib = a.info.input_messages, b.info.input_messages
+    if ia and ib and last_text(ia, "user") != last_text(ib, "user"):
+        return False
+    ma, mb = a.info.model, b.info.model
+    return not (ma and mb and not (ma.startswith(mb) or mb.startswith(ma)))
+
+
+def _merged(rounds: list[LlmRound]) -> list[LlmRound]:
+    """``rounds`` with the spans of one request merged (``same_request``): the richer span's
+    call is kept and takes from the other what it lacks."""
+    out: list[LlmRound] = []
+    for r in rounds:
+        if out and same_request(out[-1], r):
+            kept, other = (out[-1], r) if _richness(out[-1]) >= _richness(r) else (r, out[-1])
+            kept.info.fill_from(other.info)
+            out[-1] = kept
+        else:
+            out.append(r)
+    for index, r in enumerate(out, start=1):
+        r.round = index
+    return out
+
+
 def _rounds(plan: RunPlan, logs: Logs) -> list[LlmRound]:
-    """The run's LLM calls in start order: round k is the k-th."""
-    nodes = sorted(plan.llm, key=_node_order) if len(plan.llm) > 1 else plan.llm
-    return [
-        LlmRound(index, node.span, node.convention, _llm_info(node, plan, logs))
-        for index, node in enumerate(nodes, start=1)
-    ]
+    """The run's LLM calls in start order, the spans of one request merged: round k is the
+    k-th."""
+    if len(plan.llm) < 2:
+        return [
+            LlmRound(1, node.span, node.convention, _llm_info(node, plan, logs))
+            for node in plan.llm
+        ]
+    nodes = sorted(plan.llm, key=_node_order)
+    return _merged(
+        [
+            LlmRound(index, node.span, node.convention, _llm_info(node, plan, logs))
+            for index, node in enumerate(nodes, start=1)
+        ]
+    )
 
 
 def _agent_system_prompt(rounds: list[LlmRound], root: Span) -> None:
@@ -262,8 +322,10 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
     rounds = _rounds(plan, logs)
     _agent_system_prompt(rounds, root)
     # what the root itself says (an LLM span heading a run has nothing more to say)
-    if root_node.role == LLM:
-        agent = AgentInfo(name=as_name(root.attributes.get(GEN_AI_AGENT_NAME)) or root.name)
+    if root_node.role == LLM:  # no agent and no span of the application's: its service's name
+        agent = AgentInfo(
+            name=as_name(root.attributes.get(GEN_AI_AGENT_NAME)) or _service(root) or root.name
+        )
     else:
         agent = extract.agent_info(root, root_node.convention)
     if agent.name != root.name and agent.name == method_span_name(root.name):

@@ -6,15 +6,28 @@ GenAI contrib instrumentations without message capture. Such a run converts with
 question and answer and tool calls without arguments or results; ``ingest`` and ``show`` say so
 once instead of showing it silently empty, and name the setting or instrumentation that
 records it (``content_setting``: known instrumentations by their scope, else a general hint).
+
+That note is only true when the spans hold no content. A run can also come out empty because
+its spans hold content in attributes the converter does not read (a telemetry form it has
+never seen): ``unread_content`` finds such spans, and the note then says it is a conversion
+gap, with the span names, not a setting to change (``conversion_gap_note``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from tracereplay.models.run import Run
+from tracereplay.spans import Span
 
-__all__ = ["content_setting", "no_content_note", "records_no_content"]
+__all__ = [
+    "content_setting",
+    "conversion_gap_note",
+    "no_content_note",
+    "records_no_content",
+    "unread_content",
+]
 
 #: (scope name prefix, what records the content) for instrumentations known to record none by
 #: default; the first prefix that matches one of the run's scopes wins
@@ -65,4 +78,70 @@ def no_content_note(runs: int, scopes: Iterable[str]) -> str:
     return (
         f"{which} recorded without content (no question, answer, tool arguments or results): "
         f"{content_setting(scopes)}"
+    )
+
+
+#: the last part of an attribute key that names something said (``input.value``,
+#: ``gen_ai.input.messages``, ``ai.prompt``, ``ai.response.text``, ``ai.toolCall.args``,
+#: ``llm.input_messages.0.message.content``), compared in lower case
+_CONTENT_KEYS = frozenset(
+    (
+        "prompt",
+        "prompts",
+        "messages",
+        "message",
+        "input",
+        "output",
+        "content",
+        "contents",
+        "completion",
+        "text",
+        "result",
+        "response",
+        "args",
+        "arguments",
+        "query",
+        "question",
+        "answer",
+        "value",
+        "toolcalls",
+        "tool_calls",
+        "parts",
+        "body",
+    )
+)
+
+
+def _holds_text(key: str, value: Any) -> bool:
+    if type(value) is not str or not value.strip():
+        return False
+    return key.rsplit(".", 1)[-1].lower() in _CONTENT_KEYS
+
+
+def unread_content(spans: Iterable[Span]) -> list[str]:
+    """The names of the spans (first seen order, each once) holding text under an attribute
+    or event attribute whose key names content (``_CONTENT_KEYS``): for runs that came out
+    with none, that content is there but was not read."""
+    names: list[str] = []
+    for span in spans:
+        found = any(_holds_text(k, v) for k, v in span.attributes.items())
+        if not found:
+            for event in span.events:
+                attrs = event.get("attributes")
+                if isinstance(attrs, dict) and any(_holds_text(k, v) for k, v in attrs.items()):
+                    found = True
+                    break
+        if found and span.name not in names:
+            names.append(span.name)
+    return names
+
+
+def conversion_gap_note(runs: int, span_names: list[str]) -> str:
+    """The one line for ``runs`` runs that came out empty though their spans hold content."""
+    which = "this run came" if runs == 1 else f"{runs} runs came"
+    shown = ", ".join(span_names[:5]) + (", ..." if len(span_names) > 5 else "")
+    return (
+        f"{which} out without content, but their spans hold some that tracereplay does not "
+        f"read ({shown}): a conversion gap, not a setting to change; the spans are in the store "
+        "(table spans) to report it with"
     )

@@ -1,6 +1,7 @@
 """Which convention wrote a span, and what role the span plays in an agent run.
 
-Checked in order: ``openinference.span.kind``, ``traceloop.span.kind``, the OpenAI Agents SDK
+Checked in order: ``openinference.span.kind``, ``traceloop.span.kind``, the Vercel AI SDK's
+``ai.operationId``, the OpenAI Agents SDK
 span data on a Logfire span, ``gen_ai.operation.name``,
 then the legacy OpenLLMetry LLM markers (``llm.request.type``, indexed ``gen_ai.prompt.N.*``).
 An OpenInference CHAIN that LangChain names as an agent (``lc_agent_name`` in its metadata) is
@@ -18,6 +19,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tracereplay.convert.ai_sdk import (
+    AI_SDK,
+    FUNCTION_OPERATIONS,
+    OPERATION_ID,
+    REQUEST_OPERATIONS,
+    TOOL_OPERATION,
+)
 from tracereplay.convert.logfire import (
     LOGFIRE,
     SDK_AGENT_TYPES,
@@ -164,6 +172,15 @@ def _logfire_role(span: Span) -> int:
     return OTHER
 
 
+def _ai_sdk_role(operation: Any) -> int:
+    """The role of a Vercel AI SDK span by its ``ai.operationId`` (``convert/ai_sdk.py``)."""
+    if operation in FUNCTION_OPERATIONS:
+        return AGENT
+    if operation in REQUEST_OPERATIONS:
+        return LLM
+    return TOOL if operation == TOOL_OPERATION else OTHER
+
+
 def is_request_helper(span: Span) -> bool:
     """Whether an OpenInference LLM span is a helper that prepares a request, not a provider
     call: LlamaIndex traces ``OpenAI._prepare_chat_with_tools`` as an LLM span beside each real
@@ -197,6 +214,10 @@ def detect(span: Span) -> tuple[int, str]:
     kind = a.get(TRACELOOP_SPAN_KIND)
     if kind is not None:
         return _role(_TRACELOOP_ROLES, kind), OPENLLMETRY
+    if OPERATION_ID in a:
+        role = _ai_sdk_role(a[OPERATION_ID])
+        if role != OTHER:
+            return role, AI_SDK
     logfire = LOGFIRE_MSG_TEMPLATE in a
     if logfire:
         role = _logfire_role(span)

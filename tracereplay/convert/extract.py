@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tracereplay.convert import genai, logfire, openinference, openllmetry
-from tracereplay.convert.detect import GENAI, LOGFIRE, OPENINFERENCE, OPENLLMETRY
+from tracereplay.convert import ai_sdk, genai, logfire, openinference, openllmetry
+from tracereplay.convert.detect import AI_SDK, GENAI, LOGFIRE, OPENINFERENCE, OPENLLMETRY
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.values import as_name
 from tracereplay.semconv import (
@@ -26,6 +26,8 @@ def llm_info(span: Span, convention: str, logs: Sequence[LogRecord] = ()) -> Llm
     """The LLM call recorded by ``span``."""
     if convention == OPENINFERENCE:
         return openinference.llm_info(span)
+    if convention == AI_SDK:
+        return ai_sdk.llm_info(span)
     info = openllmetry.llm_info(span, logs)  # GenAI form first, then the indexed form
     return logfire.fill_llm_info(span, info) if convention == LOGFIRE else info
 
@@ -36,6 +38,8 @@ def tool_info(span: Span, convention: str) -> ToolInfo:
         return openinference.tool_info(span)
     if convention == OPENLLMETRY:
         return openllmetry.tool_info(span)
+    if convention == AI_SDK:
+        return ai_sdk.tool_info(span)
     if convention == LOGFIRE and logfire.sdk_span_type(span.attributes):
         return logfire.tool_info(span)
     return genai.tool_info(span)
@@ -56,6 +60,8 @@ def agent_info(span: Span, convention: str) -> AgentInfo:
         return openinference.agent_info(span)
     if convention == OPENLLMETRY:
         return openllmetry.agent_info(span)
+    if convention == AI_SDK:
+        return ai_sdk.agent_info(span)
     # a span of no convention (an HTTP handler...): use whatever input/output it carries
     if GEN_AI_INPUT_MESSAGES in a or GEN_AI_OUTPUT_MESSAGES in a:
         info = genai.agent_info(span)

@@ -14,6 +14,7 @@ chat messages, GenAI parts, text), and returns ``None`` for a value it does not 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,23 +224,45 @@ def tool_result(info_result: Any) -> tuple[str | None, str, str | None]:
 _ENVELOPE_KEYS = frozenset(("args", "kwargs"))
 
 
-def call_envelope(value: dict[str, Any]) -> dict[str, Any] | None:
+def parameter_names(schema: Any) -> list[str]:
+    """The parameter names a tool declares, in order: a JSON schema's ``properties``, or a
+    mapping of name to spec (OpenInference's ``tool.parameters`` for smolagents)."""
+    schema = decoded(schema)
+    if not isinstance(schema, dict):
+        return []
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        return [k for k in properties if isinstance(k, str)]
+    if schema.get("type") == "object":
+        return []
+    return [k for k, v in schema.items() if isinstance(k, str) and isinstance(v, dict)]
+
+
+def call_envelope(value: dict[str, Any], parameters: Sequence[str] = ()) -> dict[str, Any] | None:
     """The tool's own arguments out of a Python call's bound parameters, as instrumentations
     record ``Tool.__call__(self, *args, flag=..., **kwargs)``: ``{"args": [], "kwargs": {...}}``
     (OpenInference smolagents adds ``"sanitize_inputs_outputs": true``; llama-index records
     ``{"kwargs": {...}}``). ``kwargs`` (a dict) is the arguments, merged over a lone dict in
-    ``args``; any other key must be a framework flag (a bool or ``None``), and a positional
-    value other than one dict cannot be named: then ``None`` (not an envelope)."""
+    ``args``, or over the positional values named by the tool's declared ``parameters`` in
+    order (``final_answer("...")`` in a smolagents ``CodeAgent``'s code); any other key must be
+    a framework flag (a bool or ``None``), and positional values that cannot be named make it
+    no envelope (``None``)."""
     kwargs = value.get("kwargs")
     if not isinstance(kwargs, dict):
         return None
     args = value.get("args", [])
-    if not isinstance(args, list) or len(args) > 1 or (args and not isinstance(args[0], dict)):
+    if not isinstance(args, list):
         return None
     for key, flag in value.items():
         if key not in _ENVELOPE_KEYS and not (flag is None or isinstance(flag, bool)):
             return None
-    return {**(args[0] if args else {}), **kwargs}
+    if len(args) == 1 and isinstance(args[0], dict):
+        return {**args[0], **kwargs}
+    if not args:
+        return dict(kwargs)
+    if len(args) <= len(parameters):
+        return {**dict(zip(parameters, args, strict=False)), **kwargs}
+    return None
 
 
 _OBJECT_AT = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
@@ -254,23 +277,31 @@ def without_injected(arguments: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in arguments.items() if not (type(v) is str and _OBJECT_AT.fullmatch(v))}
 
 
-def tool_arguments(value: Any) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def tool_arguments(
+    value: Any, parameters: Any = None
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """``(arguments, fallback)`` from a tool span's recorded input: a JSON object is the
-    arguments (taken out of a call envelope, ``call_envelope``); a bare value (a one-argument
-    tool's input) is only a fallback, since the LLM's request names the argument."""
+    arguments (taken out of a call envelope, ``call_envelope``, whose positional values the
+    tool's declared ``parameters`` name); a bare value (a one-argument tool's input) is only a
+    fallback, since the LLM's request names the argument."""
     if value is None:
         return None, None
     value = decoded(value)
     if isinstance(value, dict):
-        unwrapped = call_envelope(value) if "kwargs" in value else None
+        unwrapped = (
+            call_envelope(value, parameter_names(parameters) if parameters else [])
+            if "kwargs" in value
+            else None
+        )
         return without_injected(value if unwrapped is None else unwrapped), None
     if value == "":
         return None, {}
     return None, {"input": value}
 
 
-#: what instrumentations that name a span after the Python call it wraps put after the agent:
-#: ``weather_agent.run`` (smolagents), ``FunctionAgent.run``, ``Crew._execute_core``
+#: what instrumentations that name a span after the Python call it wraps put after the agent
+#: or tool: ``weather_agent.run`` (smolagents), ``FunctionAgent.run``, ``Crew._execute_core``,
+#: DSPy's ``ReAct.forward`` and ``get_weather.__call__``
 _CALL_METHODS = frozenset(
     (
         "run",
@@ -294,6 +325,11 @@ _CALL_METHODS = frozenset(
         "step",
         "astep",
         "start",
+        "forward",
+        "aforward",
+        "generate",
+        "agenerate",
+        "get_response",
     )
 )
 

@@ -39,8 +39,13 @@ from tracereplay.semconv import (
 Message = dict[str, Any]
 Part = dict[str, Any]
 
-_TOOL_CALL_TYPES = ("tool_call", "function_call", "tool_use")
-_TOOL_RESPONSE_TYPES = ("tool_call_response", "tool_result", "function_call_output")
+_TOOL_CALL_TYPES = ("tool_call", "function_call", "tool_use", "tool-call")
+_TOOL_RESPONSE_TYPES = ("tool_call_response", "tool_result", "function_call_output", "tool-result")
+#: text parts under the names providers give them (OpenAI Responses' ``input_text`` /
+#: ``output_text``, the Vercel AI SDK's ``reasoning`` aside)
+_TEXT_TYPES = ("text", "input_text", "output_text")
+#: roles as providers and frameworks name them, in the GenAI names
+_ROLES = {"model": "assistant", "human": "user", "ai": "assistant", "developer": "system"}
 _INPUT_KEYS = ("input", "query", "question", "message", "prompt", "text", "content")
 _OUTPUT_KEYS = ("output", "answer", "response", "result", "text", "content", "message")
 
@@ -62,32 +67,57 @@ def tool_response_part(call_id: Any, response: Any) -> Part:
     return {"type": "tool_call_response", "id": as_name(call_id), "response": response}
 
 
+def _first_key(part: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if key in part:
+            return part[key]
+    return None
+
+
+def _gemini_part(part: dict[str, Any]) -> Part | None:
+    """A Gemini part (``functionCall`` / ``functionResponse``, camel or snake case) as a GenAI
+    part, else ``None``. The response is kept as the tool's own value: Gemini's
+    ``{"result": ...}`` wrapper is taken off where results are read (``tool_output``)."""
+    call = part.get("functionCall", part.get("function_call"))
+    if isinstance(call, dict) and "name" in call:
+        return tool_call_part(call.get("id"), call.get("name"), call.get("args"))
+    response = part.get("functionResponse", part.get("function_response"))
+    if isinstance(response, dict) and "name" in response:
+        return tool_response_part(response.get("id"), response.get("response"))
+    return None
+
+
 def normalize_part(part: Any) -> Part | None:
-    """One GenAI part (or an OpenAI content part) in the normalized shape; ``None`` if unusable."""
+    """One part of any provider's message in the normalized shape, ``None`` if unusable: GenAI
+    parts, OpenAI chat and Responses content parts and items, Anthropic blocks, Gemini parts,
+    Converse blocks, the Vercel AI SDK's parts (``tool-call`` / ``tool-result``)."""
     if isinstance(part, str):
         return text_part(part)
     if not isinstance(part, dict):
         return None
     kind = part.get("type")
-    if kind is None and ("toolUse" in part or "toolResult" in part):
-        return converse_part(part)
-    if kind == "text" or (kind is None and ("content" in part or "text" in part)):
+    if kind is None:
+        if "toolUse" in part or "toolResult" in part:
+            return converse_part(part)
+        gemini = _gemini_part(part) if len(part) <= 3 else None
+        if gemini is not None:
+            return gemini
+    if kind in _TEXT_TYPES or (kind is None and ("content" in part or "text" in part)):
         return text_part(part["content"] if "content" in part else part.get("text"))
     if kind in _TOOL_CALL_TYPES:
         fn = part.get("function")
         if isinstance(fn, dict):  # OpenAI-style part nested one level
             return tool_call_part(part.get("id"), fn.get("name"), fn.get("arguments"))
-        args = part["arguments"] if "arguments" in part else part.get("input")
-        return tool_call_part(part.get("id", part.get("call_id")), part.get("name"), args)
+        args = _first_key(part, ("arguments", "input", "args"))
+        call_id = _first_key(part, ("id", "call_id", "toolCallId"))
+        return tool_call_part(call_id, _first_key(part, ("name", "toolName")), args)
     if kind in _TOOL_RESPONSE_TYPES:
-        for key in ("response", "result", "content", "output"):
-            if key in part:
-                response = part[key]
-                break
-        else:
-            response = None
-        call_id = part.get("id", part.get("tool_use_id", part.get("call_id")))
-        return tool_response_part(call_id, response)
+        response = _first_key(part, ("response", "result", "content", "output"))
+        call_id = _first_key(part, ("id", "tool_use_id", "call_id", "toolCallId"))
+        out = tool_response_part(call_id, response)
+        if part.get("is_error") is True or part.get("isError") is True:
+            out["status"] = "error"
+        return out
     if isinstance(kind, str):
         return dict(part)
     return None
@@ -153,12 +183,20 @@ def normalize_message(message: Any, default_role: str = "user") -> Message | Non
     if not isinstance(message, dict):
         return None
     if "role" not in message and "parts" not in message:
+        kind = message.get("type")
+        if kind in _TOOL_CALL_TYPES or kind in _TOOL_RESPONSE_TYPES:
+            # an OpenAI Responses input item (function_call / function_call_output)
+            part = normalize_part(message)
+            if part is not None:
+                role = "assistant" if part["type"] == "tool_call" else "tool"
+                return {"role": role, "parts": [part]}
         converted = langchain_message(message)
         if converted is not None:
             message = converted
     role = message.get("role")
     if type(role) is not str or not role:
         role = as_name(role) or default_role
+    role = _ROLES.get(role, role)
     raw_parts = message.get("parts")
     if type(raw_parts) is list:
         return {"role": role, "parts": normalize_parts(raw_parts)}
@@ -166,7 +204,9 @@ def normalize_message(message: Any, default_role: str = "user") -> Message | Non
     call_id = message.get("tool_call_id")
     if role in ("tool", "function"):
         if isinstance(content, list) and all(isinstance(p, dict) for p in content):
-            if call_id is None and any("toolResult" in p for p in content):
+            if call_id is None and any(
+                "toolResult" in p or p.get("type") in _TOOL_RESPONSE_TYPES for p in content
+            ):
                 return {"role": role, "parts": normalize_parts(content)}
             content = blocks_text(content)
         part = tool_response_part(call_id, content)
@@ -222,8 +262,8 @@ def _parse_list(value: list[Any], default_role: str, finish: str = "") -> tuple[
             if not finish and "finish_reason" in item:
                 finish = as_name(item["finish_reason"])
             role, parts = item.get("role"), item.get("parts")
-            if type(role) is str and role and type(parts) is list:  # already GenAI-shaped
-                out.append({"role": role, "parts": normalize_parts(parts)})
+            if type(role) is str and role and type(parts) is list:  # GenAI- or Gemini-shaped
+                out.append({"role": _ROLES.get(role, role), "parts": normalize_parts(parts)})
                 continue
         msg = normalize_message(item, default_role)
         if msg is not None:

@@ -84,10 +84,10 @@ def llm_info(span: Span) -> LlmInfo:
 def tool_info(span: Span) -> ToolInfo:
     """An OpenInference TOOL span's call."""
     a = span.attributes
-    arguments, fallback = tool_arguments(a.get(INPUT_VALUE))
+    arguments, fallback = tool_arguments(a.get(INPUT_VALUE), a.get("tool.parameters"))
     text, result_id, error = tool_result(a.get(OUTPUT_VALUE))
     return ToolInfo(
-        name=as_name(a.get(OPENINFERENCE_TOOL_NAME)) or span.name,
+        name=as_name(a.get(OPENINFERENCE_TOOL_NAME)) or method_span_name(span.name),
         call_id=as_name(a.get(OPENINFERENCE_TOOL_ID))
         or as_name(a.get(OPENINFERENCE_TOOL_CALL_ID))
         or result_id,

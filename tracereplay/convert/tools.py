@@ -14,7 +14,9 @@ messages when the run has no tool spans.
   parallel calls), no tool call (``is_summary_span``). A handoff's call (``transfer_to_...``) is
   a tool call like any other: the model asked for it.
 - The framework's answer tool (smolagents' ``final_answer``, ``framework_forms.is_answer_tool``)
-  is no tool call: its argument is the run's answer.
+  is a tool call like any other (the model asked for it), and its argument is also the run's
+  answer; it is no tool *execution* for the airtight check (``tool_execution_spans``): the
+  framework runs it, not the user.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 
 from tracereplay.convert import extract
 from tracereplay.convert.detect import LLM, TOOL, detect
-from tracereplay.convert.framework_forms import is_answer_tool
+from tracereplay.convert.framework_forms import is_answer_tool, tool_output
 from tracereplay.convert.info import LlmInfo, ToolInfo
 from tracereplay.convert.values import arguments_dict, as_text, decoded
 from tracereplay.models.fast import build
@@ -125,7 +127,7 @@ def _requests(rounds: list[LlmRound]) -> list[_Request]:
     for r in rounds:
         for message in r.info.output_messages:
             for part in message["parts"]:
-                if part.get("type") == "tool_call" and not is_answer_tool(part.get("name")):
+                if part.get("type") == "tool_call":
                     out.append(_Request(r.round, r.span.end_ns, part))
     return out
 
@@ -171,12 +173,19 @@ class _Answers:
         return self._first
 
     def take(self, round_: int, call_id: str) -> Any:
-        """The response to call ``call_id`` asked in ``round_`` (id-less: the next one in order),
-        or ``None``."""
+        """The response to call ``call_id`` asked in ``round_``, or ``None``: the one with that
+        id, else the next id-less one in order (a tool message that carries no call id, as
+        OpenInference's litellm spans record them, answers the calls in the order they were
+        asked), else, for a call with no id, the next one in order."""
         if self._by_round is None:
             self._by_round = self._trailing()
-        for entry in self._by_round.get(round_, ()):
+        entries = self._by_round.get(round_, ())
+        for entry in entries:
             if not entry[2] and entry[0] == call_id:
+                entry[2] = True
+                return entry[1]
+        for entry in entries:
+            if not entry[2] and (not entry[0] or not call_id):
                 entry[2] = True
                 return entry[1]
         return self._first_by_id().get(call_id) if call_id else None
@@ -198,7 +207,6 @@ def tool_calls(
     """The run's tool calls in the order they happened. ``rebuild``: also turn the ``tool_call``
     parts no span matched into tool calls (the run has no tool spans)."""
     requests = _requests(rounds)
-    span_calls = [c for c in span_calls if not is_answer_tool(c.info.name)]
     if not requests and not span_calls:
         return []
     answers = _Answers(rounds)
@@ -261,7 +269,7 @@ def tool_calls(
         if result is None and call_id:
             response = answers.take(round_, call_id)
             if response is not None:
-                result = as_text(response)
+                result = tool_output(response).text
         if arguments is None:
             if info.fallback_arguments is not None:
                 arguments = info.fallback_arguments
@@ -287,7 +295,8 @@ def tool_calls(
                 continue
             part = q.part
             response = answers.take(q.round, part["id"])
-            result = "" if response is None else as_text(response)
+            output = None if response is None else tool_output(response)
+            result = "" if output is None else output.text
             next_start = starts.get(q.round + 1)
             gap = max(0, next_start - q.end_ns) / 1e6 if next_start is not None else 0.0
             record = build(
@@ -299,7 +308,9 @@ def tool_calls(
                     "arguments": arguments_dict(part["arguments"]),
                     "result": result,
                     "duration_ms": gap,
-                    "error": result_error(result) if result else None,
+                    "error": (output.text or "error")
+                    if output is not None and output.error
+                    else (result_error(result) if result else None),
                 },
             )
             keyed.append((q.end_ns, len(keyed), record))
