@@ -167,6 +167,34 @@ CAPTURES = (
     # LlamaIndex's FunctionAgent streams every chat without usage: no token counts
     # (test_framework_llama_index.py: handoff, ReActAgent, what each span holds).
     Capture("llama_index", ("openinference",), "weather_agent", tokens=False),
+    # a plain loop on the anthropic SDK 2.x traced by OpenLLMetry's anthropic instrumentation:
+    # the SDK's own `anthropic.messages.create` span of each request is merged with
+    # OpenLLMetry's `anthropic.chat` (tests/fixtures/frameworks/plain_anthropic)
+    Capture(
+        "plain_anthropic",
+        ("openllmetry",),
+        "weather_agent",
+        shapes=(*SIMPLE, "provider_error"),
+        call_ids=("toolu_0001", "toolu_0002"),
+        failed_model="claude-sonnet-4-5",
+    ),
+    # LangChain create_agent on ChatAnthropic + OpenInference: the SDK's own spans are traces
+    # of their own (the LangChain tracer does not make its spans current): no runs
+    Capture(
+        "langchain_anthropic",
+        ("openinference",),
+        "weather_agent",
+        call_ids=("toolu_0001", "toolu_0002"),
+        failed_model="claude-sonnet-4-5",
+    ),
+    # a TypeScript agent on the Vercel AI SDK, its own telemetry (experimental_telemetry with
+    # functionId "weather_agent"), the Responses API (tests/fixtures/frameworks/vercel_ai)
+    Capture(
+        "vercel_ai",
+        ("ai-sdk",),
+        "weather_agent",
+        call_ids=("call_0002", "call_0004"),
+    ),
     # smolagents ends with a final_answer call (a tool call, its argument the response);
     # provider_error loses the agent span and a managed agent's query is smolagents' task
     # template (test_framework_smolagents.py).

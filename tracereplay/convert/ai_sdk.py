@@ -108,13 +108,16 @@ def llm_info(span: Span) -> LlmInfo:
     """One provider request (``ai.*.doGenerate`` / ``doStream``)."""
     a = span.attributes
     inputs, outputs = _tokens(a)
+    finish = as_name(a.get("ai.response.finishReason")) or first_name(
+        a.get("gen_ai.response.finish_reasons")
+    )
     info = LlmInfo(
         model=as_name(_first(a, "ai.response.model", "gen_ai.response.model", "ai.model.id")),
-        provider=as_name(_first(a, "ai.model.provider", "gen_ai.system")),
+        # "openai.responses", "anthropic.messages": the provider, then the API it was asked on
+        provider=as_name(_first(a, "ai.model.provider", "gen_ai.system")).partition(".")[0],
         input_tokens=inputs,
         output_tokens=outputs,
-        finish_reason=as_name(a.get("ai.response.finishReason"))
-        or first_name(a.get("gen_ai.response.finish_reasons")),
+        finish_reason=finish.replace("-", "_"),  # "tool-calls": the GenAI "tool_calls"
     )
     messages = a.get("ai.prompt.messages")
     if messages is not None:
@@ -127,7 +130,10 @@ def tool_info(span: Span) -> ToolInfo:
     """One ``ai.toolCall`` span."""
     a = span.attributes
     arguments, fallback = tool_arguments(_first(a, "ai.toolCall.args", "ai.toolCall.input"))
-    text, result_id, error = tool_result(_first(a, "ai.toolCall.result", "ai.toolCall.output"))
+    # the result is the tool's return value as JSON: a returned string arrives quoted
+    text, result_id, error = tool_result(
+        decoded(_first(a, "ai.toolCall.result", "ai.toolCall.output"))
+    )
     return ToolInfo(
         name=as_name(a.get("ai.toolCall.name")) or span.name,
         call_id=as_name(a.get("ai.toolCall.id")) or result_id,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any
 
 from tracereplay.convert import extract
+from tracereplay.convert.content import records_no_content
 from tracereplay.convert.detect import AGENT, LLM, TOOL
 from tracereplay.convert.framework_forms import (
     is_answer_tool,
@@ -149,6 +151,8 @@ def _merged(rounds: list[LlmRound]) -> list[LlmRound]:
         if out and same_request(out[-1], r):
             kept, other = (out[-1], r) if _richness(out[-1]) >= _richness(r) else (r, out[-1])
             kept.info.fill_from(other.info)
+            if other.info.model.startswith(kept.info.model):  # the dated model of an alias
+                kept.info.model = other.info.model
             out[-1] = kept
         else:
             out.append(r)
@@ -337,6 +341,8 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
     for r in rounds:
         if r.info.model and r.info.model not in models:
             models.append(r.info.model)
+    if len(models) > 1:  # a failed call records the request's alias of the dated model
+        models = [m for m in models if not any(o != m and o.startswith(m) for o in models)]
     span_calls = _span_calls(plan, built)
     tool_spans = span_calls[: len(plan.tools)]  # the tool spans' calls come first
     calls = tool_calls(rounds, span_calls, rebuild=not _has_tool_spans(tool_spans))
@@ -411,6 +417,35 @@ def _convention(root: Node, rounds: list[LlmRound]) -> str:
     return root.convention
 
 
+#: the scopes of instrumentation libraries (OpenTelemetry's contrib and util-genai,
+#: OpenInference, OpenLLMetry, OpenLIT, Logfire): a span of any other scope came from the
+#: library it traces, as an SDK's own tracer
+_INSTRUMENTATION_SCOPE = re.compile(
+    r"instrument|opentelemetry|openinference|openlit|traceloop|logfire", re.I
+)
+
+
+def _sdk_call_alone(plan: RunPlan, run: Run, parents: set[int]) -> bool:
+    """Whether a run is only an SDK's own span of one request: an LLM span with no agent,
+    workflow or application span around it, of a scope that is no instrumentation library's,
+    recording nothing that was said. anthropic 2.x traces ``messages.create`` itself; under a
+    tracer that does not make its spans current (OpenInference's LangChain tracer) that span
+    starts a trace of its own, while the instrumentation's span of the same request, with the
+    messages, sits in the agent's trace. Such a span is no agent run. (A content-less call of
+    an instrumentation library stays a run: ``ingest`` says what records its content.)"""
+    root = plan.root
+    return (
+        root is not None
+        and root.role == LLM
+        and len(plan.llm) == 1
+        and id(plan) not in parents
+        and bool(root.span.scope_name)
+        and not _INSTRUMENTATION_SCOPE.search(root.span.scope_name)
+        and not run.result.tool_calls
+        and records_no_content(run)
+    )
+
+
 def build_runs(plans: Sequence[RunPlan], logs: Logs) -> list[Run]:
     """Runs for ``plans`` (sub-agents built before the runs that call them), in plan order."""
     depth: dict[int, int] = {}
@@ -422,6 +457,9 @@ def build_runs(plans: Sequence[RunPlan], logs: Logs) -> list[Run]:
     built: dict[int, Run] = {}
     for plan in sorted(plans, key=lambda p: -depth[id(p)]):
         built[id(plan)] = build_run(plan, logs, built)
+    if any(p.root is not None and p.root.role == LLM for p in plans):
+        parents = {id(p.parent) for p in plans if p.parent is not None}
+        plans = [p for p in plans if not _sdk_call_alone(p, built[id(p)], parents)]
     # a handoff carries on the conversation: its question is the one the invocation was asked
     # (its own first LLM input may end with the framework's note about the handoff)
     for plan in sorted(plans, key=lambda p: depth[id(p)]):

@@ -138,8 +138,11 @@ def is_block_list(value: Any) -> bool:
 
 
 _MAYBE_WRAPPED = re.compile(
-    r'"(?:outputs?|lc|data|result|error|toolResult|text|content|json|raw_output|is_error)"'
+    r'"(?:outputs?|lc|data|result|error|toolResult|text|content|json|raw_output|is_error|value)"'
 )
+#: the typed output of a tool result (the Vercel AI SDK's ``{"type": "text", "value": ...}``;
+#: ``error-*`` when the tool failed)
+_TYPED_OUTPUTS = frozenset(("text", "json", "content", "error-text", "error-json"))
 
 
 @dataclass(slots=True)
@@ -171,8 +174,8 @@ def framework_tool_output(value: Any) -> ToolOutput | None:
 
 def tool_output(value: Any) -> ToolOutput:
     """What a tool returned, taken out of the framework's wrapper (a LangChain ``ToolMessage``,
-    ``{"output": ...}``, content blocks, a ``toolResult`` block); other values as text (a
-    string as it came)."""
+    ``{"output": ...}``, a typed output ``{"type": "text", "value": ...}``, content blocks, a
+    ``toolResult`` block); other values as text (a string as it came)."""
     if type(value) is str and _MAYBE_WRAPPED.search(value) is None:
         return ToolOutput(value)  # plain text, or JSON no wrapper could be in (the common case)
     original = value
@@ -184,6 +187,15 @@ def tool_output(value: Any) -> ToolOutput:
                 value = inner
                 continue
         break
+    if (
+        isinstance(value, dict)
+        and "value" in value
+        and value.get("type") in _TYPED_OUTPUTS
+        and len(value) <= 3
+    ):
+        inner = value["value"]
+        text = blocks_text(inner) if isinstance(inner, list) else as_text(inner)
+        return ToolOutput(text, error=str(value["type"]).startswith("error"))
     message = langchain_message(value) if isinstance(value, dict) else None
     if message is not None and message["role"] == "tool":
         return ToolOutput(

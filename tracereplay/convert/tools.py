@@ -65,10 +65,12 @@ class _Request:
     end_ns: int
     part: dict[str, Any]
     used: bool = False
+    #: its place among the run's requests: the order of tool spans that start together
+    index: int = 0
 
 
 _call_order = attrgetter("start_ns", "span_id")
-_first_two = itemgetter(0, 1)
+_first_three = itemgetter(0, 1, 2)
 
 
 def result_error(result: str) -> str | None:
@@ -128,7 +130,7 @@ def _requests(rounds: list[LlmRound]) -> list[_Request]:
         for message in r.info.output_messages:
             for part in message["parts"]:
                 if part.get("type") == "tool_call":
-                    out.append(_Request(r.round, r.span.end_ns, part))
+                    out.append(_Request(r.round, r.span.end_ns, part, index=len(out)))
     return out
 
 
@@ -218,7 +220,9 @@ def tool_calls(
         by_name.setdefault(q.part["name"], []).append(q)
     ends = [r.span.end_ns for r in rounds]
     sorted_ends = ends == sorted(ends)
-    keyed: list[tuple[int, int, ToolCallRecord]] = []
+    #: (time, place among the requests, place made, record): tool spans that start in the
+    #: same instant (clocks of millisecond resolution) keep the order the model asked them in
+    keyed: list[tuple[int, int, int, ToolCallRecord]] = []
     if len(span_calls) > 1:
         span_calls = sorted(span_calls, key=_call_order)
     matched: list[tuple[SpanCall, int, _Request | None]] = []
@@ -287,7 +291,8 @@ def tool_calls(
                 "error": call.error,
             },
         )
-        keyed.append((call.start_ns, len(keyed), record))
+        place = request.index if request is not None else len(requests)
+        keyed.append((call.start_ns, place, len(keyed), record))
     if rebuild:
         starts = {r.round: r.span.start_ns for r in rounds}
         for q in requests:
@@ -313,6 +318,6 @@ def tool_calls(
                     else (result_error(result) if result else None),
                 },
             )
-            keyed.append((q.end_ns, len(keyed), record))
-    keyed.sort(key=_first_two)
-    return [record for _, _, record in keyed]
+            keyed.append((q.end_ns, q.index, len(keyed), record))
+    keyed.sort(key=_first_three)
+    return [entry[3] for entry in keyed]

@@ -15,7 +15,8 @@ Rules:
   outer one counts; the inner ones fill what the outer one lacks.
 - A run whose steps name the agents they ran for (LlamaIndex's ``AgentWorkflow``) is cut into
   one run per agent, the later ones handoffs (``split_step_agents``).
-- Only the outermost tool span counts; LLM spans inside a tool span belong to the tool, unless
+- Only the outermost tool span counts, inside an LLM span too (a streamed model call runs
+  the tools it asks for before its span ends); LLM spans inside a tool span belong to the tool, unless
   a workflow span inside the tool holds them (a graph or chain run as a tool): that workflow is
   a sub-run.
 """
@@ -401,7 +402,9 @@ def _walk(top: Node, group: RunPlan, plans: list[RunPlan]) -> int:
                 if run is group:
                     group.group_tops.append(top)
                 llm = node
-        elif role == TOOL and llm is None and tool is None:
+        elif role == TOOL and tool is None:
+            # inside an LLM span too: a model call that streams runs the tools it asks for
+            # before its span ends (the Vercel AI SDK's streamText)
             run.tools.append(node)
             tool = node
         for child in reversed(node.children):
