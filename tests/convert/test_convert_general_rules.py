@@ -233,3 +233,31 @@ def test_any_message_list_parses_without_raising(items: list[Any]) -> None:
     for message in messages:
         assert isinstance(message["role"], str)
         assert all(isinstance(p, dict) and "type" in p for p in message["parts"])
+
+
+def _lone_call(scope: str, content: bool) -> list[Span]:
+    t = Trace()
+    attrs: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}
+    if content:
+        attrs["gen_ai.input.messages"] = orjson.dumps([user("q")]).decode()
+    span = t.span("anthropic.messages.create", attrs)
+    span.scope_name = scope
+    return t.spans
+
+
+def test_an_sdks_own_span_alone_in_its_trace_is_no_run() -> None:
+    """The SDK's span of a request, in a trace of its own, content-less: no run. A content-less
+    call of an instrumentation library stays one (ingest says what records its content)."""
+    assert convert_trace(_lone_call("com.anthropic.sdk.python", content=False)) == []
+    assert len(convert_trace(_lone_call("com.anthropic.sdk.python", content=True))) == 1
+    for scope in ("opentelemetry.instrumentation.openai_v2", "openinference.instrumentation.x"):
+        assert len(convert_trace(_lone_call(scope, content=False))) == 1
+
+
+def test_a_request_alias_beside_its_dated_model_is_one_model() -> None:
+    t = Trace()
+    root = agent(t, "a")
+    dated = {"gen_ai.response.model": "gpt-4o-mini-2024-07-18"}
+    chat(t, root, 1, 2, [user("q")], [assistant("x")], **dated)
+    chat(t, root, 3, 4, [user("q")], None, tokens=None)  # failed: the request's model only
+    assert _one(t.spans).models == ["gpt-4o-mini-2024-07-18"]
