@@ -10,7 +10,8 @@ reaches the model. A framework whose every tool execution leaves a span (its ada
 ``records_tool_spans``) is judged by its spans alone: no tool span, no tool ran.
 
 What is a tool execution is the converter's rule (``convert.tools``): a framework's summary span
-over other calls is none, and a handoff's call is one (every framework adapter asks the
+over other calls is none, nor is its answer tool (smolagents' ``final_answer``: a tool call of
+the run, which the framework runs, not the user), and a handoff's call is one (every framework adapter asks the
 recording for it, as for any tool).
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from tracereplay.convert.framework_forms import is_answer_tool
 from tracereplay.convert.tools import tool_execution_spans
 from tracereplay.evaluate.replay.frameworks.base import REPLAYED_ATTRIBUTE
 from tracereplay.models import Run
@@ -80,4 +82,5 @@ def _ran_live_by_spans(spans: Sequence[Span], run: Run | None, seen: Counter[str
         return None
     if run is None:
         return None
-    return more_than_seen(Counter(c.tool_name for c in run.result.tool_calls), seen)
+    made = Counter(c.tool_name for c in run.result.tool_calls if not is_answer_tool(c.tool_name))
+    return more_than_seen(made, seen)
