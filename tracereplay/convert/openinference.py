@@ -64,6 +64,8 @@ def llm_info(span: Span) -> LlmInfo:
     has_in, has_out = _has_input(a), _has_output(a)
     if has_in or has_out:
         info.input_messages, info.output_messages = from_openinference(a)
+        _fill_call_ids(info.input_messages, a.get(INPUT_VALUE), "user")
+        _fill_call_ids(info.output_messages, a.get(OUTPUT_VALUE), "assistant")
     if not has_in and INPUT_VALUE in a:
         value = decoded(a[INPUT_VALUE])
         if isinstance(value, dict) and isinstance(value.get("messages"), list):
@@ -79,6 +81,39 @@ def llm_info(span: Span) -> LlmInfo:
         info.output_messages, finish = parse_messages(a[OUTPUT_VALUE], "assistant")
         info.finish_reason = info.finish_reason or finish
     return info
+
+
+def _id_parts(messages: list[dict]) -> list[dict]:
+    return [
+        part
+        for message in messages
+        for part in message["parts"]
+        if part.get("type") in ("tool_call", "tool_call_response")
+    ]
+
+
+def _fill_call_ids(messages: list[dict], raw: object, role: str) -> None:
+    """Call ids the flattened messages left out (OpenInference's mistralai instrumentation
+    writes tool calls without their ``id``), from the raw request or response JSON beside them
+    (``input.value`` / ``output.value``): the tool calls and results of both, in order, where
+    they agree on the kind of part and the tool's name."""
+    parts = _id_parts(messages)
+    if not parts or all(part.get("id") for part in parts) or raw is None:
+        return
+    value = decoded(raw)
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        value = value["messages"]
+    elif not (isinstance(value, dict) and isinstance(value.get("choices"), list)):
+        return
+    raw_parts = _id_parts(parse_messages(value, role)[0])
+    if len(raw_parts) != len(parts):
+        return
+    for part, source in zip(parts, raw_parts, strict=True):
+        if part["type"] != source["type"] or part.get("name", "") != source.get("name", ""):
+            return
+    for part, source in zip(parts, raw_parts, strict=True):
+        if not part.get("id") and source.get("id"):
+            part["id"] = source["id"]
 
 
 def tool_info(span: Span) -> ToolInfo:

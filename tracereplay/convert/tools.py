@@ -124,7 +124,40 @@ def tool_execution_spans(spans: Sequence[Span]) -> list[tuple[Span, ToolInfo]]:
     return sorted(tools, key=lambda pair: _call_order(pair[0]))
 
 
+def _echoed_calls(r: LlmRound) -> list[dict[str, Any]]:
+    """The tool calls of the last assistant turn in a request's history: the previous round's
+    calls as the agent sent them back."""
+    for message in reversed(r.info.input_messages):
+        calls = [p for p in message["parts"] if p.get("type") == "tool_call"]
+        if calls:
+            return calls
+    return []
+
+
+def _fill_ids_from_history(rounds: list[LlmRound]) -> None:
+    """A round's tool calls recorded without an id (a streamed response an instrumentation
+    assembled without them) take the ids the next request's history gives the same calls (same
+    names, in order)."""
+    for r, following in zip(rounds, rounds[1:], strict=False):
+        asked = [
+            part
+            for message in r.info.output_messages
+            for part in message["parts"]
+            if part.get("type") == "tool_call"
+        ]
+        if not asked or all(part["id"] for part in asked):
+            continue
+        echoed = _echoed_calls(following)
+        if len(echoed) == len(asked) and all(
+            a["name"] == e["name"] for a, e in zip(asked, echoed, strict=True)
+        ):
+            for part, echo in zip(asked, echoed, strict=True):
+                if not part["id"]:
+                    part["id"] = echo["id"]
+
+
 def _requests(rounds: list[LlmRound]) -> list[_Request]:
+    _fill_ids_from_history(rounds)
     out = []
     for r in rounds:
         for message in r.info.output_messages:
