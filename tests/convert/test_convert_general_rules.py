@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from tracereplay.convert import convert_trace
 from tracereplay.convert.content import records_no_content, unread_content
 from tracereplay.convert.messages import parse_messages
+from tracereplay.convert.object_reprs import read_repr, repr_message
 from tracereplay.spans import Span
 
 
@@ -261,3 +262,46 @@ def test_a_request_alias_beside_its_dated_model_is_one_model() -> None:
     chat(t, root, 1, 2, [user("q")], [assistant("x")], **dated)
     chat(t, root, 3, 4, [user("q")], None, tokens=None)  # failed: the request's model only
     assert _one(t.spans).models == ["gpt-4o-mini-2024-07-18"]
+
+
+TOOL_MESSAGE_REPR = (
+    "ChatMessage(_role=<ChatRole.TOOL: 'tool'>, _content=[ToolCallResult(result='Paris: 18°C',"
+    " origin=ToolCall(tool_name='get_weather', arguments={'city': 'Paris'}, id='call_1',"
+    " extra=None), error=True)], _name=None, _meta={})"
+)
+
+
+def test_a_chat_message_repr_is_read_as_a_message() -> None:
+    assert repr_message(TOOL_MESSAGE_REPR) == {
+        "role": "tool",
+        "parts": [
+            {
+                "type": "tool_call_response",
+                "id": "call_1",
+                "response": "Paris: 18°C",
+                "status": "error",
+            }
+        ],
+    }
+    call = repr_message(
+        "ChatMessage(_role=<ChatRole.ASSISTANT: 'assistant'>, _content=[ToolCall("
+        "tool_name='f', arguments={'n': -1}, id='c2')], _meta={'f': <function f at 0x7f00>})"
+    )
+    assert call is not None and call["parts"] == [
+        {"type": "tool_call", "id": "c2", "name": "f", "arguments": {"n": -1}}
+    ]
+    assert read_repr("Step(n=1, flag=True, items=[1, 'a'])") == {
+        "__type__": "Step",
+        "n": 1,
+        "flag": True,
+        "items": [1, "a"],
+    }
+    # read, never evaluated
+    assert read_repr("__import__('os').system('x')") == {"__type__": "system", "args": ["x"]}
+
+
+@given(st.text(max_size=80))
+def test_any_text_is_read_as_a_repr_without_raising(text: str) -> None:
+    read_repr("X(" + text)
+    read_repr(text)
+    repr_message(text)

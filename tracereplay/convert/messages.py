@@ -23,6 +23,7 @@ from tracereplay.convert.framework_forms import (
     is_object_repr,
     langchain_message,
 )
+from tracereplay.convert.object_reprs import repr_message
 from tracereplay.convert.values import as_name, as_text, decoded, loads
 from tracereplay.semconv import (
     EVENT_ASSISTANT_MESSAGE,
@@ -175,8 +176,14 @@ def _openai_tool_calls(calls: Any) -> list[Part]:
 
 
 def normalize_message(message: Any, default_role: str = "user") -> Message | None:
-    """One message (GenAI ``parts`` form or OpenAI ``content`` form) normalized."""
+    """One message (GenAI ``parts`` form or OpenAI ``content`` form, or a chat message
+    object's Python repr: ``object_reprs``) normalized."""
     if isinstance(message, str):
+        if is_object_repr(message):
+            read = repr_message(message)
+            if read is not None:
+                read["role"] = _ROLES.get(read["role"], read["role"])
+                return read
         return {"role": default_role, "parts": [text_part(message)]}
     if isinstance(message, list):
         message = langchain_message(message)

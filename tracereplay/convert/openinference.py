@@ -64,6 +64,8 @@ def llm_info(span: Span) -> LlmInfo:
     has_in, has_out = _has_input(a), _has_output(a)
     if has_in or has_out:
         info.input_messages, info.output_messages = from_openinference(a)
+        if any(not m["parts"] for m in info.input_messages):
+            _from_raw_request(info, a.get(INPUT_VALUE))
         _fill_call_ids(info.input_messages, a.get(INPUT_VALUE), "user")
         _fill_call_ids(info.output_messages, a.get(OUTPUT_VALUE), "assistant")
     if not has_in and INPUT_VALUE in a:
@@ -92,6 +94,33 @@ def _id_parts(messages: list[dict]) -> list[dict]:
     ]
 
 
+def _raw_messages(raw: object) -> list | dict | None:
+    """The message list of a raw request or response JSON (``{"messages": [...]}``, an OpenAI
+    response's ``choices``, or the one list of message objects a framework's output holds:
+    Haystack's ``{"replies": [...]}``)."""
+    value = decoded(raw)
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("messages"), list):
+        return value["messages"]
+    if isinstance(value.get("choices"), list):
+        return value
+    lists = [v for v in value.values() if isinstance(v, list) and v]
+    return lists[0] if len(lists) == 1 else None
+
+
+def _from_raw_request(info: LlmInfo, raw: object) -> None:
+    """The input messages from the raw request when the flattened ones lost the content of
+    some (OpenInference's Haystack instrumentation writes a tool message's role only; the
+    request holds each message's repr) and the request gives as many, each with content."""
+    value = _raw_messages(raw)
+    if not isinstance(value, list):
+        return
+    messages, _ = parse_messages(value, "user")
+    if len(messages) == len(info.input_messages) and all(m["parts"] for m in messages):
+        info.input_messages = messages
+
+
 def _fill_call_ids(messages: list[dict], raw: object, role: str) -> None:
     """Call ids the flattened messages left out (OpenInference's mistralai instrumentation
     writes tool calls without their ``id``), from the raw request or response JSON beside them
@@ -100,10 +129,8 @@ def _fill_call_ids(messages: list[dict], raw: object, role: str) -> None:
     parts = _id_parts(messages)
     if not parts or all(part.get("id") for part in parts) or raw is None:
         return
-    value = decoded(raw)
-    if isinstance(value, dict) and isinstance(value.get("messages"), list):
-        value = value["messages"]
-    elif not (isinstance(value, dict) and isinstance(value.get("choices"), list)):
+    value = _raw_messages(raw)
+    if value is None:
         return
     raw_parts = _id_parts(parse_messages(value, role)[0])
     if len(raw_parts) != len(parts):

@@ -191,7 +191,7 @@ class _Answers:
                     break
                 for part in reversed(parts):
                     if part.get("type") == "tool_call_response":
-                        trailing.append([part["id"], part["response"], False])
+                        trailing.append([part["id"], part, False])
             if trailing:
                 trailing.reverse()
                 by_round[r.round - 1] = trailing
@@ -204,11 +204,11 @@ class _Answers:
                 for message in r.info.input_messages:
                     for part in message["parts"]:
                         if part.get("type") == "tool_call_response" and part["id"]:
-                            self._first.setdefault(part["id"], part["response"])
+                            self._first.setdefault(part["id"], part)
         return self._first
 
-    def take(self, round_: int, call_id: str) -> Any:
-        """The response to call ``call_id`` asked in ``round_``, or ``None``: the one with that
+    def take(self, round_: int, call_id: str) -> dict[str, Any] | None:
+        """The response part to call ``call_id`` asked in ``round_``, or ``None``: the one with that
         id, else the next id-less one in order (a tool message that carries no call id, as
         OpenInference's litellm spans record them, answers the calls in the order they were
         asked), else, for a call with no id, the next one in order."""
@@ -304,9 +304,9 @@ def tool_calls(
             if arguments is None:
                 arguments = arguments_dict(request.part["arguments"])
         if result is None and call_id:
-            response = answers.take(round_, call_id)
-            if response is not None:
-                result = tool_output(response).text
+            answer = answers.take(round_, call_id)
+            if answer is not None:
+                result = tool_output(answer["response"]).text
         if arguments is None:
             if info.fallback_arguments is not None:
                 arguments = info.fallback_arguments
@@ -332,9 +332,11 @@ def tool_calls(
             if q.used:
                 continue
             part = q.part
-            response = answers.take(q.round, part["id"])
-            output = None if response is None else tool_output(response)
+            answer = answers.take(q.round, part["id"])
+            output = None if answer is None else tool_output(answer["response"])
             result = "" if output is None else output.text
+            if output is not None and answer is not None and answer.get("status") == "error":
+                output.error = True  # the message says the tool failed (is_error, status)
             next_start = starts.get(q.round + 1)
             gap = max(0, next_start - q.end_ns) / 1e6 if next_start is not None else 0.0
             record = build(
