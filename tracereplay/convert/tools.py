@@ -282,9 +282,10 @@ def tool_calls(
             request.used = True
         matched.append((call, time_round, request))
     # a span neither id nor name ties to a request (the instrumentation named it its own way:
-    # "handoff to forecaster"): the one request of its round nothing else answered
+    # "handoff to forecaster"; a sub-agent run by a tool that has no span, named after its
+    # entry point): the one request of its round nothing else answered
     for index, (call, time_round, request) in enumerate(matched):
-        if request is None and not call.info.call_id and call.default_arguments is None:
+        if request is None and not call.info.call_id:
             left = [q for q in requests if not q.used and q.round == time_round]
             if len(left) == 1 and not any(
                 r is None and c is not call and t == time_round for c, t, r in matched

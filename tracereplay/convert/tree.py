@@ -5,7 +5,9 @@ Rules:
   whose parent link was lost are placed by time (``_adopt_by_time``), and so are spans whose
   parent was never exported (``_adopt_orphans``); the messages an agent runtime delivered for
   a team go under the send that started the team (``adopt_deliveries``).
-- Every agent span (``invoke_agent``, OpenInference AGENT, Traceloop ``agent``) heads a run. An
+- Every agent span (``invoke_agent``, OpenInference AGENT, Traceloop ``agent``) heads a run, and
+  so does a workflow span inside a run headed by a workflow span of the same name (the agent's
+  entry point called again for another agent: Haystack's ``Agent.run``). An
   agent inside another run is a run of its own (``parent_run_id``) and a tool call of its parent,
   unless a tool span of the parent already wraps it.
 - LLM spans under no agent belong to their outermost workflow span (``invoke_workflow``,
@@ -388,6 +390,19 @@ def _walk(top: Node, group: RunPlan, plans: list[RunPlan]) -> int:
         elif role == WORKFLOW and run is group:
             run, llm, tool = RunPlan(root=node), None, None
             plans.append(run)
+        elif (
+            role == WORKFLOW
+            and llm is None
+            and run.root is not None
+            and run.root.span.name == node.span.name
+            and run.root.role == WORKFLOW
+        ):
+            # the run's own entry point called again inside it (Haystack's ``Agent.run`` of
+            # an agent a tool function runs, with no span of the tool): a sub-agent
+            sub = RunPlan(root=node, parent=run, is_agent=True, wrapped=tool is not None)
+            plans.append(sub)
+            run.sub_agents.append(sub)
+            run, llm, tool = sub, None, None
         elif role == WORKFLOW and tool is not None and llm is None:
             # a graph or chain a tool runs: its LLM calls make it a sub-run of its own
             sub = RunPlan(root=node, parent=run, wrapped=True)
