@@ -33,6 +33,13 @@ from tracereplay.convert.messages import (
     tool_call_part,
 )
 from tracereplay.convert.values import as_int, as_name, as_text, decoded, first_name
+from tracereplay.semconv import (
+    GEN_AI_RESPONSE_FINISH_REASONS,
+    GEN_AI_RESPONSE_MODEL,
+    GEN_AI_SYSTEM,
+    GEN_AI_USAGE_INPUT_TOKENS,
+    GEN_AI_USAGE_OUTPUT_TOKENS,
+)
 from tracereplay.spans import Span
 
 AI_SDK = "ai_sdk"
@@ -71,14 +78,14 @@ def _first(attrs: dict[str, Any], *keys: str) -> Any:
 
 def _tokens(attrs: dict[str, Any]) -> tuple[int | None, int | None]:
     inputs = as_int(
-        _first(attrs, "ai.usage.inputTokens", "ai.usage.promptTokens", "gen_ai.usage.input_tokens")
+        _first(attrs, "ai.usage.inputTokens", "ai.usage.promptTokens", GEN_AI_USAGE_INPUT_TOKENS)
     )
     outputs = as_int(
         _first(
             attrs,
             "ai.usage.outputTokens",
             "ai.usage.completionTokens",
-            "gen_ai.usage.output_tokens",
+            GEN_AI_USAGE_OUTPUT_TOKENS,
         )
     )
     return inputs, outputs
@@ -109,12 +116,12 @@ def llm_info(span: Span) -> LlmInfo:
     a = span.attributes
     inputs, outputs = _tokens(a)
     finish = as_name(a.get("ai.response.finishReason")) or first_name(
-        a.get("gen_ai.response.finish_reasons")
+        a.get(GEN_AI_RESPONSE_FINISH_REASONS)
     )
     info = LlmInfo(
-        model=as_name(_first(a, "ai.response.model", "gen_ai.response.model", "ai.model.id")),
+        model=as_name(_first(a, "ai.response.model", GEN_AI_RESPONSE_MODEL, "ai.model.id")),
         # "openai.responses", "anthropic.messages": the provider, then the API it was asked on
-        provider=as_name(_first(a, "ai.model.provider", "gen_ai.system")).partition(".")[0],
+        provider=as_name(_first(a, "ai.model.provider", GEN_AI_SYSTEM)).partition(".")[0],
         input_tokens=inputs,
         output_tokens=outputs,
         finish_reason=finish.replace("-", "_"),  # "tool-calls": the GenAI "tool_calls"
