@@ -51,3 +51,33 @@ def test_runs_with_content_get_no_note(tmp_path: Path) -> None:
     assert "note:" not in ingested.stderr
     (run,) = json.loads(cli(db, "runs", "--format", "json").stdout)
     assert "note:" not in cli(db, "show", run["run_id"][:8]).stderr
+
+
+def test_content_in_attributes_not_read_is_a_conversion_gap(tmp_path: Path) -> None:
+    """An LLM span of a form tracereplay does not read, its content under ``vendor.*`` keys:
+    the run comes out empty, and the note says it is a conversion gap, naming the span, not
+    a setting to turn on."""
+    span = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": "eee19b7ec3c1b174",
+        "name": "vendor.chat",
+        "kind": 3,
+        "startTimeUnixNano": "1700000000000000000",
+        "endTimeUnixNano": "1700000001000000000",
+        "attributes": [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+            {"key": "gen_ai.request.model", "value": {"stringValue": "m"}},
+            {"key": "vendor.request.prompt", "value": {"stringValue": "Weather in Paris?"}},
+        ],
+    }
+    doc = {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "vendor"}, "spans": [span]}]}]}
+    path = tmp_path / "vendor.json"
+    path.write_text(json.dumps(doc))
+    db = tmp_path / "s.duckdb"
+    ingested = cli(db, "ingest", str(path))
+    assert ingested.exit_code == 0, ingested.output
+    (note,) = [line for line in ingested.stderr.splitlines() if line.startswith("note:")]
+    assert "conversion gap" in note and "vendor.chat" in note, note
+    assert "recorded without content" not in note
+    (run,) = json.loads(cli(db, "runs", "--format", "json").stdout)
+    assert "conversion gap" in cli(db, "show", run["run_id"][:8]).stderr

@@ -10,7 +10,7 @@ from operator import attrgetter
 from typing import Any
 
 from tracereplay.convert import extract
-from tracereplay.convert.content import records_no_content
+from tracereplay.convert.content import records_no_content, unread_content
 from tracereplay.convert.detect import AGENT, LLM, TOOL
 from tracereplay.convert.framework_forms import (
     is_answer_tool,
@@ -443,6 +443,7 @@ def _sdk_call_alone(plan: RunPlan, run: Run, parents: set[int]) -> bool:
         and not _INSTRUMENTATION_SCOPE.search(root.span.scope_name)
         and not run.result.tool_calls
         and records_no_content(run)
+        and not unread_content([root.span])  # content of a form not read: a gap to report
     )
 
 
