@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from tracereplay.convert import convert_trace
 from tracereplay.convert.content import records_no_content, unread_content
-from tracereplay.convert.messages import parse_messages
+from tracereplay.convert.messages import parse_messages, payload_text
 from tracereplay.convert.object_reprs import read_repr, repr_message
 from tracereplay.spans import Span
 
@@ -305,3 +305,12 @@ def test_any_text_is_read_as_a_repr_without_raising(text: str) -> None:
     read_repr("X(" + text)
     read_repr(text)
     repr_message(text)
+
+
+def test_an_agent_input_of_bound_arguments_and_a_result_repr() -> None:
+    """DSPy's OpenInference spans: the module's ``forward`` records its bound arguments and
+    returns a ``Prediction``, recorded as its repr."""
+    assert payload_text({"args": [], "kwargs": {"question": "Rain in Oslo?"}}) == "Rain in Oslo?"
+    answer = "Prediction(trajectory={'thought_0': 'look it up'}, reasoning='r', answer='Yes.')"
+    assert payload_text(answer, output=True) == "Yes."
+    assert payload_text("AgentWorkflowStartEvent()") is None

@@ -18,12 +18,13 @@ from typing import Any
 
 from tracereplay.convert.framework_forms import (
     blocks_text,
+    call_envelope,
     converse_part,
     is_block_list,
     is_object_repr,
     langchain_message,
 )
-from tracereplay.convert.object_reprs import repr_message
+from tracereplay.convert.object_reprs import read_repr, repr_message
 from tracereplay.convert.values import as_name, as_text, decoded, loads
 from tracereplay.semconv import (
     EVENT_ASSISTANT_MESSAGE,
@@ -516,8 +517,20 @@ def payload_text(value: Any, output: bool = False) -> str | None:
     field, or the last user (assistant) message; ``None`` when no text can be told apart."""
     value = decoded(value)
     if isinstance(value, str):
-        return None if is_object_repr(value) else value
+        if not is_object_repr(value):
+            return value
+        # a result object's repr (DSPy's ``Prediction(reasoning=..., answer=...)``): its fields
+        value = read_repr(value)
+        if not isinstance(value, dict):
+            return None
+        value.pop("__type__", None)
     if isinstance(value, dict):
+        if not output and "kwargs" in value:
+            # a Python call's bound arguments (``{"args": [], "kwargs": {"question": ...}}``:
+            # DSPy's ``ReAct.forward``): the arguments
+            unwrapped = call_envelope(value)
+            if unwrapped is not None:
+                value = unwrapped
         # a framework's envelope around the payload ({"inputs": ..., "tags": ..., "metadata": ...})
         envelope = value.get("outputs" if output else "inputs")
         if isinstance(envelope, (dict, list, str)) and envelope:
