@@ -187,6 +187,16 @@ CAPTURES = (
         call_ids=("toolu_0001", "toolu_0002"),
         failed_model="claude-sonnet-4-5",
     ),
+    # a plain loop on litellm.completion + OpenInference litellm, inside an application span:
+    # the tool messages of its LLM spans carry no tool_call_id (paired with their calls by
+    # order) (tests/fixtures/frameworks/plain_litellm)
+    Capture(
+        "plain_litellm",
+        ("openinference",),
+        "weather_agent",
+        shapes=(*SIMPLE, "provider_error"),
+        failed_model="openai/gpt-4o-mini",  # litellm's provider/model, as requested
+    ),
     # a TypeScript agent on the Vercel AI SDK, its own telemetry (experimental_telemetry with
     # functionId "weather_agent"), the Responses API (tests/fixtures/frameworks/vercel_ai)
     Capture(
