@@ -44,6 +44,7 @@ GEN_AI_OPERATION_NAME: Final = _name(_gen_ai, "GEN_AI_OPERATION_NAME", "gen_ai.o
 GEN_AI_PROVIDER_NAME: Final = _name(_gen_ai, "GEN_AI_PROVIDER_NAME", "gen_ai.provider.name")
 GEN_AI_SYSTEM: Final = _name(_gen_ai, "GEN_AI_SYSTEM", "gen_ai.system")  # before provider.name
 GEN_AI_AGENT_NAME: Final = _name(_gen_ai, "GEN_AI_AGENT_NAME", "gen_ai.agent.name")
+GEN_AI_AGENT_ID: Final = _name(_gen_ai, "GEN_AI_AGENT_ID", "gen_ai.agent.id")
 GEN_AI_WORKFLOW_NAME: Final = _name(_gen_ai, "GEN_AI_WORKFLOW_NAME", "gen_ai.workflow.name")
 GEN_AI_REQUEST_MODEL: Final = _name(_gen_ai, "GEN_AI_REQUEST_MODEL", "gen_ai.request.model")
 GEN_AI_RESPONSE_MODEL: Final = _name(_gen_ai, "GEN_AI_RESPONSE_MODEL", "gen_ai.response.model")

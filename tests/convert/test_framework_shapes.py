@@ -197,6 +197,16 @@ CAPTURES = (
         shapes=(*SIMPLE, "provider_error"),
         failed_model="openai/gpt-4o-mini",  # litellm's provider/model, as requested
     ),
+    # LangChain's create_agent graph (../langgraph/agent.py) traced by OpenLIT: one run per
+    # invocation, not per graph node (tests/fixtures/frameworks/langgraph_openlit). Its
+    # sub_agent shape is not right yet: the forecaster graph a tool runs has no agent span,
+    # only its node spans (each a sub-run `model`); see its README
+    Capture(
+        "langgraph_openlit",
+        ("openlit",),
+        "weather_agent",
+        shapes=(*SIMPLE, "provider_error"),
+    ),
     # a TypeScript agent on the Vercel AI SDK, its own telemetry (experimental_telemetry with
     # functionId "weather_agent"), the Responses API (tests/fixtures/frameworks/vercel_ai)
     Capture(

@@ -309,6 +309,11 @@ def _final_response(
     answered last), else the run's own."""
     for wrapper in wrappers:
         if wrapper.response:
+            last = last_text(rounds[-1].info.output_messages) if rounds else ""
+            if last and wrapper.response != last and wrapper.response.endswith(last):
+                # a streamed invocation's output recorded as every streamed message joined
+                # (OpenLIT's LangGraph workflow span): the answer is the last call's text
+                return last
             return wrapper.response
     handoffs = [built.get(id(sub)) for sub in plan.sub_agents if sub.handoff]
     for sub_run in reversed([r for r in handoffs if r is not None]):

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tracereplay.convert.object_reprs import read_fields
 from tracereplay.convert.values import as_name, as_text, decoded
 
 _LC_ROLES = {
@@ -176,6 +177,14 @@ def tool_output(value: Any) -> ToolOutput:
     """What a tool returned, taken out of the framework's wrapper (a LangChain ``ToolMessage``,
     ``{"output": ...}``, a typed output ``{"type": "text", "value": ...}``, content blocks, a
     ``toolResult`` block); other values as text (a string as it came)."""
+    if type(value) is str and value.startswith("content="):
+        fields = read_fields(value)  # str(ToolMessage): content='...' name='...' ...
+        if fields is not None and isinstance(fields.get("content"), (str, list)):
+            return ToolOutput(
+                blocks_text(fields["content"]),
+                as_name(fields.get("tool_call_id")),
+                fields.get("status") == "error",
+            )
     if type(value) is str and _MAYBE_WRAPPED.search(value) is None:
         return ToolOutput(value)  # plain text, or JSON no wrapper could be in (the common case)
     original = value

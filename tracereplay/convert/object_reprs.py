@@ -22,7 +22,9 @@ import ast
 import re
 from typing import Any
 
-from tracereplay.convert.values import as_name, as_text
+from tracereplay.convert.values import as_name, as_text, python_literal
+
+_NONE = object()
 
 #: an enum member's repr, ``<ChatRole.TOOL: 'tool'>``: its value
 _ENUM = re.compile(r"<[A-Za-z_][\w.]*: ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|-?\d+(?:\.\d+)?)>")
@@ -130,3 +132,31 @@ def repr_message(text: Any) -> dict[str, Any] | None:
         if p is not None and not (p["type"] == "text" and not p["content"])
     ]
     return {"role": role, "parts": parts}
+
+
+_FIELD = re.compile(r"(?:^| )([A-Za-z_]\w*)=")
+
+
+def read_fields(text: Any) -> dict[str, Any] | None:
+    """The fields of a pydantic model's ``str()``: ``name=<repr> name=<repr> ...``, as
+    LangChain's ``str(ToolMessage)`` (``content='Paris: 18°C' name='get_weather'
+    tool_call_id='call_1'``), which OpenLIT records as a tool's result; ``None`` when ``text``
+    is not one. Each value must read as a Python literal (``values.python_literal``)."""
+    if type(text) is not str or len(text) > MAX_REPR or not _FIELD.match(text):
+        return None
+    marks = list(_FIELD.finditer(text))
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(marks):
+        name, start = marks[i].group(1), marks[i].end()
+        for j in range(i + 1, len(marks) + 1):
+            end = marks[j].start() if j < len(marks) else len(text)
+            value = python_literal(text[start:end], _NONE)
+            if value is _NONE:
+                continue
+            out[name] = value
+            i = j
+            break
+        else:
+            return None
+    return out

@@ -265,6 +265,10 @@ def tool_calls(
             continue  # no request asked for it and it ran nothing: a framework's summary span
         time_round = _time_round(rounds, ends, sorted_ends, call.start_ns)
         request = None
+        if info.call_id and by_id and info.call_id not in by_id:
+            # an id no request gave: the framework's own (OpenLIT writes LangChain's run id
+            # as gen_ai.tool.call.id), not the model's call id; the request's id is
+            info.call_id = ""
         if info.call_id:
             for q in by_id.get(info.call_id, ()):
                 if not q.used:

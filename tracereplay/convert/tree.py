@@ -38,7 +38,7 @@ from tracereplay.convert.detect import (
     runtime_key,
 )
 from tracereplay.convert.framework_forms import step_agent_name
-from tracereplay.semconv import INPUT_VALUE
+from tracereplay.semconv import GEN_AI_AGENT_ID, GEN_AI_AGENT_NAME, INPUT_VALUE
 from tracereplay.spans import Span
 
 
@@ -118,7 +118,47 @@ def build_nodes(spans: list[Span]) -> tuple[list[Node], list[Node]]:
         adopt_deliveries(nodes, tops)
         _adopt_orphans(tops)
         _adopt_by_time(nodes, tops, tools > 0)
+        _graph_nodes_are_steps(nodes)
     return nodes, tops
+
+
+def _graph_nodes_are_steps(nodes: list[Node]) -> None:
+    """An agent span that is a node of the agent's own graph is a step of that agent's run, not
+    an agent run: inside another agent's run with no tool span between them (a sub-agent is
+    called through a tool, a handoff from a workflow), and named as its id
+    (``gen_ai.agent.id`` = ``gen_ai.agent.name``: a node id such as ``model``, where an agent's
+    own id is unique), or one of several agent spans of the same name under that agent (one per
+    turn of its loop). OpenLIT's LangGraph instrumentation traces each node run as
+    ``invoke_agent model``: one run per invocation, never per graph node. So is an agent span
+    with no work of its own (no child span) that runs within the time of a sibling agent span:
+    the node's work was recorded under the agent (OpenLIT's LangChain spans)."""
+    for node in nodes:
+        if node.role != AGENT:
+            continue
+        siblings = node.parent.children if node.parent is not None else ()
+        if not node.children and any(
+            other is not node and other.role == AGENT and _within(node.span, other.span)
+            for other in siblings
+        ):
+            node.role = WORKFLOW  # a node span beside the agent whose turn it records
+            continue
+        holder = node.parent
+        while holder is not None and holder.role not in (AGENT, TOOL):
+            holder = holder.parent
+        if holder is None or holder.role != AGENT:
+            continue
+        a = node.span.attributes
+        name = a.get(GEN_AI_AGENT_NAME)
+        repeated = (
+            sum(
+                1
+                for other in (node.parent.children if node.parent is not None else ())
+                if other.role == AGENT and other.span.name == node.span.name
+            )
+            > 1
+        )
+        if (name is not None and a.get(GEN_AI_AGENT_ID) == name) or repeated:
+            node.role = WORKFLOW
 
 
 def adopt_deliveries(nodes: list[Node], tops: list[Node]) -> None:

@@ -7,6 +7,7 @@ here raises on bad input.
 
 from __future__ import annotations
 
+import ast
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -117,11 +118,49 @@ def first_name(value: Any) -> str:
     return as_name(value)
 
 
+class _NotLiteral(Exception):
+    pass
+
+
+def _literal(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [_literal(e) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise _NotLiteral
+        return {_literal(k): _literal(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _literal(node.operand)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value if isinstance(node.op, ast.USub) else value
+    raise _NotLiteral
+
+
+def python_literal(text: str, default: Any = None) -> Any:
+    """A Python literal's value (``"{'city': 'Paris'}"``, what an instrumentation writes when it
+    ``str()``s a dict), read from its syntax tree (never evaluated; not ``ast.literal_eval``,
+    whose nested functions leave a reference cycle per call); ``default`` when ``text`` is
+    none. Lists, tuples and sets all read as lists; a dict key must be hashable."""
+    if len(text) > 1 << 20:
+        return default
+    try:
+        return _literal(ast.parse(text.strip(), mode="eval").body)
+    except (_NotLiteral, SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return default
+
+
 def arguments_dict(value: Any) -> dict[str, Any]:
-    """Tool arguments as a dict: JSON strings decoded; any other value becomes ``{"input": v}``."""
+    """Tool arguments as a dict: JSON strings decoded, else a Python dict's repr read
+    (``python_literal``); any other value becomes ``{"input": v}``."""
     value = decoded(value)
     if isinstance(value, dict):
         return value
+    if type(value) is str and value[:1] == "{" and value[-1:] == "}":
+        literal = python_literal(value)
+        if isinstance(literal, dict):
+            return literal
     if value is None or value == "":
         return {}
     return {"input": value}
