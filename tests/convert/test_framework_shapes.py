@@ -207,6 +207,16 @@ CAPTURES = (
         "weather_agent",
         shapes=(*SIMPLE, "provider_error"),
     ),
+    # a plain loop on google-genai (2.x: the contrib instrumentation refuses 3.x) + the contrib
+    # google-genai instrumentation, messages as span attributes: tool results are sent as
+    # Gemini's {"result": ...} (tests/fixtures/frameworks/plain_google_genai)
+    Capture(
+        "plain_google_genai",
+        ("contrib",),
+        "weather_agent",
+        shapes=(*SIMPLE, "provider_error"),
+        failed_model="gemini-2.5-flash",
+    ),
     # a TypeScript agent on the Vercel AI SDK, its own telemetry (experimental_telemetry with
     # functionId "weather_agent"), the Responses API (tests/fixtures/frameworks/vercel_ai)
     Capture(
