@@ -217,6 +217,20 @@ CAPTURES = (
         shapes=(*SIMPLE, "provider_error"),
         failed_model="gemini-2.5-flash",
     ),
+    # Google ADK 2.x on its default model path (Gemini) + OpenInference google-adk
+    # (tests/fixtures/frameworks/google_adk_openinference)
+    Capture(
+        "google_adk_openinference",
+        ("openinference",),
+        "weather_agent",
+        failed_model="gemini-2.5-flash",
+        delegation_argument="request",  # AgentTool's argument
+        # one span holds the agent's loop, with the last request's usage: the calls before it
+        # are rebuilt from its history, without token counts; a failed request is not
+        # recorded at all (its provider_error run has one call)
+        tokens=False,
+        shapes=(*SIMPLE, "sub_agent"),
+    ),
     # a TypeScript agent on the Vercel AI SDK, its own telemetry (experimental_telemetry with
     # functionId "weather_agent"), the Responses API (tests/fixtures/frameworks/vercel_ai)
     Capture(

@@ -178,6 +178,70 @@ def _rounds(plan: RunPlan, logs: Logs) -> list[LlmRound]:
     )
 
 
+def _question_index(messages: list[dict[str, Any]]) -> int | None:
+    """The index of the last user message with text (the question; tool results are no
+    question, whatever role a provider gives them)."""
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if m["role"] == "user" and any(p.get("type") == "text" for p in m["parts"]):
+            return i
+    return None
+
+
+def _holds_tools(llm: Node, plan: RunPlan) -> bool:
+    """Whether a tool span of the run is inside the LLM span: then the span covers the agent's
+    loop, not one model call (its tools ran between its calls)."""
+    for tool in plan.tools:
+        parent = tool.span.parent_span_id
+        node = tool.parent
+        while node is not None:
+            if node is llm:
+                return True
+            node = node.parent
+        if parent == llm.span.span_id:
+            return True
+    return False
+
+
+def history_rounds(span: Span, convention: str, info: LlmInfo) -> list[LlmRound]:
+    """The LLM calls of an agent whose only record of them is one span with the whole
+    conversation, its tool spans inside (OpenInference's google-adk records ADK's agent loop as
+    one ``generate_content`` span with the last request): every model turn after the question in that request's history was an
+    earlier call, which asked with the history before it and answered that turn; the last call
+    answered the span's output (less the tool calls already in the history, which OpenInference
+    repeats there). Only the last call has the span's usage."""
+    inputs = info.input_messages
+    start = _question_index(inputs)
+    turns = (
+        [i for i in range(start + 1, len(inputs)) if inputs[i]["role"] == "assistant"]
+        if start is not None
+        else []
+    )
+    rounds: list[LlmRound] = []
+    asked: set[str] = set()
+    for n, i in enumerate(turns, start=1):
+        earlier = LlmInfo(
+            model=info.model,
+            provider=info.provider,
+            input_messages=inputs[:i],
+            output_messages=[inputs[i]],
+        )
+        asked.update(p["id"] for p in inputs[i]["parts"] if p.get("type") == "tool_call")
+        rounds.append(LlmRound(n, span, convention, earlier))
+    if asked:
+        info.output_messages = [
+            {
+                **m,
+                "parts": [
+                    p for p in m["parts"] if not (p.get("type") == "tool_call" and p["id"] in asked)
+                ],
+            }
+            for m in info.output_messages
+        ]
+    rounds.append(LlmRound(len(turns) + 1, span, convention, info))
+    return rounds
+
+
 def _agent_system_prompt(rounds: list[LlmRound], root: Span) -> None:
     """The system prompt an agent span records (strands < 1.0: ``system_prompt``), as the
     first input message of its LLM calls that record no system message: it was sent."""
@@ -329,6 +393,8 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
     root = root_node.span
     trace_id = root.trace_id
     rounds = _rounds(plan, logs)
+    if len(rounds) == 1 and _holds_tools(plan.llm[0], plan):
+        rounds = history_rounds(rounds[0].span, rounds[0].convention, rounds[0].info)
     _agent_system_prompt(rounds, root)
     # what the root itself says (an LLM span heading a run has nothing more to say)
     if root_node.role == LLM:  # no agent and no span of the application's: its service's name

@@ -139,11 +139,12 @@ def is_block_list(value: Any) -> bool:
 
 
 _MAYBE_WRAPPED = re.compile(
-    r'"(?:outputs?|lc|data|result|error|toolResult|text|content|json|raw_output|is_error|value)"'
+    r'"(?:outputs?|lc|data|result|error|toolResult|text|content|json|raw_output|is_error|value|response)"'
 )
 #: the typed output of a tool result (the Vercel AI SDK's ``{"type": "text", "value": ...}``;
 #: ``error-*`` when the tool failed)
 _TYPED_OUTPUTS = frozenset(("text", "json", "content", "error-text", "error-json"))
+_FUNCTION_RESPONSE_KEYS = frozenset(("id", "name", "response", "will_continue", "scheduling"))
 
 
 @dataclass(slots=True)
@@ -221,6 +222,9 @@ def tool_output(value: Any) -> ToolOutput:
     held = framework_tool_output(value)
     if held is not None:
         return held
+    if isinstance(value, dict) and "response" in value and set(value) <= _FUNCTION_RESPONSE_KEYS:
+        # a Gemini function response object ({"id", "name", "response": {"result": ...}})
+        return tool_output(value["response"])
     if isinstance(value, dict) and len(value) == 1:
         # a return value the framework wrapped ({"result": x}), or the error it reported
         if "result" in value:

@@ -362,6 +362,7 @@ def _openinference_list(a: dict[str, Any], prefix: str, default_role: str) -> li
         if role is None and content is None and not parts and call_id is None:
             break
         role = as_name(role) or ("tool" if call_id is not None else default_role)
+        role = _ROLES.get(role, role)
         if role == "tool" or call_id is not None:
             if content is None:  # multipart content
                 content = "\n".join(p["content"] for p in parts if p["type"] == "text")
