@@ -134,6 +134,7 @@ LEGACY_COMPLETION_0_CONTENT: Final = LEGACY_COMPLETION_PREFIX + "0.content"
 OPENINFERENCE_SPAN_KIND: Final = "openinference.span.kind"
 INPUT_VALUE: Final = "input.value"
 OUTPUT_VALUE: Final = "output.value"
+OUTPUT_MIME_TYPE: Final = "output.mime_type"
 OPENINFERENCE_METADATA: Final = "metadata"
 OPENINFERENCE_AGENT_NAME: Final = "agent.name"
 #: the agent's node in a multi-agent graph: its name (CrewAI: the role; agno, AutoGen, OpenAI Agents)

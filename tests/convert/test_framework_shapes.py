@@ -212,7 +212,7 @@ CAPTURES = (
     # Gemini's {"result": ...} (tests/fixtures/frameworks/plain_google_genai)
     Capture(
         "plain_google_genai",
-        ("contrib",),
+        ("contrib", "contrib_events"),  # the messages on the span, or in log records
         "weather_agent",
         shapes=(*SIMPLE, "provider_error"),
         failed_model="gemini-2.5-flash",

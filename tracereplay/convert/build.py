@@ -347,14 +347,17 @@ def _answer_tool_result(plan: RunPlan) -> str | None:
     return None
 
 
-def _response(agent: AgentInfo, rounds: list[LlmRound], plan: RunPlan) -> str:
+def _response(agent: AgentInfo, rounds: list[LlmRound], plan: RunPlan, failed: bool) -> str:
     """The root's answer, else the answer tool's, else the text of the last LLM output that
-    has text."""
+    has text, unless the run failed (the model's last words before a failure are no answer:
+    a ReAct step's text)."""
     if agent.response:
         return agent.response
     answered = _answer_tool_result(plan) if plan.tools else None
     if answered:
         return answered
+    if failed:
+        return agent.raw_output or ""
     for r in reversed(rounds):
         text = last_text(r.info.output_messages)
         if text:
@@ -368,6 +371,7 @@ def _final_response(
     rounds: list[LlmRound],
     wrappers: list[AgentInfo],
     built: dict[int, Run],
+    failed: bool = False,
 ) -> str:
     """The invocation's answer: a folded wrapper's, else the last handoff's (the agent that
     answered last), else the run's own."""
@@ -383,7 +387,7 @@ def _final_response(
     for sub_run in reversed([r for r in handoffs if r is not None]):
         if sub_run.result.response:
             return sub_run.result.response
-    return _response(agent, rounds, plan)
+    return _response(agent, rounds, plan, failed)
 
 
 def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
@@ -466,7 +470,9 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
             "result": build(
                 AgentResult,
                 {
-                    "response": _final_response(plan, agent, rounds, wrappers, built),
+                    "response": _final_response(
+                        plan, agent, rounds, wrappers, built, run_status(root, error) == "failed"
+                    ),
                     "tool_calls": calls,
                     "total_rounds": len(rounds),
                     "total_llm_calls": len(rounds),

@@ -532,6 +532,11 @@ def payload_text(value: Any, output: bool = False) -> str | None:
             unwrapped = call_envelope(value)
             if unwrapped is not None:
                 value = unwrapped
+        if len(value) == 1:
+            # one named group of arguments ({"input_args": {"question": ...}}: DSPy's forward)
+            (only,) = value.values()
+            if isinstance(only, dict) and only:
+                return payload_text(only, output)
         # a framework's envelope around the payload ({"inputs": ..., "tags": ..., "metadata": ...})
         envelope = value.get("outputs" if output else "inputs")
         if isinstance(envelope, (dict, list, str)) and envelope:

@@ -38,6 +38,7 @@ from tracereplay.semconv import (
     OPENINFERENCE_TOOL_CALL_ID,
     OPENINFERENCE_TOOL_ID,
     OPENINFERENCE_TOOL_NAME,
+    OUTPUT_MIME_TYPE,
     OUTPUT_VALUE,
 )
 from tracereplay.spans import Span
@@ -147,7 +148,10 @@ def tool_info(span: Span) -> ToolInfo:
     """An OpenInference TOOL span's call."""
     a = span.attributes
     arguments, fallback = tool_arguments(a.get(INPUT_VALUE), a.get("tool.parameters"))
-    text, result_id, error = tool_result(a.get(OUTPUT_VALUE))
+    output = a.get(OUTPUT_VALUE)
+    if type(output) is str and output[:1] == '"' and a.get(OUTPUT_MIME_TYPE) == "application/json":
+        output = decoded(output)  # the returned text as JSON (DSPy's tools): the text
+    text, result_id, error = tool_result(output)
     return ToolInfo(
         name=as_name(a.get(OPENINFERENCE_TOOL_NAME)) or method_span_name(span.name),
         call_id=as_name(a.get(OPENINFERENCE_TOOL_ID))
