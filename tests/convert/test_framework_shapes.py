@@ -226,10 +226,9 @@ CAPTURES = (
         failed_model="gemini-2.5-flash",
         delegation_argument="request",  # AgentTool's argument
         # one span holds the agent's loop, with the last request's usage: the calls before it
-        # are rebuilt from its history, without token counts; a failed request is not
-        # recorded at all (its provider_error run has one call)
+        # are rebuilt from its history, without token counts; a failed request after the
+        # tools is only the span's exception event (a call of its own)
         tokens=False,
-        shapes=(*SIMPLE, "sub_agent"),
     ),
     # a TypeScript agent on the Vercel AI SDK, its own telemetry (experimental_telemetry with
     # functionId "weather_agent"), the Responses API (tests/fixtures/frameworks/vercel_ai)

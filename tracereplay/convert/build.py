@@ -203,6 +203,18 @@ def _holds_tools(llm: Node, plan: RunPlan) -> bool:
     return False
 
 
+def _failed_after(span: Span, after_ns: int) -> bool:
+    """Whether ``span`` records an exception raised after ``after_ns`` (the end of the last tool
+    the loop ran): a model call after the tools failed (google-adk's loop span keeps its last
+    successful request, and the failure only as this event)."""
+    return any(e.get("name") == "exception" and _event_time(e) > after_ns for e in span.events)
+
+
+def _event_time(event: dict[str, Any]) -> int:
+    value = event.get("time_unix_nano")
+    return value if type(value) is int else 0
+
+
 def history_rounds(span: Span, convention: str, info: LlmInfo) -> list[LlmRound]:
     """The LLM calls of an agent whose only record of them is one span with the whole
     conversation, its tool spans inside (OpenInference's google-adk records ADK's agent loop as
@@ -399,6 +411,11 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
     rounds = _rounds(plan, logs)
     if len(rounds) == 1 and _holds_tools(plan.llm[0], plan):
         rounds = history_rounds(rounds[0].span, rounds[0].convention, rounds[0].info)
+        last_tool = max(plan.tools, key=lambda t: t.span.end_ns).span
+        if span_error(last_tool) is None and _failed_after(rounds[0].span, last_tool.end_ns):
+            # the request after the last tool failed: recorded only as the span's exception
+            failed = LlmInfo(model=rounds[-1].info.model, provider=rounds[-1].info.provider)
+            rounds.append(LlmRound(len(rounds) + 1, rounds[0].span, rounds[0].convention, failed))
     _agent_system_prompt(rounds, root)
     # what the root itself says (an LLM span heading a run has nothing more to say)
     if root_node.role == LLM:  # no agent and no span of the application's: its service's name
