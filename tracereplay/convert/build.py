@@ -422,6 +422,8 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         agent = AgentInfo(
             name=as_name(root.attributes.get(GEN_AI_AGENT_NAME)) or _service(root) or root.name
         )
+    elif root_node.role == TOOL:  # a tool that ran an agent with no span of its own
+        agent = AgentInfo(name=extract.tool_info(root, root_node.convention).name)
     else:
         agent = extract.agent_info(root, root_node.convention)
     if agent.name != root.name and agent.name == method_span_name(root.name):

@@ -45,7 +45,7 @@ from tracereplay.spans import Span
 class Node:
     """A span with its role, convention and place in the tree."""
 
-    __slots__ = ("span", "role", "convention", "parent", "children", "seen")
+    __slots__ = ("span", "role", "convention", "parent", "children", "seen", "runs_agent")
 
     def __init__(self, span: Span, role: int, convention: str) -> None:
         self.span = span
@@ -54,6 +54,8 @@ class Node:
         self.parent: Node | None = None
         self.children: list[Node] = []
         self.seen = False
+        #: a tool span that ran an agent whose own span is missing (only its graph's nodes)
+        self.runs_agent = False
 
 
 @dataclass(slots=True, eq=False)
@@ -145,10 +147,17 @@ def _graph_nodes_are_steps(nodes: list[Node]) -> None:
         holder = node.parent
         while holder is not None and holder.role not in (AGENT, TOOL):
             holder = holder.parent
-        if holder is None or holder.role != AGENT:
-            continue
         a = node.span.attributes
         name = a.get(GEN_AI_AGENT_NAME)
+        if holder is not None and holder.role == TOOL:
+            if name is not None and a.get(GEN_AI_AGENT_ID) == name:
+                # the tool ran an agent graph that left only its node spans: the tool's span
+                # heads the agent's run (OpenLIT's LangGraph, an agent wrapped in a @tool)
+                node.role = WORKFLOW
+                holder.runs_agent = True
+            continue
+        if holder is None or holder.role != AGENT:
+            continue
         repeated = (
             sum(
                 1
@@ -462,6 +471,11 @@ def _walk(top: Node, group: RunPlan, plans: list[RunPlan]) -> int:
             # before its span ends (the Vercel AI SDK's streamText)
             run.tools.append(node)
             tool = node
+            if node.runs_agent and llm is None:
+                sub = RunPlan(root=node, parent=run, is_agent=True, wrapped=True)
+                plans.append(sub)
+                run.sub_agents.append(sub)
+                run, llm, tool = sub, None, None
         for child in reversed(node.children):
             stack.append((child, run, llm, tool))
     return count
