@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 from convert_helpers import Trace, agent, assistant, calls, chat, user
+from convert_helpers import responses as responses_
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -314,3 +315,14 @@ def test_an_agent_input_of_bound_arguments_and_a_result_repr() -> None:
     answer = "Prediction(trajectory={'thought_0': 'look it up'}, reasoning='r', answer='Yes.')"
     assert payload_text(answer, output=True) == "Yes."
     assert payload_text("AgentWorkflowStartEvent()") is None
+
+
+def test_a_call_with_no_recorded_output_takes_its_turn_from_the_next_request() -> None:
+    t = Trace()
+    root = agent(t, "a")
+    ask = calls(("c1", "get_weather", '{"city": "Rome"}'))
+    chat(t, root, 1, 2, [user("q")], None)  # only the input recorded
+    chat(t, root, 5, 6, [user("q"), ask, responses_(("c1", "Rome: sunny"))], [assistant("ok")])
+    run = _one(t.spans)
+    (call,) = run.result.tool_calls
+    assert (call.round, call.tool_call_id, call.result) == (1, "c1", "Rome: sunny")

@@ -139,3 +139,19 @@ def test_logfire_chat_completions_gives_the_multi_round_run() -> None:
     assert_llm_rounds(run, 3)
     assert_tool_calls(run, key)
     assert [c.tool_call_id for c in run.result.tool_calls] == ["call_0001", "call_0003"]
+
+
+def test_openllmetry_on_chat_completions_takes_each_calls_output_from_the_next_request() -> None:
+    """OpenLLMetry's openai-agents instrumentation records only the input of a Chat Completions
+    call (issue 48: "no tool call ids"): each call's tool calls, ids included, are the model
+    turn the next request's history holds; the last call's answer is recorded nowhere."""
+    run = the_top_run(runs_of("openai_agents", "openllmetry", "chat_completions"))
+    assert [(c.round, c.tool_name, c.tool_call_id) for c in run.result.tool_calls] == [
+        (1, "get_weather", "call_0001"),
+        (2, "get_forecast", "call_0003"),
+    ]
+    assert run.result.total_llm_calls == 3
+    assert run.result.response == ""  # not recorded by this instrumentation
+    assert the_top_run(
+        runs_of("openai_agents", "openinference", "chat_completions")
+    ).result.response

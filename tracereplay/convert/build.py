@@ -161,6 +161,24 @@ def _merged(rounds: list[LlmRound]) -> list[LlmRound]:
     return out
 
 
+def outputs_from_history(rounds: list[LlmRound]) -> None:
+    """An LLM call that recorded no output takes the model turn the next request's history
+    holds right after this call's input (OpenLLMetry's openai-agents instrumentation records
+    only the input of a Chat Completions call): the tool calls it asked, with their ids."""
+    for r, following in zip(rounds, rounds[1:], strict=False):
+        inputs, later = r.info.input_messages, following.info.input_messages
+        if r.info.output_messages or not inputs or len(later) <= len(inputs):
+            continue
+        if [m["role"] for m in later[: len(inputs)]] != [m["role"] for m in inputs]:
+            continue
+        turn = []
+        for message in later[len(inputs) :]:
+            if message["role"] != "assistant":
+                break
+            turn.append(message)
+        r.info.output_messages = turn
+
+
 def _rounds(plan: RunPlan, logs: Logs) -> list[LlmRound]:
     """The run's LLM calls in start order, the spans of one request merged: round k is the
     k-th."""
@@ -170,12 +188,14 @@ def _rounds(plan: RunPlan, logs: Logs) -> list[LlmRound]:
             for node in plan.llm
         ]
     nodes = sorted(plan.llm, key=_node_order)
-    return _merged(
+    rounds = _merged(
         [
             LlmRound(index, node.span, node.convention, _llm_info(node, plan, logs))
             for index, node in enumerate(nodes, start=1)
         ]
     )
+    outputs_from_history(rounds)
+    return rounds
 
 
 def _question_index(messages: list[dict[str, Any]]) -> int | None:
