@@ -99,16 +99,32 @@ def test_streaming_loop_replays_offline(tmp_path: Path) -> None:
     assert case["repetitions"][0]["replay"]["answered"] == 2
 
 
-def test_tools_out_of_reach_run_live_and_make_the_case_an_error(
+def test_tools_reached_through_another_module_are_answered(
     tmp_path: Path,
     fake_model: str,  # noqa: F811
 ) -> None:
-    """Tools called through another module: nothing answers them; the tool results the loop
-    sends its model give them away (there are no tool spans to look at)."""
+    """Tools the loop calls as ``weather.get_weather``: answered where they are defined."""
     db = tmp_path / "store.duckdb"
     record_suite(db, "plain", "openai_v2", ["multi_round"])
     doc, marks = replay(
         db, tmp_path, "plain", "weather_agent_hidden", fake_model, venv="plain_openai_v2"
+    )
+    assert marks == []
+    (case,) = doc["cases"]
+    assert case["status"] == "PASSED", doc["_output"]
+    assert case["repetitions"][0]["replay"]["answered"] == 2
+
+
+def test_tools_out_of_reach_run_live_and_make_the_case_an_error(
+    tmp_path: Path,
+    fake_model: str,  # noqa: F811
+) -> None:
+    """Tools run in a process of their own: nothing answers them; the tool results the loop
+    sends its model give them away (there are no tool spans to look at)."""
+    db = tmp_path / "store.duckdb"
+    record_suite(db, "plain", "openai_v2", ["multi_round"])
+    doc, marks = replay(
+        db, tmp_path, "plain", "weather_agent_subprocess", fake_model, venv="plain_openai_v2"
     )
     assert marks == ["get_weather(Paris)", "get_forecast(Paris, 2)"]
     (case,) = doc["cases"]

@@ -62,6 +62,16 @@ def eval_command(
             rich_help_panel=_REPLAY,
         ),
     ] = None,
+    agent_call: Annotated[
+        Optional[str],
+        typer.Option(
+            "--agent-call",
+            metavar="NAME",
+            help="Run the agent object through this method (run, invoke, kickoff, forward, "
+            "__call__...) when the one tracereplay picks is wrong.",
+            rich_help_panel=_REPLAY,
+        ),
+    ] = None,
     tool_match: Annotated[
         Optional[ToolMatchOption],
         typer.Option(
@@ -276,6 +286,8 @@ def eval_command(
         raise BadParameterError(
             "--tool-match, --live-tools and --in-process apply to replay: add --agent"
         )
+    if agent is None and agent_call is not None:
+        raise BadParameterError("--agent-call applies to replay: add --agent")
     if agent is None and (llm is not None or llm_match is not None):
         raise BadParameterError("--llm and --llm-match apply to replay: add --agent")
     if llm_match is not None and llm is not LlmOption.recorded:
@@ -306,6 +318,7 @@ def eval_command(
         suite=suite,
         db=db_path(),
         agent=agent,
+        agent_call=agent_call,
         tool_match=(tool_match or ToolMatchOption.strict).value,  # type: ignore[arg-type]
         live_tools=live_tools,
         runner=RunnerOptions(

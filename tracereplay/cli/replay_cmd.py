@@ -48,6 +48,15 @@ def replay(
             help="The agent to replay the run with (as for eval --agent).",
         ),
     ],
+    agent_call: Annotated[
+        Optional[str],
+        typer.Option(
+            "--agent-call",
+            metavar="NAME",
+            help="Run the agent object through this method (run, invoke, kickoff, forward, "
+            "__call__...) when the one tracereplay picks is wrong.",
+        ),
+    ] = None,
     llm: Annotated[
         Optional[LlmOption],
         typer.Option(
@@ -126,6 +135,7 @@ def replay(
         suite=suite,
         db=db_path(),
         agent=agent,
+        agent_call=agent_call,
         tool_match=(tool_match or ToolMatchOption.strict).value,  # type: ignore[arg-type]
         live_tools=live_tools,
         runner=RunnerOptions(concurrency=1, timeout_s=timeout or None, retries=0),

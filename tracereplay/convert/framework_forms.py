@@ -371,12 +371,12 @@ def method_span_name(name: str) -> str:
 
 
 #: the tool an agent calls to end its run with its answer (smolagents' ``final_answer``)
-ANSWER_TOOLS = frozenset(("final_answer",))
+ANSWER_TOOLS = frozenset(("final_answer", "finish"))
 
 
 def is_answer_tool(name: str | None) -> bool:
     """Whether a tool call is the framework's way to give the run's answer (smolagents agents
-    end by calling ``final_answer(answer)``): the answer is the run's response, not a tool
+    end by calling ``final_answer(answer)``, DSPy's ``ReAct`` by calling ``finish()``): the answer is the run's response, not a tool
     call (its recording would otherwise answer a changed final answer in a replay)."""
     return name in ANSWER_TOOLS
 

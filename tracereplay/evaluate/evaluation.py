@@ -100,6 +100,8 @@ class EvalSettings:
     suite: str
     db: Path
     agent: str | None = None
+    #: ``--agent-call NAME``: the entry point of an agent object to run it through
+    agent_call: str | None = None
     tool_match: ToolMatch = "strict"
     live_tools: bool = False
     runner: RunnerOptions = field(default_factory=RunnerOptions)
@@ -325,7 +327,7 @@ def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> E
     # would only rescan (it more than doubled the time of 10,000 cases): it is paused for the
     # whole run, unless the agent's own code runs in this process (--in-process)
     if settings.agent and not settings.in_process:
-        setup = AgentSetup(settings.agent, settings.db, settings.check_modules)
+        setup = AgentSetup(settings.agent, settings.db, settings.check_modules, settings.agent_call)
         with AgentProcesses(setup, settings.runner.concurrency) as processes, gc_paused():
             return _evaluate(settings, progress, processes)
     with gc_paused() if not settings.agent else nullcontext():
@@ -344,7 +346,7 @@ def _evaluate(
     if settings.agent and in_process:  # the agent's process is this one: its side is imported
         from tracereplay.evaluate.replay.agent_child import load_replayed_agent
 
-        agent = load_replayed_agent(settings.agent, settings.db)
+        agent = load_replayed_agent(settings.agent, settings.db, settings.agent_call)
 
     git = _git_state_soon()
     with open_store(settings.db) as store:

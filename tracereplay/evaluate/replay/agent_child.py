@@ -176,7 +176,7 @@ def _load(setup: AgentSetup) -> tuple[Any, bool]:
     whether the agent takes one case at a time (``FrameworkAgent.one_case_at_a_time``)."""
     if setup.check_modules:
         load_check_modules(setup.check_modules)
-    agent = load_replayed_agent(setup.agent, setup.db)
+    agent = load_replayed_agent(setup.agent, setup.db, setup.agent_call)
     one_at_a_time = bool(getattr(agent, "one_case_at_a_time", False))
     return (lambda plan, job, inputs: case_replayer(agent, plan, inputs).attempt), one_at_a_time
 
@@ -208,9 +208,10 @@ def in_process_attempts(
     return lambda job: case_replayer(agent, plan, inputs_for(job)).attempt(job)
 
 
-def load_replayed_agent(spec: str, db: Path) -> AgentCallable:
-    """Import the agent (its replays are traced by ``trace_replays``, once the plan says how)."""
-    return load_agent(spec)
+def load_replayed_agent(spec: str, db: Path, call: str | None = None) -> AgentCallable:
+    """Import the agent (its replays are traced by ``trace_replays``, once the plan says how);
+    ``call``: ``--agent-call``."""
+    return load_agent(spec, call)
 
 
 def trace_replays(db: Path, service_name: str | None) -> bool:

@@ -1,24 +1,29 @@
-"""Loading the agent to replay (``module:callable``) and calling it the way the suite expects.
+"""Loading the agent to replay (``module:attr``) and calling it the way the suite expects.
 
-``module:attr`` names a callable or a framework's own agent object (a ``pydantic_ai.Agent``, an
-OpenAI Agents SDK ``Agent``, a compiled LangGraph graph, a strands ``Agent``, a Google ADK
-agent, a LlamaIndex workflow agent or ``AgentWorkflow``, a smolagents agent): an object a
-framework adapter accepts (``tracereplay.evaluate.replay.frameworks``) is run the way its
-framework runs it, on the case's query, its tools intercepted there. Adapters are asked before
-the AgenticAssure shape below: LlamaIndex and smolagents agents have a ``run`` method too. The callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it does
-not declare is left out (``**kwargs`` takes both), so ``fn(query)`` is enough for a simple agent.
-It may be ``async``, and returns the response text or an ``AgentResult``.
+``module:attr`` names a callable or an agent object:
 
-An AgenticAssure adapter is accepted as it is: a class (instantiated without arguments, as
-``agenticassure run --adapter`` does) or an object with ``run(input, context=None)`` returning an
-AgenticAssure ``AgentResult`` (``output``, ``tool_calls`` of ``name``/``arguments``/``result``);
-``from_agenticassure`` maps that onto tracereplay's ``AgentResult`` field by field. A ``run``
-method of another signature (``run(task, *, context)``, ``run(self)``...) makes no adapter
-(``is_adapter_run``): such an object, like any object neither callable nor a supported
-framework's agent, is refused with one line saying what ``--agent`` accepts.
+- an object a framework adapter accepts (``tracereplay.evaluate.replay.frameworks``: a
+  ``pydantic_ai.Agent``, an OpenAI Agents SDK ``Agent``, a compiled LangGraph graph...) is run
+  the way its framework runs it, on the case's query, its tools intercepted there. Adapters are
+  asked before the AgenticAssure shape below: LlamaIndex and smolagents agents have a ``run``
+  method too;
+- an AgenticAssure adapter is accepted as it is: a class (instantiated without arguments, as
+  ``agenticassure run --adapter`` does) or an object with ``run(input, context=None)``
+  returning an AgenticAssure ``AgentResult``; ``from_agenticassure`` maps that onto
+  tracereplay's ``AgentResult`` field by field. A ``run`` method of another signature makes no
+  adapter (``is_adapter_run``);
+- any other object (a framework no adapter knows) is run through its entry point by the generic
+  adapter (``generic_agent``: ``run``, ``invoke``, ``kickoff``, ``forward``, ``__call__``...,
+  or the one ``--agent-call NAME`` names; ``--agent-call`` also makes a framework's agent go
+  that way). An object with none that takes a question is refused with one line saying why;
+- a callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it
+  does not declare is left out (``**kwargs`` takes both), so ``fn(query)`` is enough. It may be
+  ``async``, and returns the response text or an ``AgentResult``. When the agent's code holds
+  agent objects a framework adapter accepts (``def answer(q): return agent.run_sync(q)``),
+  their adapters intercept their tools while the function runs (``reached``).
 
-A plain callable's tools, when they are plain functions of its module, are answered from the
-recording by the no-framework fallback (``plain_tools``, the ``plain`` field).
+Without a framework adapter, the tool functions are answered from the recording wherever the
+agent's code holds them (``tool_functions``, the ``tools`` field).
 """
 
 from __future__ import annotations
@@ -29,18 +34,21 @@ import inspect
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from tracereplay.errors import TraceReplayError, one_line
+from tracereplay.evaluate.replay.agent_telemetry import watch_providers
 from tracereplay.evaluate.replay.frameworks import (
     FrameworkAgent,
     framework_agent,
     supported_frameworks,
 )
-from tracereplay.evaluate.replay.plain_tools import PlainTools, agent_modules
+from tracereplay.evaluate.replay.generic_agent import EntryPointError, answer_text, entry_point
+from tracereplay.evaluate.replay.tool_functions import ToolFunctions
+from tracereplay.evaluate.replay.user_code import user_modules
 from tracereplay.models import AgentResult, Document, ToolCallRecord
 
 
@@ -63,8 +71,13 @@ class AgentCallable:
     takes_parameters: bool
     #: the framework adapter when ``spec`` names a framework's agent object (``fn`` is its arun)
     framework: FrameworkAgent | None = None
-    #: no framework: the plain tool functions of the agent's module (answered by name)
-    plain: PlainTools | None = None
+    #: no framework adapter: the tool functions of the agent's code (answered by name)
+    tools: ToolFunctions | None = None
+    #: a function whose code holds agents a framework adapter accepts: their adapters
+    reached: tuple[FrameworkAgent, ...] = ()
+    #: an async agent of a framework (adapter or generic): every attempt runs on one shared
+    #: event loop (its clients bind to the loop they first ran on)
+    shared_loop: bool = False
 
     @property
     def name(self) -> str:
@@ -105,14 +118,16 @@ async def _await(value: Awaitable[Any]) -> Any:
     return await value
 
 
-def load_agent(spec: str) -> AgentCallable:
+def load_agent(spec: str, call: str | None = None) -> AgentCallable:
     """Import ``module:callable`` (dotted attributes allowed after the colon) from the current
-    directory or ``PYTHONPATH``; one-line ``AgentLoadError`` when that is impossible."""
+    directory or ``PYTHONPATH``; one-line ``AgentLoadError`` when that is impossible. ``call``
+    (``--agent-call``): the entry point of an agent object to run it through."""
     module_name, sep, attr_path = spec.strip().partition(":")
     if not sep or not module_name or not attr_path:
         raise AgentLoadError(
             f"--agent '{spec}' must look like module:callable (e.g. my_agent:run_agent)"
         )
+    watch_providers()  # the tracer providers the agent's import makes (``agent_telemetry``)
     cwd = os.getcwd()
     if cwd not in sys.path and "" not in sys.path:
         sys.path.insert(0, cwd)
@@ -146,34 +161,95 @@ def load_agent(spec: str) -> AgentCallable:
                 f"--agent '{spec}': {attr_path}() failed: {type(exc).__name__}: {one_line(exc)}"
             ) from None
     if not inspect.isroutine(target) and not inspect.isclass(target):
-        adapter = framework_agent(target, spec)
+        adapter = framework_agent(target, spec) if call is None else None
         if adapter is not None:
-            return AgentCallable(spec, adapter.arun, True, False, False, framework=adapter)
-        if is_adapter_run(getattr(target, "run", None)):
-            return _with_plain(adapter_agent(spec, target), module, target)
-    if not callable(target) or (inspect.isclass(target) and callable(getattr(target, "run", None))):
-        raise AgentLoadError(refusal(spec, attr_path, target))
-    return _with_plain(inspect_agent(spec, target), module, target)
-
-
-def refusal(spec: str, attr_path: str, target: Any) -> str:
-    """The one line for an object ``--agent`` cannot run: what it is, and what is accepted."""
-    what = "class" if inspect.isclass(target) else type(target).__name__
-    has_run = callable(getattr(target, "run", None))
-    return (
-        f"--agent '{spec}': {attr_path} is a {what}"
-        + (
-            " whose run() is not an AgenticAssure adapter's run(input, context=None)"
-            if has_run
-            else ""
+            return AgentCallable(
+                spec, adapter.arun, True, False, False, framework=adapter, shared_loop=True
+            )
+        if call is None and is_adapter_run(getattr(target, "run", None)):
+            return _with_tools(adapter_agent(spec, target), module, target)
+        return _with_tools(generic_agent(spec, attr_path, target, call), module, target)
+    if call is not None:
+        raise AgentLoadError(
+            f"--agent '{spec}': --agent-call names an entry point of an agent object; "
+            f"{attr_path} is a {'class' if inspect.isclass(target) else 'function'}"
         )
-        + ", not a callable nor an agent of a supported framework; --agent takes a function "
-        "fn(query) (async too), an agent object of "
+    if not callable(target) or (inspect.isclass(target) and callable(getattr(target, "run", None))):
+        why = "point --agent at an instance" if inspect.isclass(target) else "not callable"
+        raise AgentLoadError(refusal(spec, attr_path, target, why))
+    agent = inspect_agent(spec, target)
+    reached = reached_agents(module, spec)
+    if reached:
+        return replace(agent, reached=reached, shared_loop=agent.is_async)
+    return _with_tools(agent, module, target)
+
+
+def refusal(spec: str, attr_path: str, target: Any, why: str) -> str:
+    """The one line for an object ``--agent`` cannot run: what it is, why, what is accepted."""
+    what = "class" if inspect.isclass(target) else type(target).__name__
+    return (
+        f"--agent '{spec}': {attr_path} is a {what} the replay cannot run ({why}); --agent "
+        "takes a function fn(query) (async too), an agent object of "
         + ", ".join(supported_frameworks())
-        + ", or an AgenticAssure adapter; for a loop of your own, point it at the function "
-        "that answers a query and mark its tools @tracereplay.tool when they are not plain "
-        "functions of its module (docs/evaluating.md)"
+        + " or of any framework (run through its run, invoke, kickoff, forward or __call__ "
+        "method; --agent-call NAME names another), or an AgenticAssure adapter "
+        "(docs/evaluating.md)"
     )
+
+
+def generic_agent(spec: str, attr_path: str, target: Any, call: str | None) -> AgentCallable:
+    """An agent object no adapter knows, run through its entry point (``generic_agent``)."""
+    try:
+        name, enter = entry_point(target, call)
+    except EntryPointError as exc:
+        raise AgentLoadError(refusal(spec, attr_path, target, str(exc))) from None
+
+    def answered(value: Any) -> Any:
+        if isinstance(value, (str, AgentResult)):
+            return value
+        text = answer_text(value)
+        if text is None:
+            raise AgentResultError(
+                f"{attr_path}.{name}() returned {type(value).__name__}, with no answer text in "
+                "it (text, .output, .content, .text, .final_output, messages): point --agent at "
+                "a function that returns the answer"
+            )
+        return text
+
+    async def read_async(value: Awaitable[Any]) -> Any:
+        return answered(await value)
+
+    def run(query: str) -> Any:
+        out = enter(query)
+        return read_async(out) if inspect.isawaitable(out) else answered(out)
+
+    is_async = _is_async(getattr(target, name, None)) if name != "__call__" else _is_async(target)
+    return AgentCallable(spec, run, is_async, False, False, shared_loop=True)
+
+
+def reached_agents(module: Any, spec: str) -> tuple[FrameworkAgent, ...]:
+    """The framework agents the agent's code holds (module globals of its modules, and what
+    their dicts, lists and objects hold directly), each with its adapter."""
+    out: list[FrameworkAgent] = []
+    seen: set[int] = set()
+    for mod in user_modules([module]):
+        values = list(vars(mod).values())
+        for value in values:
+            if isinstance(value, (dict, list, tuple)):
+                inner = value.values() if isinstance(value, dict) else value
+                values.extend(
+                    v for v in list(inner)[:200] if not isinstance(v, (dict, list, tuple))
+                )
+        for value in values:
+            if id(value) in seen or inspect.isroutine(value) or inspect.isclass(value):
+                continue
+            if inspect.ismodule(value) or isinstance(value, (str, int, float, bytes, type(None))):
+                continue
+            seen.add(id(value))
+            adapter = framework_agent(value, spec)
+            if adapter is not None:
+                out.append(adapter)
+    return tuple(out)
 
 
 def is_adapter_run(run: Any, *, unbound: bool = False) -> bool:
@@ -206,12 +282,9 @@ def is_adapter_run(run: Any, *, unbound: bool = False) -> bool:
     )
 
 
-def _with_plain(agent: AgentCallable, module: Any, target: Any) -> AgentCallable:
-    """``agent`` with the no-framework fallback over its module's plain tool functions."""
-    from dataclasses import replace
-
-    fn = target.run if is_adapter_run(getattr(target, "run", None)) else target
-    return replace(agent, plain=PlainTools(agent_modules(module, fn), fn))
+def _with_tools(agent: AgentCallable, module: Any, target: Any) -> AgentCallable:
+    """``agent`` with its code's tool functions answered from the recording."""
+    return replace(agent, tools=ToolFunctions([module], target))
 
 
 def inspect_agent(spec: str, fn: Callable[..., Any]) -> AgentCallable:

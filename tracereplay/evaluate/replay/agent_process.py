@@ -61,6 +61,7 @@ class AgentSetup:
     agent: str  # module:attr
     db: Path
     check_modules: tuple[str, ...] = ()
+    agent_call: str | None = None  # --agent-call NAME
 
 
 @dataclass(frozen=True)

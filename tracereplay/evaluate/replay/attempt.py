@@ -14,9 +14,12 @@ spans go to the same provider. Every span of the replay's trace is stamped with 
 marks as it starts (``TraceCapture``), so the framework's agent run, the one matching the case's
 source run, is stored as the replay run and is the run scored.
 
-No framework (a plain loop): the agent module's plain tool functions are answered by name
-for the attempt (``tracereplay.evaluate.replay.plain_tools``), and the tool results its LLM
-requests carry are counted for the airtight check.
+No framework adapter (a plain loop, a framework no adapter knows): the tool functions are
+answered by name wherever the agent's code holds them (``tracereplay.evaluate.replay.
+tool_functions``), and the tool results its LLM requests carry are counted for the airtight
+check. A function whose code holds agents an adapter accepts has their adapters intercept.
+Spans the agent sends to a tracer provider of its own are handed over
+(``tracereplay.evaluate.replay.agent_telemetry``).
 
 Airtight: no tool runs for real unless ``--live-tools``; one that did makes the case an ERROR
 (``tracereplay.evaluate.replay.airtight``). Framework attempts run on one shared event loop
@@ -52,10 +55,12 @@ from tracereplay.evaluate.replay.agent_loader import (
     AgentResultError,
     to_agent_result,
 )
+from tracereplay.evaluate.replay.agent_telemetry import forward_replays
 from tracereplay.evaluate.replay.airtight import ran_live
 from tracereplay.evaluate.replay.capture import TraceCapture, capture_for, to_spans
 from tracereplay.evaluate.replay.framework_loop import AttemptTimedOut, framework_loop, with_timeout
 from tracereplay.evaluate.replay.frameworks.base import count_answers
+from tracereplay.evaluate.replay.frameworks.instrumentors import instrument_installed
 from tracereplay.evaluate.replay.global_provider import global_provider
 from tracereplay.evaluate.replay.llm import (
     LlmMatch,
@@ -185,13 +190,13 @@ class Replayer:
         source_failed = source is not None and source.result.status == "failed"
         result, reason = self._result(call.value, call.failure, report, replay_run, source_failed)
         if not self.live_tools and not report.missing:
-            framework = self.agent.framework
+            adapters = (self.agent.framework,) if self.agent.framework else self.agent.reached
             live = ran_live(
                 call.spans,
                 replay_run,
                 tools.seen_tools(),
                 call.sent_results,
-                tool_spans=framework is not None and framework.records_tool_spans,
+                tool_spans=bool(adapters) and all(a.records_tool_spans for a in adapters),
             )
             if live is not None:
                 result, reason = None, f"tool {live} ran live during replay (no --live-tools)"
@@ -263,22 +268,30 @@ class Replayer:
         marks = {A.RUN_KIND: "replay", A.EVAL_RUN_ID: self.eval_run_id, A.CASE_ID: case.id}
         call = _AgentCall()
         framework = self.agent.framework
+        adapters = (framework,) if framework is not None else self.agent.reached
         with contextlib.ExitStack() as stack:
             stack.enter_context(run_attributes(marks))
             stack.enter_context(tool_interceptor(tools))
             if llm is not None:
                 stack.enter_context(answering(llm))
             answers = stack.enter_context(count_answers())
-            if framework is not None:
-                if self._provider is not None:
-                    stack.enter_context(global_provider(self._provider))
-                    stack.enter_context(framework.instrument(self._provider))
-                stack.enter_context(framework.intercept(tools))
+            if self._provider is not None and self._capture is not None:
+                # the agent's own tracer providers hand over the replay's spans, and
+                # frameworks tracing through the global provider reach this one
+                forward_replays(self._provider, self._capture)
+                stack.enter_context(global_provider(self._provider))
+                for adapter in adapters:
+                    stack.enter_context(adapter.instrument(self._provider))
+                if not adapters:  # the framework's own spans, as its recording has them
+                    instrument_installed(self._provider)
+            for adapter in adapters:
+                stack.enter_context(adapter.intercept(tools))
             sent = None
-            if framework is None and self.agent.plain is not None:
-                # no framework: the module's plain tool functions answered by name, and the
-                # tool results its LLM requests carry counted (what escaped them ran live)
-                stack.enter_context(self.agent.plain.answering({c.tool_name for c in tools.calls}))
+            if not adapters and self.agent.tools is not None:
+                # no framework adapter: the tool functions answered wherever the agent's code
+                # holds them, and the tool results its LLM requests carry counted (what
+                # escaped them ran live)
+                stack.enter_context(self.agent.tools.answering({c.tool_name for c in tools.calls}))
                 sent = stack.enter_context(watching_tool_results())
             run = stack.enter_context(
                 agent_run(
@@ -312,7 +325,7 @@ class Replayer:
 
     def _call(self, query: str, case: EvalCase) -> Any:
         documents, params = case.context, case.parameters or {}
-        if self.agent.framework is not None:
+        if self.agent.shared_loop and self.agent.is_async:
             # a framework's clients (HTTP pools, locks) bind to the event loop they first ran
             # on: every attempt runs on one loop, in this attempt's context
             return framework_loop().run(

@@ -47,6 +47,10 @@ class TraceCapture(SpanProcessor):
             if marks:
                 self._marks[trace_id] = dict(marks)
 
+    def watching(self, trace_id: int) -> bool:
+        """Whether the spans of ``trace_id`` are kept (a replay's trace)."""
+        return trace_id in self._spans
+
     def take(self, trace_id: int, *, keep_watching: bool = False) -> list[ReadableSpan]:
         """The spans of ``trace_id`` ended so far (and stop watching it unless told not to)."""
         with self._lock:

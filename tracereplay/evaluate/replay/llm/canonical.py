@@ -103,6 +103,21 @@ def _result(value: Any) -> Line:
     return ("result", canonical_json(value if value is not None else ""))
 
 
+#: the frames of a Python traceback an agent put in its prompt (DSPy's ReAct gives the model
+#: the traceback of a tool that raised): ``  File "...", line N, in f`` and the source lines
+#: under it, up to the exception's own line
+_FRAMES = re.compile(r"(Traceback \(most recent call last\):\n)(?:[ \t]+.*\n)+")
+
+
+def without_frames(text: str) -> str:
+    """``text`` with the frames of any Python traceback in it left out (the header and the
+    exception's line stay): they name files, lines and the callers of the call that raised,
+    which a replay, or any edit of the agent's code, changes without changing the conversation."""
+    if "Traceback (most recent call last):" not in text:
+        return text
+    return _FRAMES.sub(r"\1", text)
+
+
 class _Builder:
     """Lines of one conversation; a message's text parts become one line."""
 
@@ -111,7 +126,7 @@ class _Builder:
         self._pending: tuple[str, list[str]] | None = None
 
     def text(self, role: str, text: str) -> None:
-        text = text.strip()
+        text = without_frames(text.strip())
         if not text:
             return
         if self._pending is not None and self._pending[0] == role:

@@ -1,12 +1,14 @@
-"""The no-framework fallback on real modules: a plain loop's tool functions found by name (module
-level, name -> function tables, lists), answered through the replay's interceptor for the
-attempt and put back after; the tool results of LLM requests counted for the airtight check;
-and what ``--agent`` refuses, in one line."""
+"""Tool functions answered wherever the agent's code holds them, on real modules: found by name
+(module level, name -> function tables, lists, methods, framework-style tool objects, closures,
+other modules of the user's code), their code swapped for the attempt and put back after; the
+tool results of LLM requests counted for the airtight check; the generic adapter's entry
+points; and what ``--agent`` refuses, in one line."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import sys
 import textwrap
 from collections import Counter
@@ -22,6 +24,7 @@ from tracereplay.evaluate.replay.agent_loader import AgentLoadError, is_adapter_
 from tracereplay.evaluate.replay.airtight import ran_live
 from tracereplay.evaluate.replay.llm.sent_results import SentResults, results_per_tool
 from tracereplay.evaluate.replay.recorded_tools import RecordedToolError, recorded_exception
+from tracereplay.evaluate.replay.tool_functions import ToolFunctions, trampoline
 from tracereplay.sdk import tool_interceptor
 
 LOOP = """
@@ -82,18 +85,25 @@ def loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType
     sys.modules.pop("plain_loop", None)
 
 
+def mine(tools: ToolFunctions, names: set[str], module: str = "plain_loop") -> list[str]:
+    """The qualified names of the functions answering ``names`` in ``module``."""
+    return [f.__qualname__ for _, f in tools.functions(names) if f.__module__ == module]
+
+
 def answers(name: str, arguments: dict) -> str:
     return f"recorded {name}({arguments})"
 
 
 def test_module_functions_and_table_entries_are_answered_by_name(loop: ModuleType) -> None:
     agent = load_agent("plain_loop:agent")
-    assert agent.plain is not None and agent.framework is None
+    assert agent.tools is not None and agent.framework is None
     originals = (loop.get_weather, loop.TOOLS["get_weather"], loop.TOOLS["search"])
-    with agent.plain.answering({"get_weather", "search", "get_forecast"}) as places:
-        # get_weather and get_forecast at module level; get_weather in TOOLS, search as its key;
-        # get_forecast in the list
-        assert places == 5
+    names = {"get_weather", "search", "get_forecast"}
+    # get_weather (module level and in TOOLS: one function), search (TOOLS' key for _lookup),
+    # get_forecast (module level and in the list: one function); the test process's other
+    # user modules (the test harness's weather tools) count too
+    assert sorted(mine(agent.tools, names)) == ["_lookup", "get_forecast", "get_weather"]
+    with agent.tools.answering(names):
         with tool_interceptor(answers):
             out = agent.fn("Oslo")
             searched = loop.TOOLS["search"]("q")
@@ -104,31 +114,184 @@ def test_module_functions_and_table_entries_are_answered_by_name(loop: ModuleTyp
         assert searched == "recorded search({'name': 'q'})"
         assert forecast == "recorded get_forecast({'city': 'Oslo', 'days': 2})"
         assert loop.RAN == []
-        # outside any replay's context the replacement runs the real function
+        # outside any replay's context the function runs as it is
         assert loop.get_weather("Rome") == "Rome: sunny"
     assert (loop.get_weather, loop.TOOLS["get_weather"], loop.TOOLS["search"]) == originals
-    assert loop.RAN == [("get_weather", "Rome")]
+    assert loop.get_weather("Oslo") == "Oslo: sunny"
+    assert loop.RAN == [("get_weather", "Rome"), ("get_weather", "Oslo")]
 
 
 def test_the_agent_itself_and_decorated_tools_are_left_alone(loop: ModuleType) -> None:
     agent = load_agent("plain_loop:agent")
-    assert agent.plain is not None
-    decorated, fn = loop.decorated, loop.agent
-    with agent.plain.answering({"agent", "decorated", "NUMBER", "missing"}) as places:
-        assert places == 0
-        assert (loop.decorated, loop.agent) == (decorated, fn)
+    assert agent.tools is not None
+    codes = (loop.decorated.__code__, loop.agent.__code__)
+    with agent.tools.answering({"agent", "decorated", "NUMBER", "missing"}):
+        assert mine(agent.tools, {"agent", "decorated", "NUMBER", "missing"}) == []
+        assert (loop.decorated.__code__, loop.agent.__code__) == codes
 
 
-def test_attempts_at_once_share_the_replacement_until_the_last_ends(loop: ModuleType) -> None:
-    plain = load_agent("plain_loop:agent").plain
-    assert plain is not None
-    original = loop.get_weather
-    with plain.answering({"get_weather"}):
-        replaced = loop.get_weather
-        with plain.answering({"get_weather"}) as places:
-            assert places == 2 and loop.get_weather is replaced
-        assert loop.get_weather is replaced  # the first attempt still runs
-    assert loop.get_weather is original
+def test_attempts_at_once_share_the_swap_until_the_last_ends(loop: ModuleType) -> None:
+    tools = load_agent("plain_loop:agent").tools
+    assert tools is not None
+    original = loop.get_weather.__code__
+    with tools.answering({"get_weather"}):
+        swapped = loop.get_weather.__code__
+        assert swapped is not original
+        with tools.answering({"get_weather"}):
+            assert loop.get_weather.__code__ is swapped
+        assert loop.get_weather.__code__ is swapped  # the first attempt still runs
+    assert loop.get_weather.__code__ is original
+
+
+HOLDERS = """
+import functools
+
+RAN = []
+
+class Tool:  # a framework's tool object: its name, the user's function inside
+    def __init__(self, name, func):
+        self.name = name
+        self.func = func
+
+class Toolkit:  # a plugin whose methods are the tools
+    def lookup_city(self, city, *, unit="C"):
+        RAN.append(("lookup_city", city))
+        return city
+
+    async def alookup(self, city):
+        RAN.append(("alookup", city))
+        return city
+
+def make_tool():
+    prefix = "weather in "
+    def closed_over(city: str, days: int = 1) -> str:
+        "A closure's tool."
+        RAN.append(("closed_over", city))
+        return prefix + city
+    return closed_over
+
+def renamed_impl(city):
+    RAN.append(("renamed", city))
+    return city
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        RAN.append(("wrapper", fn.__name__))
+        return fn(*args, **kwargs)
+    return wrapper
+
+@logged
+def wrapped(city):
+    RAN.append(("wrapped", city))
+    return city
+
+KIT = Toolkit()
+AGENT = {"tools": [Tool("renamed", renamed_impl), Tool("closed", make_tool())],
+         "bound": [KIT.lookup_city, KIT.alookup]}
+"""
+
+
+def test_tools_are_answered_wherever_the_code_holds_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Held by a framework-style tool object under another name, closures, bound methods of a
+    toolkit (sync and async), a decorator's wrapper, in a module the agent only imports: each
+    answered by the tool's name, its signature unchanged, the call's own arguments recorded."""
+    (tmp_path / "holders.py").write_text(textwrap.dedent(HOLDERS))
+    (tmp_path / "holder_agent.py").write_text("import holders\n\ndef agent(q):\n    return q\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("holders", "holder_agent"):
+        sys.modules.pop(name, None)
+    agent = load_agent("holder_agent:agent")
+    holders = sys.modules["holders"]
+    tools, bound = holders.AGENT["tools"], holders.AGENT["bound"]
+    before = [inspect.signature(f) for f in (tools[1].func, bound[0], bound[1])]
+    names = {"renamed", "closed", "lookup_city", "alookup", "wrapped"}
+    assert agent.tools is not None
+    # the wrapper and the function it wraps both answer "wrapped"
+    assert len(mine(agent.tools, names, "holders")) == 6
+    with agent.tools.answering(names):
+        assert [inspect.signature(f) for f in (tools[1].func, bound[0], bound[1])] == before
+        assert inspect.iscoroutinefunction(bound[1])
+        with tool_interceptor(answers):
+            assert tools[0].func("Oslo") == "recorded renamed({'city': 'Oslo'})"
+            assert tools[1].func("Rome") == "recorded closed({'city': 'Rome'})"
+            assert bound[0]("Bern") == "recorded lookup_city({'city': 'Bern'})"
+            assert asyncio.run(bound[1]("Graz")) == "recorded alookup({'city': 'Graz'})"
+            assert holders.wrapped("Nice") == "recorded wrapped({'city': 'Nice'})"
+        assert holders.RAN == []
+        assert tools[1].func("Rome") == "weather in Rome"  # no replay: the function itself
+    assert holders.KIT.lookup_city("Bern") == "Bern"
+    assert holders.RAN == [("closed_over", "Rome"), ("lookup_city", "Bern")]
+
+
+def test_a_tool_inside_an_answered_tool_runs_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decorator's wrapper answered live (``RUN_LIVE``) calls the function it wraps: that is
+    the same call, not a second one asking the recording."""
+    from tracereplay.sdk import RUN_LIVE
+
+    (tmp_path / "holders.py").write_text(textwrap.dedent(HOLDERS))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("holders", None)
+    agent = load_agent("holders:Tool")
+    holders = sys.modules["holders"]
+    asked: list[str] = []
+
+    def live(name: str, arguments: dict) -> object:
+        asked.append(name)
+        return RUN_LIVE
+
+    assert agent.tools is not None
+    with agent.tools.answering({"wrapped"}), tool_interceptor(live):
+        assert holders.wrapped("Nice") == "Nice"
+    assert asked == ["wrapped"]
+    assert holders.RAN == [("wrapper", "wrapped"), ("wrapped", "Nice")]
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=0, max_size=5, unique=True),
+    st.integers(min_value=0, max_value=5),
+    st.booleans(),
+    st.booleans(),
+    st.lists(st.sampled_from(["k", "m", "n"]), max_size=3, unique=True),
+    st.booleans(),
+)
+def test_the_trampoline_has_the_function_s_signature(
+    positional: list[str],
+    n_defaults: int,
+    posonly: bool,
+    var_pos: bool,
+    keyword: list[str],
+    var_kw: bool,
+) -> None:
+    """Any signature (positional-only, defaults, ``*args``, keyword-only, ``**kwargs``) keeps
+    its parameters and the call's own arguments through the swap."""
+    params = list(positional)
+    if posonly and positional:
+        params.insert(len(positional), "/")
+    if var_pos:
+        params.append("*rest")
+    elif keyword:
+        params.append("*")
+    params += keyword
+    if var_kw:
+        params.append("**extra")
+    n_defaults = min(n_defaults, len(positional))
+    source = f"def tool({', '.join(params)}):\n    return ('ran', locals())\n"
+    namespace: dict = {}
+    exec(source, namespace)  # noqa: S102 - the test's own source
+    fn = namespace["tool"]
+    fn.__defaults__ = tuple(range(n_defaults)) or None
+    signature = inspect.signature(fn)
+    code = trampoline(fn.__code__, 0)
+    assert code is not None
+    fn.__code__ = code
+    assert inspect.signature(fn) == signature
 
 
 def test_results_are_counted_per_tool_in_every_api() -> None:
@@ -220,10 +383,9 @@ def test_an_agenticassure_adapter_is_still_accepted(loop: ModuleType) -> None:
 @pytest.mark.parametrize(
     ("attr", "what"),
     [
-        ("THING", "is a Runner whose run() is not an AgenticAssure adapter's"),
-        ("Runner", "is a class whose run() is not an AgenticAssure adapter's"),
-        ("OTHER", "is a FrameworkLike whose run() is not an AgenticAssure adapter's"),
-        ("NUMBER", "is a int, not a callable"),
+        ("THING", "is a Runner the replay cannot run (run() takes task, context, not a question"),
+        ("Runner", "is a class the replay cannot run (point --agent at an instance)"),
+        ("NUMBER", "is a int the replay cannot run (it has none of run(), arun(), invoke()"),
     ],
 )
 def test_an_object_it_cannot_run_is_refused_in_one_line(
@@ -235,7 +397,7 @@ def test_an_object_it_cannot_run_is_refused_in_one_line(
     assert "\n" not in message
     assert what in message
     assert "pydantic-ai" in message and "AgenticAssure adapter" in message
-    assert "@tracereplay.tool" in message
+    assert "--agent-call NAME" in message
 
 
 def test_the_refusal_is_the_one_docs_evaluating_shows(

@@ -1,0 +1,199 @@
+"""The generic adapter: an agent object of a framework no adapter knows, run through its entry point.
+
+Agent objects share a few conventions, whatever their framework: they answer a question
+through ``run``/``arun``, ``invoke``/``ainvoke``, ``kickoff``, ``get_response``, ``generate``,
+``forward`` or ``__call__`` (sync or async), and give back the answer as text or as an object
+that holds it (``.final_output``, ``.output``, ``.content``, ``.text``, ``.answer``,
+``.summary``, the last of ``.messages``). ``entry_point`` picks the first of those the object
+has (a ``forward`` is reached through ``__call__`` when the object is callable: the PyTorch and
+DSPy convention, where ``__call__`` runs the module's hooks and then ``forward``), or the one
+``--agent-call NAME`` names, and reads from its signature how the question goes in:
+
+- positionally, when its first parameter takes a position;
+- by name, when it takes keywords only: the one required keyword, else the object's one
+  declared input (``signature.input_fields`` of a DSPy module, ``input_keys`` /
+  ``input_variables`` of a chain), else a parameter named like a question
+  (``query``, ``question``, ``input``, ``message``, ``prompt``, ``task``...).
+
+Its tools are answered like a plain loop's, wherever the agent's code holds them
+(``tool_functions``). An entry point that wants more than the question (another required
+argument) is refused with one line naming it and ``--agent-call``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+__all__ = [
+    "ENTRY_POINTS",
+    "EntryPointError",
+    "answer_text",
+    "entry_point",
+]
+
+#: the entry points tried, in this order
+ENTRY_POINTS: tuple[str, ...] = (
+    "run",
+    "arun",
+    "invoke",
+    "ainvoke",
+    "kickoff",
+    "kickoff_async",
+    "get_response",
+    "generate",
+    "forward",
+    "__call__",
+)
+#: parameter names a question goes into, when an entry point takes it by keyword
+QUESTION_NAMES: tuple[str, ...] = (
+    "query", "question", "input", "message", "messages", "prompt", "task", "text", "user_input",
+    "user_message", "request", "q", "inputs", "content",
+)  # fmt: skip
+#: attributes holding an answer, in the order they are read
+ANSWER_ATTRIBUTES: tuple[str, ...] = (
+    "final_output", "output", "content", "text", "answer", "summary", "response", "result",
+    "final_answer", "message", "messages", "chat_history",
+)  # fmt: skip
+
+
+class EntryPointError(Exception):
+    """The object has no entry point that takes a question alone."""
+
+
+def _declared_inputs(obj: Any) -> list[str]:
+    """The one-input names an object declares (a DSPy signature, a chain's input keys)."""
+    for holder in (getattr(obj, "signature", None), obj):
+        if holder is None:
+            continue
+        for attr in ("input_fields", "input_keys", "input_variables"):
+            try:
+                value = getattr(holder, attr, None)
+            except Exception:
+                continue
+            if isinstance(value, Mapping):
+                value = list(value)
+            if (
+                isinstance(value, (list, tuple))
+                and value
+                and all(isinstance(v, str) for v in value)
+            ):
+                return list(value)
+    return []
+
+
+def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]:
+    """How ``fn`` takes the question (see the module's docstring)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return lambda query: fn(query)
+    P = inspect.Parameter
+    positional = [p for p in params if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)]
+    required = [
+        p
+        for p in params
+        if p.default is P.empty and p.kind not in (P.VAR_POSITIONAL, P.VAR_KEYWORD)
+    ]
+    var_kw = any(p.kind is P.VAR_KEYWORD for p in params)
+    var_pos = any(p.kind is P.VAR_POSITIONAL for p in params)
+    if positional and all(p is positional[0] for p in required):
+        return lambda query: fn(query)
+    keyword: str | None = None
+    if len(required) == 1 and required[0].kind is P.KEYWORD_ONLY:
+        keyword = required[0].name
+    elif not required:
+        declared = _declared_inputs(obj)
+        names = {p.name for p in params}
+        if len(declared) == 1 and (declared[0] in names or var_kw):
+            keyword = declared[0]
+        else:
+            keyword = next((q for q in QUESTION_NAMES if q in names), None)
+            if keyword is None and var_pos:
+                return lambda query: fn(query)
+    if keyword is None:
+        wants = ", ".join(p.name for p in required) or "no question"
+        raise EntryPointError(f"{name}() takes {wants}, not a question alone")
+    return lambda query: fn(**{keyword: query})
+
+
+def entry_point(obj: Any, call: str | None = None) -> tuple[str, Callable[[str], Any]]:
+    """``(name, fn(query))``: the entry point of ``obj`` (``call``: the one named), or raise
+    ``EntryPointError`` saying why none fits."""
+    names = [call] if call else list(ENTRY_POINTS)
+    if not call and callable(obj) and callable(getattr(type(obj), "forward", None)):
+        names.remove("__call__")
+        names.insert(names.index("forward"), "__call__")  # forward through __call__'s hooks
+    tried: list[str] = []
+    for name in names:
+        if name == "__call__":
+            fn = obj if callable(obj) and not inspect.isclass(obj) else None
+        else:
+            fn = getattr(obj, name, None)
+        if not callable(fn):
+            if call:
+                raise EntryPointError(f"it has no method {call}()")
+            continue
+        try:
+            return name, _caller(obj, name, fn)
+        except EntryPointError as exc:
+            if call:
+                raise
+            tried.append(str(exc))
+    if tried:
+        raise EntryPointError("; ".join(tried))
+    raise EntryPointError("it has none of " + ", ".join(f"{n}()" for n in ENTRY_POINTS))
+
+
+def _message_text(message: Any) -> str | None:
+    """The text of one chat message (a dict, a framework's message object, a string)."""
+    if isinstance(message, str):
+        return message
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if content is None and not isinstance(message, Mapping):
+        content = getattr(message, "content", None)
+        if content is None:
+            content = getattr(message, "text", None)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif isinstance(getattr(part, "text", None), str):
+                texts.append(part.text)
+        return "".join(texts) if texts else None
+    return None
+
+
+def answer_text(value: Any, depth: int = 0) -> str | None:
+    """The answer an entry point gave: text, or the text an answer object holds (``None``
+    when nothing in it is text)."""
+    if isinstance(value, str):
+        return value
+    if value is None or depth > 3:
+        return None
+    if isinstance(value, (list, tuple)):
+        for item in reversed(value):
+            text = _message_text(item)
+            if text is not None:
+                return text
+        return None
+    for attr in ANSWER_ATTRIBUTES:
+        if isinstance(value, Mapping):
+            inner = value.get(attr)
+        else:
+            try:
+                inner = getattr(value, attr, None)
+            except Exception:
+                continue
+        if inner is None or callable(inner):
+            continue
+        text = answer_text(inner, depth + 1)
+        if text is not None:
+            return text
+    return None
