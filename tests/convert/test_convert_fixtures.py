@@ -116,7 +116,7 @@ def test_failed_tool_result_is_what_the_model_was_told() -> None:
     assert population.result == (
         "error: TimeoutError: population service timed out for San Francisco"
     )
-    assert population.error == "population service timed out for San Francisco"
+    assert population.error == "TimeoutError: population service timed out for San Francisco"
     assert run.result.failed_tool_calls == [population]
 
 

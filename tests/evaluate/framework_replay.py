@@ -161,9 +161,9 @@ def replay(
     *args: str,
     venv: str | None = None,
 ) -> tuple[dict, list[str]]:
-    """Replay the suite with ``--agent agent:ATTR`` from the framework's venv (``venv``, when
-    it is not named as the fixture folder); the eval's JSON document and the tool marks (calls
-    of harness tools that really ran)."""
+    """Replay the suite with ``--agent agent:ATTR`` (``ATTR`` may be ``module:attr``) from the
+    framework's venv (``venv``, when it is not named as the fixture folder); the eval's JSON
+    document and the tool marks (calls of harness tools that really ran)."""
     marks = tmp / "tool-marks.txt"
     marks.write_text("")
     env = {
@@ -181,7 +181,7 @@ def replay(
         db,
         out,
         "--agent",
-        f"agent:{attr}",
+        attr if ":" in attr else f"agent:{attr}",
         # each agent process imports the framework (seconds of CPU for the biggest) and the
         # scripted cases take well under that: a second process would only import it again
         # while the first runs every case (the suite's workers keep both cores busy already);
@@ -258,16 +258,23 @@ NOWHERE = "http://127.0.0.1:9/v1"
 
 
 def replays_offline(
-    tmp: Path, framework: str, instrumentation: str, shapes: list[str], attr: str
+    tmp: Path,
+    framework: str,
+    instrumentation: str,
+    shapes: list[str],
+    attr: str,
+    *,
+    venv: str | None = None,
+    payloads: str | None = None,
 ) -> tuple[Path, dict]:
     """``shapes`` recorded and promoted, then replayed from the framework's venv with
     ``--agent agent:ATTR --llm recorded`` and no model at all: no tool run for real, the
     recorded verdicts, every LLM call answered with no drift and none left unused. Returns the
     store and the replay's document."""
     db = tmp / "store.duckdb"
-    recorded, expected = recorded_copy(db, framework, instrumentation, shapes)
+    recorded, expected = recorded_copy(db, payloads or framework, instrumentation, shapes)
     assert recorded.cases == len(shapes)
-    doc, marks = replay(db, tmp, framework, attr, NOWHERE, "--llm", "recorded")
+    doc, marks = replay(db, tmp, framework, attr, NOWHERE, "--llm", "recorded", venv=venv)
     assert marks == [], "a tool ran for real during replay"
     assert verdicts(doc) == expected, doc["_output"]
     for case in doc["cases"]:

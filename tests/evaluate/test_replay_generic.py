@@ -8,11 +8,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from framework_replay import NOWHERE, recorded_copy, replay, replays_offline, verdicts
+from framework_replay import (
+    fake_model,  # noqa: F401 - a fixture
+    replay_tool_calls,
+    replays_as_recorded,
+    replays_offline,
+    rows,
+    weather,
+)
 
 pytestmark = pytest.mark.slow  # runs the agent in its framework venv
 
 DSPY_SHAPES = ["multi_round", "tool_error"]
+WRAPPED_SHAPES = ["multi_round", "tool_error", "parallel", "provider_error"]
 
 
 @pytest.mark.parametrize("attr", ["weather_agent", "answer"])
@@ -20,3 +28,64 @@ def test_dspy_react_replays_offline_as_recorded(tmp_path: Path, attr: str) -> No
     """A DSPy ``ReAct`` module (called with its one input, ``question=``) and a function
     wrapping it: every LLM call answered from the recording, no tool run for real."""
     replays_offline(tmp_path, "dspy", "openinference", DSPY_SHAPES, attr)
+
+
+@pytest.mark.parametrize(
+    ("framework", "instrumentation"),
+    [("pydantic_ai", "native"), ("langgraph", "openinference"), ("openai_agents", "openinference")],
+)
+def test_a_function_wrapping_a_framework_agent_replays_as_recorded(
+    tmp_path: Path,
+    fake_model: str,  # noqa: F811
+    framework: str,
+    instrumentation: str,
+) -> None:
+    """``def answer(query): return agent.run_sync(query).output``: the adapters of the agents
+    the function's code holds intercept their tools, as when ``--agent`` names the agent."""
+    db, doc = replays_as_recorded(
+        tmp_path, framework, instrumentation, WRAPPED_SHAPES, fake_model, attr="answer"
+    )
+    calls = replay_tool_calls(db, doc)
+    assert calls[weather.QUESTIONS["multi_round"]] == [
+        ("get_weather", None),
+        ("get_forecast", None),
+    ]
+
+
+@pytest.mark.parametrize("attr", ["agent_logfire:weather_agent", "agent_logfire:answer"])
+def test_pydantic_ai_instrumented_by_logfire_has_its_replays_captured(
+    tmp_path: Path,
+    fake_model: str,  # noqa: F811
+    attr: str,
+) -> None:
+    """Logfire owns its tracer provider (and refuses to let tracereplay's be the global one):
+    the replay's spans are read there, so the replay runs have their LLM and tool calls."""
+    db, doc = replays_as_recorded(
+        tmp_path, "pydantic_ai", "native", WRAPPED_SHAPES, fake_model, attr=attr
+    )
+    calls = replay_tool_calls(db, doc)
+    assert calls[weather.QUESTIONS["multi_round"]] == [
+        ("get_weather", None),
+        ("get_forecast", None),
+    ]
+    for case in doc["cases"]:
+        run_id = case["repetitions"][0]["run_id"]
+        (run,) = rows(db, "SELECT total_llm_calls FROM runs WHERE run_id = ?", [run_id])
+        assert run["total_llm_calls"] >= 2, case["query"]
+
+
+def test_langgraph_under_openlit_replays_live_and_offline(
+    tmp_path: Path,
+    fake_model: str,  # noqa: F811
+) -> None:
+    """The LangGraph agent with OpenLIT set up at import (``langgraph_openlit/agent.py``):
+    OpenLIT's provider is the one its spans go to; replayed live, offline (``--llm
+    recorded``), and through a wrapping function."""
+    shapes = ["multi_round", "tool_error", "parallel"]
+    for attr in ("weather_agent", "answer"):
+        (tmp_path / attr).mkdir()
+        (tmp_path / f"{attr}-offline").mkdir()
+        replays_as_recorded(
+            tmp_path / attr, "langgraph_openlit", "openlit", shapes, fake_model, attr=attr
+        )
+        replays_offline(tmp_path / f"{attr}-offline", "langgraph_openlit", "openlit", shapes, attr)

@@ -43,7 +43,8 @@ def span_error(span: Span) -> str | None:
     control flow, ``CONTROL_FLOW_EXCEPTIONS``). The message is the status message, else the
     exception's ``type: message``, else ``error.type``, else ``"error"``; a status message
     that spans lines (a traceback), or that is the exception's bare message, gives way to the
-    exception's ``type: message`` (so a replay can raise the recorded class). An ERROR status
+    exception's ``type: message`` (so a replay can raise the recorded class); a bare message
+    with an ``error.type`` naming a class (OpenLIT's) gets that class the same way. An ERROR status
     without a message takes the OpenAI Agents SDK's error a Logfire span records (``error``).
     """
     if span.status_code == STATUS_OK:
@@ -69,9 +70,20 @@ def span_error(span: Span) -> str | None:
         or (exception and message == exception_text)  # the bare message: keep its class
     ):
         message = exception or one_line(message)
+    if message and not exception and _is_class_name(error_type):
+        kind = error_type.rpartition(".")[2]
+        if not message.startswith(kind):  # the bare message: its class is error.type's
+            message = one_line(f"{kind}: {message}")
     if span.status_code == STATUS_ERROR:
         return message or exception or error_type or sdk_error(span) or "error"
     return exception or error_type or None
+
+
+def _is_class_name(value: str) -> bool:
+    """Whether an ``error.type`` names an exception class (``ValueError``,
+    ``openai.APIError``), not a code (``500``, ``timeout``, ``_OTHER``)."""
+    last = value.rpartition(".")[2]
+    return bool(last) and last[0].isupper() and last.isidentifier()
 
 
 def tool_error(span: Span, reported: str | None) -> str | None:

@@ -3,7 +3,9 @@
 No tool runs for real in a replay unless ``--live-tools``. A tool span of the replay's trace not
 marked ``tracereplay.tool.replayed`` (and with no answered tool span inside it), or, in a trace
 with no tool spans at all, more calls of a tool in the replay run than the interceptor saw,
-makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)". A plain
+makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)". An
+unmarked span is forgiven only for a call the interceptor answered that no marked span stands
+for (an instrumentation whose tool span is not current while the tool runs cannot be marked). A plain
 loop's replay (no framework) also counts the tool results its LLM requests carried
 (``llm.sent_results``): a tool the fallback could not reach leaves no span, but its result
 reaches the model. A framework whose every tool execution leaves a span (its adapter's
@@ -76,9 +78,18 @@ def _ran_live_by_spans(spans: Sequence[Span], run: Run | None, seen: Counter[str
                 covered.add(parent)
                 parent = parents.get(parent)
                 hops += 1
+        # an instrumentation whose tool span is not the current span while the tool runs
+        # (LangChain-callback spans: OpenLIT's) cannot be marked by the adapter that answered
+        # the call: it counts against the answers no marked span stands for
+        spare = Counter(seen)
+        spare.subtract(info.name or s.name for s, info in tool_spans if s.span_id in replayed)
         for s, info in tool_spans:
             if s.span_id not in replayed and s.span_id not in covered:
-                return info.name or s.name
+                name = info.name or s.name
+                if spare[name] > 0:
+                    spare[name] -= 1
+                    continue
+                return name
         return None
     if run is None:
         return None

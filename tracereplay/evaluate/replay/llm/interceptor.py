@@ -40,6 +40,7 @@ from tracereplay.evaluate.outcomes import LlmReport, PromptDrift
 from tracereplay.evaluate.replay.llm.canonical import (
     Line,
     Request,
+    as_recorded,
     id_pattern,
     mask_ids,
     messages_diff,
@@ -240,7 +241,8 @@ class RecordedLlm:
     # ------------------------------------------------------------------ matching
     def _same(self, index: int, request: Request, recorded: list[list[Line]] | None = None) -> bool:
         lines = (recorded or self._lines)[index]
-        return bool(lines) and lines == request.lines and not self._field_drift(index, request)
+        asked = as_recorded(lines, request.lines)
+        return bool(lines) and lines == asked and not self._field_drift(index, request)
 
     def _closest(self, free: list[int], request: Request) -> int:
         """The next unused call in order, preferring one asked by the same agent (same system
@@ -306,10 +308,11 @@ class RecordedLlm:
         fields: list[str] = []
         differences: list[str] = []
         diff = ""
-        if recorded != request.lines:
+        asked = as_recorded(recorded, request.lines)
+        if recorded != asked:
             fields.append("messages")
-            diff = messages_diff(recorded, request.lines)
-            differences.append(_first_difference(recorded, request.lines))
+            diff = messages_diff(recorded, asked)
+            differences.append(_first_difference(recorded, asked))
         for name, text in self._field_drift(index, request):
             fields.append(name)
             differences.append(text)
