@@ -5,10 +5,13 @@ the agent's code holds them. Each fixture is the capture's own agent module
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 from framework_replay import (
+    _harness_module,
+    fake_openai,
     fake_model,  # noqa: F401 - a fixture
     replay_tool_calls,
     replays_as_recorded,
@@ -89,3 +92,29 @@ def test_langgraph_under_openlit_replays_live_and_offline(
             tmp_path / attr, "langgraph_openlit", "openlit", shapes, fake_model, attr=attr
         )
         replays_offline(tmp_path / f"{attr}-offline", "langgraph_openlit", "openlit", shapes, attr)
+
+
+def test_google_adk_under_openinference_replays_as_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADK 2.x on Gemini recorded by OpenInference (one LLM span holding the loop's history),
+    replayed from its venv against the fake Gemini server: the recorded verdicts."""
+    import copy
+
+    # the harness's fake Gemini imports the harness's fake_openai by its plain name
+    monkeypatch.setitem(sys.modules, "fake_openai", fake_openai)
+    fake_gemini = _harness_module("fake_gemini")
+    script = copy.deepcopy(weather.SCRIPT)
+    sub = weather.QUESTIONS["sub_agent"]
+    script[sub][0] = {"tools": [["forecaster", {"request": weather.SUB_AGENT_QUESTION}]]}
+    server, url = fake_gemini.start(script)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
+    monkeypatch.setenv("GOOGLE_API_KEY", "test")
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "false")
+    try:
+        replays_as_recorded(
+            tmp_path, "google_adk_openinference", "openinference",
+            ["multi_round", "tool_error", "parallel"], url,
+        )  # fmt: skip
+    finally:
+        server.shutdown()
