@@ -67,8 +67,7 @@ def eval_command(
         typer.Option(
             "--agent-call",
             metavar="NAME",
-            help="Run the agent object through this method (run, invoke, kickoff, forward, "
-            "__call__...) when the one tracereplay picks is wrong.",
+            help="The agent object's method to run it by (run, invoke...).",
             rich_help_panel=_REPLAY,
         ),
     ] = None,

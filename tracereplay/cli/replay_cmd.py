@@ -53,8 +53,7 @@ def replay(
         typer.Option(
             "--agent-call",
             metavar="NAME",
-            help="Run the agent object through this method (run, invoke, kickoff, forward, "
-            "__call__...) when the one tracereplay picks is wrong.",
+            help="The agent object's method to run it by (run, invoke...).",
         ),
     ] = None,
     llm: Annotated[
