@@ -99,16 +99,18 @@ def test_streaming_loop_replays_offline(tmp_path: Path) -> None:
     assert case["repetitions"][0]["replay"]["answered"] == 2
 
 
-def test_tools_reached_through_another_module_are_answered(
+@pytest.mark.parametrize("attr", ["weather_agent_hidden", "weather_agent_plugin"])
+def test_tools_reached_through_another_module_or_a_plugin_are_answered(
     tmp_path: Path,
     fake_model: str,  # noqa: F811
+    attr: str,
 ) -> None:
-    """Tools the loop calls as ``weather.get_weather``: answered where they are defined."""
+    """Tools the loop calls as ``weather.get_weather``, or as methods of a plugin object:
+    answered where they are defined (the harness function, the plugin's method: the outer
+    call is the recorded one)."""
     db = tmp_path / "store.duckdb"
     record_suite(db, "plain", "openai_v2", ["multi_round"])
-    doc, marks = replay(
-        db, tmp_path, "plain", "weather_agent_hidden", fake_model, venv="plain_openai_v2"
-    )
+    doc, marks = replay(db, tmp_path, "plain", attr, fake_model, venv="plain_openai_v2")
     assert marks == []
     (case,) = doc["cases"]
     assert case["status"] == "PASSED", doc["_output"]

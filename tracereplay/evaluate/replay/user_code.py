@@ -24,6 +24,7 @@ import os
 import sys
 import sysconfig
 import types
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,7 @@ TOOL_ATTRIBUTES = frozenset(
 _ATOMS = (str, bytes, bytearray, int, float, complex, bool, type(None), range, memoryview)
 
 
+@functools.lru_cache(maxsize=1)
 def _library_roots() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     roots = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
@@ -168,7 +170,10 @@ def walk(roots: Iterable[types.ModuleType]) -> Iterator[Found]:
     """Every object reachable from ``roots``' globals (see the module's docstring)."""
     seen: set[int] = set()
     user = {m.__name__ for m in roots}
-    stack: list[tuple[Any, int, frozenset[str], bool]] = []
+    # breadth first: an object is expanded from the shallowest place it is held (depth-first
+    # with a depth limit would meet a tool object first deep inside a framework's graph, stop
+    # there, and never expand it again from the module that holds it)
+    stack: deque[tuple[Any, int, frozenset[str], bool]] = deque()
     for module in roots:
         for name, value in list(vars(module).items()):
             if name.startswith("__") and name.endswith("__"):
@@ -176,7 +181,7 @@ def walk(roots: Iterable[types.ModuleType]) -> Iterator[Found]:
             stack.append((value, 1, frozenset({name}), False))
     count = 0
     while stack and count < MAX_OBJECTS:
-        obj, depth, names, method = stack.pop()
+        obj, depth, names, method = stack.popleft()
         if isinstance(obj, (*_ATOMS, types.ModuleType)) or id(obj) in seen:
             continue
         seen.add(id(obj))
