@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from framework_replay import (
     _harness_module,
-    fake_openai,
     fake_model,  # noqa: F401 - a fixture
+    fake_openai,
     replay_tool_calls,
     replays_as_recorded,
     replays_offline,
@@ -94,16 +95,39 @@ def test_langgraph_under_openlit_replays_live_and_offline(
         replays_offline(tmp_path / f"{attr}-offline", "langgraph_openlit", "openlit", shapes, attr)
 
 
+@pytest.fixture
+def fake_gemini(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The harness's fake Gemini server module (it imports the harness's fake_openai by its
+    plain name)."""
+    monkeypatch.setitem(sys.modules, "fake_openai", fake_openai)
+    return _harness_module("fake_gemini")
+
+
+def test_a_google_genai_loop_replays_as_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_gemini: Any
+) -> None:
+    """A hand-written loop on ``google-genai`` (recorded by the contrib instrumentation; its
+    tool results recorded as the tool's own value, out of Gemini's ``{"result": ...}``):
+    the recorded verdicts, the tools answered with the values the loop wraps again."""
+    server, url = fake_gemini.start(weather.SCRIPT)
+    monkeypatch.setenv("GEMINI_BASE_URL", url)
+    monkeypatch.setenv("GEMINI_API_KEY", "test")
+    try:
+        replays_as_recorded(
+            tmp_path, "plain_google_genai", "contrib", ["multi_round", "tool_error", "parallel"],
+            url,
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+
+
 def test_google_adk_under_openinference_replays_as_recorded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_gemini: Any
 ) -> None:
     """ADK 2.x on Gemini recorded by OpenInference (one LLM span holding the loop's history),
     replayed from its venv against the fake Gemini server: the recorded verdicts."""
     import copy
 
-    # the harness's fake Gemini imports the harness's fake_openai by its plain name
-    monkeypatch.setitem(sys.modules, "fake_openai", fake_openai)
-    fake_gemini = _harness_module("fake_gemini")
     script = copy.deepcopy(weather.SCRIPT)
     sub = weather.QUESTIONS["sub_agent"]
     script[sub][0] = {"tools": [["forecaster", {"request": weather.SUB_AGENT_QUESTION}]]}
