@@ -33,6 +33,7 @@ BUCKET_STYLE = {
 class DiffFormat(str, Enum):
     table = "table"
     json = "json"
+    markdown = "markdown"
 
 
 def diff_command(
@@ -73,11 +74,30 @@ def diff_command(
         bool, typer.Option("--unchanged", help="Also list the cases that passed in both.")
     ] = False,
     fmt: Annotated[
-        DiffFormat, typer.Option("--format", "-f", help="table, or json for scripts.")
+        DiffFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table, json for scripts, or markdown: a short summary for a pull request.",
+        ),
     ] = DiffFormat.table,
+    report_url: Annotated[
+        Optional[str],
+        typer.Option(
+            "--report-url",
+            metavar="URL",
+            help="With --format markdown: where B's HTML report (tracereplay report B) is "
+            "published; the summary links to it and to each case in it.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Compare two eval runs of one suite: Regressed, Fixed, StillFailing, Added, Removed,
     Unchanged, with each case's score change.
+
+    --format markdown writes a GitHub-flavoured summary to post on a pull request: both eval
+    runs, pass rate and mean score before and now, each case whose verdict changed with its
+    reason (the first 50), and links into the HTML report with --report-url.
 
     Exit codes: 1 when any case regressed, else 0; 2 bad input (unknown eval run, two suites).
 
@@ -88,6 +108,7 @@ def diff_command(
       tracereplay diff v1 v2                # by label (eval --label v1)
       tracereplay diff weather@1 weather@-1 # a suite's first and latest eval runs
       tracereplay diff 3f2a 9c41            # unique prefixes of eval run ids
+      tracereplay diff --last weather -f markdown > summary.md
     """
     from tracereplay.evaluate.diff import diff_eval_runs, last_two
     from tracereplay.ingest import open_store
@@ -104,6 +125,8 @@ def diff_command(
         raise BadParameterError("give two eval runs A and B (or --last for the latest two)")
     if suite is not None and not last:
         raise BadParameterError("--suite goes with --last")
+    if report_url is not None and fmt is not DiffFormat.markdown:
+        raise BadParameterError("--report-url goes with --format markdown")
     with open_store(db_path()) as store:
         if last:
             eval_run_a, eval_run_b = last_two(store, suite)
@@ -120,6 +143,16 @@ def diff_command(
             "cases": [{**c.to_dict(), "delta": c.delta} for c in diff.cases],
         }
         sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif fmt is DiffFormat.markdown:
+        from tracereplay.report.markdown import markdown_summary
+
+        a, b = short[diff.a.eval_run_id], short[diff.b.eval_run_id]
+        sys.stdout.write(
+            markdown_summary(
+                diff.b, diff.a, diff.cases, report_url=report_url, short=short,
+                details=f"tracereplay diff {a} {b}",
+            )
+        )  # fmt: skip
     else:
         print_diff(diff, show_unchanged, short)
     raise typer.Exit(1 if diff.bucket("Regressed") else 0)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from tracereplay import __version__
 from tracereplay.errors import NotFoundError
-from tracereplay.evaluate.diff import CaseDiff, diff_eval_runs
+from tracereplay.evaluate.diff import CaseDiff, EvalDiff, diff_eval_runs
 from tracereplay.evaluate.outcomes import EvalRunRecord, ReplayReport
 from tracereplay.evaluate.results_store import get_eval_run, load_case_runs, resolve_eval_run_id
 from tracereplay.report.trajectory import Step, stored_calls, trajectory
@@ -190,6 +190,13 @@ def _previous_run(store: Store, run: EvalRunRecord) -> str | None:
     return str(rows[0]["eval_run_id"]) if rows else None
 
 
+def diff_with_previous(store: Store, run: EvalRunRecord) -> EvalDiff | None:
+    """``run`` compared with the eval run of its suite before it (None for the suite's first):
+    the report's diff section, and what ``report --format markdown`` summarizes."""
+    previous_id = _previous_run(store, run)
+    return None if previous_id is None else diff_eval_runs(store, previous_id, run.eval_run_id)
+
+
 def load_report(store: Store, eval_run_id: str) -> ReportData:
     """Read the eval run, its suite's trend, the diff against the previous run and every case."""
     run = get_eval_run(store, eval_run_id)
@@ -205,11 +212,8 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
     this = next(r for r in trend_rows if r["eval_run_id"] == run.eval_run_id)
     stats = RunStats(**{k: this[k] for k in RunStats.model_fields})
 
-    previous_id = _previous_run(store, run)
-    previous = diff = None
-    if previous_id is not None:
-        diff = diff_eval_runs(store, previous_id, run.eval_run_id)
-        previous = diff.a
+    diff = diff_with_previous(store, run)
+    previous = diff.a if diff else None
     buckets = {c.case_id: c.bucket for c in diff.cases} if diff else {}
 
     case_rows = store.query_dicts(

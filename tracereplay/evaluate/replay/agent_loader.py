@@ -29,6 +29,7 @@ agent's code holds them (``tool_functions``, the ``tools`` field).
 from __future__ import annotations
 
 import asyncio
+import collections.abc
 import importlib
 import inspect
 import os
@@ -219,11 +220,19 @@ def generic_agent(spec: str, attr_path: str, target: Any, call: str | None) -> A
     async def read_async(value: Awaitable[Any]) -> Any:
         return answered(await value)
 
+    async def read_stream(items: Any) -> Any:
+        return answered([item async for item in items])
+
     def run(query: str) -> Any:
         out = enter(query)
+        if inspect.isasyncgen(out) or isinstance(out, collections.abc.AsyncIterator):
+            return read_stream(out)  # yielded: the answer is the last item's
+        if inspect.isgenerator(out):
+            return answered(list(out))
         return read_async(out) if inspect.isawaitable(out) else answered(out)
 
-    is_async = _is_async(getattr(target, name, None)) if name != "__call__" else _is_async(target)
+    method = target if name == "__call__" else getattr(target, name, None)
+    is_async = _is_async(method) or inspect.isasyncgenfunction(method)
     return AgentCallable(spec, run, is_async, False, False, shared_loop=True)
 
 

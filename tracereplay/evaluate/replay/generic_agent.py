@@ -13,7 +13,13 @@ DSPy convention, where ``__call__`` runs the module's hooks and then ``forward``
 - by name, when it takes keywords only: the one required keyword, else the object's one
   declared input (``signature.input_fields`` of a DSPy module, ``input_keys`` /
   ``input_variables`` of a chain), else a parameter named like a question
-  (``query``, ``question``, ``input``, ``message``, ``prompt``, ``task``...).
+  (``query``, ``question``, ``input``, ``message``, ``prompt``, ``task``...);
+- as the parameter's annotation wants it: text; a list of one user message for
+  ``list[ChatMessage]`` (built with the framework's class: ``ChatMessage.from_user(q)``, else
+  ``cls(role="user", content=q)``, else a chat dict).
+
+An entry point that yields (a generator, an async generator: Semantic Kernel's ``invoke``)
+is run to its end: the answer is the last item's.
 
 Its tools are answered like a plain loop's, wherever the agent's code holds them
 (``tool_functions``). An entry point that wants more than the question (another required
@@ -22,7 +28,9 @@ argument) is refused with one line naming it and ``--agent-call``.
 
 from __future__ import annotations
 
+import collections.abc
 import inspect
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -83,10 +91,56 @@ def _declared_inputs(obj: Any) -> list[str]:
     return []
 
 
+def _takes_text(annotation: Any) -> bool:
+    """Whether a parameter of this annotation takes text (no annotation, ``str``, ``Any``, or a
+    union with ``str`` in it)."""
+    if annotation in (inspect.Parameter.empty, str, Any) or isinstance(annotation, str):
+        return True
+    return str in typing.get_args(annotation) if typing.get_origin(annotation) else False
+
+
+def _one_message(cls: Any, query: str) -> Any:
+    """A user message of the framework's message class: ``cls.from_user(query)`` (Haystack's
+    ``ChatMessage``), else ``cls(role="user", content=query)``, else a chat dict."""
+    from_user = getattr(cls, "from_user", None)
+    if callable(from_user):
+        try:
+            return from_user(query)
+        except Exception:
+            pass
+    if inspect.isclass(cls) and cls is not dict:
+        try:
+            return cls(role="user", content=query)
+        except Exception:
+            pass
+    return {"role": "user", "content": query}
+
+
+def _question(annotation: Any) -> Callable[[str], Any]:
+    """How the question is given to a parameter of this annotation: as text; as a list of one
+    user message (``list[ChatMessage]``: the message built with the framework's own class);
+    as one message of a message class that has ``from_user``."""
+    if _takes_text(annotation):
+        return lambda query: query
+    origin = typing.get_origin(annotation)
+    if origin in (list, tuple, Sequence, collections.abc.Sequence, collections.abc.Iterable):
+        (item, *_) = typing.get_args(annotation) or (Any,)
+        if _takes_text(item) and item is not Any and item is not inspect.Parameter.empty:
+            return lambda query: [query]
+        return lambda query: [_one_message(item, query)]
+    if callable(getattr(annotation, "from_user", None)):
+        return lambda query: _one_message(annotation, query)
+    return lambda query: query
+
+
 def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]:
     """How ``fn`` takes the question (see the module's docstring)."""
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        try:
+            signature = inspect.signature(fn, eval_str=True)
+        except Exception:  # an annotation that does not resolve: read them unevaluated
+            signature = inspect.signature(fn)
+        params = list(signature.parameters.values())
     except (TypeError, ValueError):
         return lambda query: fn(query)
     P = inspect.Parameter
@@ -99,7 +153,8 @@ def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]
     var_kw = any(p.kind is P.VAR_KEYWORD for p in params)
     var_pos = any(p.kind is P.VAR_POSITIONAL for p in params)
     if positional and all(p is positional[0] for p in required):
-        return lambda query: fn(query)
+        given = _question(positional[0].annotation)
+        return lambda query: fn(given(query))
     keyword: str | None = None
     if len(required) == 1 and required[0].kind is P.KEYWORD_ONLY:
         keyword = required[0].name
@@ -115,7 +170,9 @@ def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]
     if keyword is None:
         wants = ", ".join(p.name for p in required) or "no question"
         raise EntryPointError(f"{name}() takes {wants}, not a question alone")
-    return lambda query: fn(**{keyword: query})
+    param = next((p for p in params if p.name == keyword), None)
+    given = _question(param.annotation if param is not None else inspect.Parameter.empty)
+    return lambda query: fn(**{keyword: given(query)})
 
 
 def entry_point(obj: Any, call: str | None = None) -> tuple[str, Callable[[str], Any]]:

@@ -10,8 +10,8 @@ a shared registry).
 only, never ``getattr`` on properties, so no framework code runs): module globals, dicts,
 lists, tuples and sets, objects' attributes (a framework's agent holds its tools, a tool object
 its function), bound methods' functions, ``functools.partial``'s function, ``__wrapped__``
-chains, and the functions of the classes the user's modules define. It yields each object once
-with the names it was found under: the dict key or attribute it sits in, and the ``name`` of
+chains, and the functions of the classes the user's modules define. It yields each object with
+the names it was found under (once per place that names it; expanded once): the dict key or attribute it sits in, and the ``name`` of
 the object that holds it (a framework's tool object names its tool). The walk is bounded in
 depth and in the number of objects, so a large object graph (a model client, a dataset) costs
 a bounded time.
@@ -182,7 +182,11 @@ def walk(roots: Iterable[types.ModuleType]) -> Iterator[Found]:
     count = 0
     while stack and count < MAX_OBJECTS:
         obj, depth, names, method = stack.popleft()
-        if isinstance(obj, (*_ATOMS, types.ModuleType)) or id(obj) in seen:
+        if isinstance(obj, (*_ATOMS, types.ModuleType)):
+            continue
+        if id(obj) in seen:  # held in another place too: found under those names as well
+            if names and not isinstance(obj, type):
+                yield Found(obj, names, method)
             continue
         seen.add(id(obj))
         count += 1

@@ -4,10 +4,13 @@
   they were asked (model, temperature, tools offered) and what they answered;
 - ``canonical``: one comparable form for a request of any API and for a recorded call's
   messages, and the readable diff of prompt drift;
-- ``wire``: a recorded answer rebuilt as an OpenAI Chat Completions, OpenAI Responses or
-  Anthropic Messages response (JSON, or server-sent events when streamed);
-- ``interceptor``: ``RecordedLlm`` (matching, drift, errors of one case) and the httpx hook
-  that answers requests in a replay's context;
+- ``endpoints``: which LLM API a request calls (and the model and stream its URL names);
+- ``wire``: a recorded answer rebuilt as an OpenAI Chat Completions, OpenAI Responses,
+  Anthropic Messages, Gemini, Bedrock Converse or Cohere v2 chat response (JSON, or the API's
+  stream: server-sent events, Bedrock's eventstream frames);
+- ``interceptor``: ``RecordedLlm`` (matching, drift, errors of one case) and ``decide``, what
+  the HTTP hooks (``httpx_hook``, ``urllib3_hook``, ``aiohttp_hook``) do with a request in a
+  replay's context;
 - ``sent_results``: the tool results an agent sends its model, counted per tool (the airtight
   check of plain loops).
 """

@@ -5,8 +5,8 @@ Kinds: ``system``, ``user``, ``assistant`` (text), ``call`` (``name({json argume
 ``result`` (a tool's result as the model saw it). The text parts of one message are one line;
 tool call ids, empty texts and reasoning items are left out; JSON (tool arguments, a result that
 is JSON) is written with sorted keys. The OpenAI Chat Completions and Responses requests, the
-Anthropic Messages request and the recorded GenAI messages (``[{"role", "parts"}]``) all come
-to this form, so a replay's request is compared with the recorded one line by line, and a
+Anthropic Messages, Gemini ``generateContent``, Bedrock Converse and Cohere v2 chat requests,
+and the recorded GenAI messages (``[{"role", "parts"}]``) all come to this form, so a replay's request is compared with the recorded one line by line, and a
 difference shows as a readable diff.
 """
 
@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from tracereplay.evaluate.replay.llm.endpoints import Endpoint, as_endpoint
 
 Line = tuple[str, str]
 
@@ -230,6 +232,119 @@ def anthropic_lines(body: dict[str, Any]) -> list[Line]:
     return b.done()
 
 
+def _gemini_text(content: Any) -> str:
+    """The text of a Gemini ``Content`` (``{"parts": [{"text"}]}``), or of a plain string."""
+    if isinstance(content, dict):
+        return _text_of([p for p in content.get("parts") or [] if isinstance(p, dict)])
+    return _text_of(content)
+
+
+def _get(mapping: dict[str, Any], camel: str, snake: str) -> Any:
+    """A field of a Google request, in its JSON (camelCase) or its proto (snake_case) name."""
+    return mapping.get(camel, mapping.get(snake))
+
+
+def gemini_lines(body: dict[str, Any]) -> list[Line]:
+    """A Gemini ``generateContent`` request's system instruction and contents."""
+    b = _Builder()
+    system = _get(body, "systemInstruction", "system_instruction")
+    if system:
+        b.text("system", _gemini_text(system))
+        b.flush()
+    contents = body.get("contents")
+    for content in [contents] if isinstance(contents, (str, dict)) else contents or []:
+        if isinstance(content, str):
+            b.text("user", content)
+            b.flush()
+            continue
+        if not isinstance(content, dict):
+            continue
+        role = _role(content.get("role"))
+        for part in content.get("parts") or []:
+            if not isinstance(part, dict) or part.get("thought"):
+                continue  # a thought summary: reasoning, not compared
+            call = _get(part, "functionCall", "function_call")
+            response = _get(part, "functionResponse", "function_response")
+            blob = _get(part, "inlineData", "inline_data") or _get(part, "fileData", "file_data")
+            if isinstance(part.get("text"), str):
+                b.text(role, part["text"])
+            elif isinstance(call, dict):
+                b.add(_call(call.get("name"), call.get("args")))
+            elif isinstance(response, dict):
+                b.add(_result(response.get("response")))
+            elif isinstance(blob, dict):
+                mime = str(_get(blob, "mimeType", "mime_type") or "")
+                b.text(role, "[image]" if mime.startswith("image") else "[file]")
+        b.flush()
+    return b.done()
+
+
+def _bedrock_result(content: Any) -> Any:
+    """A Bedrock ``toolResult``'s content (``[{"text"} | {"json"}...]``) as the model saw it."""
+    if not isinstance(content, list):
+        return content
+    blocks = [c for c in content if isinstance(c, dict)]
+    if len(blocks) == 1 and "json" in blocks[0]:
+        return blocks[0]["json"]
+    texts = []
+    for block in blocks:
+        if "text" in block:
+            texts.append(str(block["text"] or ""))
+        elif "json" in block:
+            texts.append(canonical_json(block["json"]))
+        elif "image" in block:
+            texts.append("[image]")
+        elif "document" in block or "video" in block:
+            texts.append("[file]")
+    return "\n".join(t.strip() for t in texts if t.strip())
+
+
+def bedrock_lines(body: dict[str, Any]) -> list[Line]:
+    """A Bedrock Converse request's system prompt and messages."""
+    b = _Builder()
+    system = body.get("system")
+    if system:
+        b.text("system", _text_of(system))
+        b.flush()
+    for m in body.get("messages") or []:
+        if not isinstance(m, dict):
+            continue
+        role = _role(m.get("role"))
+        for block in m.get("content") or []:
+            if not isinstance(block, dict):
+                continue
+            if isinstance(block.get("text"), str):
+                b.text(role, block["text"])
+            elif isinstance(block.get("toolUse"), dict):
+                b.add(_call(block["toolUse"].get("name"), block["toolUse"].get("input")))
+            elif isinstance(block.get("toolResult"), dict):
+                b.add(_result(_bedrock_result(block["toolResult"].get("content"))))
+            elif "image" in block:
+                b.text(role, "[image]")
+            elif "document" in block or "video" in block:
+                b.text(role, "[file]")
+            # reasoningContent, cachePoint, guardContent: not part of the conversation compared
+        b.flush()
+    return b.done()
+
+
+def cohere_lines(body: dict[str, Any]) -> list[Line]:
+    """A Cohere v2 chat request's messages: Chat Completions' shape, but a tool's result may be
+    a list of documents (``{"type": "document", "document": {"data"}}``)."""
+    messages = []
+    for m in body.get("messages") or []:
+        if isinstance(m, dict) and m.get("role") == "tool" and isinstance(m.get("content"), list):
+            parts = [
+                {"type": "text", "text": (p.get("document") or {}).get("data")}
+                if isinstance(p, dict) and p.get("type") == "document"
+                else p
+                for p in m["content"]
+            ]
+            m = {**m, "content": parts}
+        messages.append(m)
+    return chat_lines({"messages": messages})
+
+
 # ---------------------------------------------------------------------- the recording
 def recorded_lines(messages: Iterable[dict[str, Any]]) -> list[Line]:
     """Recorded GenAI messages (``[{"role", "parts": [{"type", ...}]}]``)."""
@@ -343,7 +458,7 @@ def mask_ids(lines: Sequence[Line], pattern: re.Pattern[str] | None) -> list[Lin
 class Request:
     """An LLM request as replay compares it."""
 
-    api: str  # "chat", "responses", "anthropic"
+    api: str  # one of ``endpoints.APIS``
     body: dict[str, Any]
     lines: list[Line]
     model: str
@@ -352,29 +467,62 @@ class Request:
     stream: bool
 
 
+def _declarations(api: str, body: dict[str, Any]) -> list[Any]:
+    """The tool declarations of a request (each with a name and a description)."""
+    if api == "gemini":
+        return [
+            d
+            for tool in body.get("tools") or []
+            if isinstance(tool, dict)
+            for d in _get(tool, "functionDeclarations", "function_declarations") or []
+        ]
+    if api == "bedrock":
+        config = body.get("toolConfig")
+        tools = config.get("tools") if isinstance(config, dict) else None
+        return [t.get("toolSpec") for t in tools or [] if isinstance(t, dict)]
+    return [
+        tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        for tool in body.get("tools") or []
+        if isinstance(tool, dict)
+    ]
+
+
 def tools_of(api: str, body: dict[str, Any]) -> list[tuple[str, str]]:
     out = []
-    for tool in body.get("tools") or []:
-        if not isinstance(tool, dict):
-            continue
-        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
-        name = fn.get("name")
+    for fn in _declarations(api, body):
+        name = fn.get("name") if isinstance(fn, dict) else None
         if isinstance(name, str) and name:
             out.append((name, str(fn.get("description") or "")))
     return out
 
 
-def parse_request(api: str, body: dict[str, Any]) -> Request:
-    lines = {"chat": chat_lines, "responses": responses_lines, "anthropic": anthropic_lines}[api](
-        body
-    )
-    temperature = body.get("temperature")
+def _temperature(api: str, body: dict[str, Any]) -> Any:
+    if api == "gemini":
+        config = _get(body, "generationConfig", "generation_config")
+        return config.get("temperature") if isinstance(config, dict) else None
+    if api == "bedrock":
+        config = body.get("inferenceConfig")
+        return config.get("temperature") if isinstance(config, dict) else None
+    return body.get("temperature")
+
+
+_LINES = {"chat": chat_lines, "responses": responses_lines, "anthropic": anthropic_lines,
+          "gemini": gemini_lines, "bedrock": bedrock_lines, "cohere": cohere_lines}  # fmt: skip
+
+
+def parse_request(api: str | Endpoint, body: dict[str, Any]) -> Request:
+    """``body``, a request of ``api`` (an API name, or the ``Endpoint`` its URL shows: Gemini
+    and Bedrock name the model in the URL), as replay compares it."""
+    where = as_endpoint(api)
+    temperature = _temperature(where.api, body)
     return Request(
-        api=api,
+        api=where.api,
         body=body,
-        lines=lines,
-        model=str(body.get("model") or ""),
-        temperature=float(temperature) if isinstance(temperature, (int, float)) else None,
-        tools=tools_of(api, body),
-        stream=bool(body.get("stream")),
+        lines=_LINES[where.api](body),
+        model=where.model or str(body.get("model") or ""),
+        temperature=float(temperature)
+        if isinstance(temperature, (int, float)) and not isinstance(temperature, bool)
+        else None,
+        tools=tools_of(where.api, body),
+        stream=where.stream or bool(body.get("stream")),
     )

@@ -1,16 +1,20 @@
 """Answering an agent's LLM requests from the recording, at the HTTP layer.
 
-The OpenAI and Anthropic Python clients, and every OpenAI-compatible client built on httpx
-(pydantic-ai, the OpenAI Agents SDK, langchain-openai, strands' ``OpenAIModel``, litellm's
-OpenAI provider...), send their requests through ``httpx.Client.send`` /
-``httpx.AsyncClient.send`` (``httpx2`` for the newest OpenAI client). ``install()`` wraps both
-(once per process); the wrapper does nothing unless the current context carries a replay's
+The OpenAI, Anthropic and Google GenAI Python clients, and every OpenAI-compatible client built
+on httpx (pydantic-ai, the OpenAI Agents SDK, langchain-openai, strands' ``OpenAIModel``,
+litellm's OpenAI provider...), send their requests through ``httpx.Client.send`` /
+``httpx.AsyncClient.send`` (``httpx2`` for the newest OpenAI client); boto3 (Bedrock) and
+requests through urllib3's ``HTTPConnectionPool.urlopen``; aiohttp clients through
+``ClientSession._request``. ``install()`` wraps each of them that is installed (once per
+process: ``httpx_hook``, ``urllib3_hook``, ``aiohttp_hook``); every wrapper asks ``decide``
+what to do with a request, which does nothing unless the current context carries a replay's
 ``RecordedLlm`` (``answering(...)``, a ``ContextVar``: the attempt's thread or task and what it
 starts). Then nothing goes to the network:
 
-- ``POST .../chat/completions``, ``.../responses`` (OpenAI) and ``.../messages`` (Anthropic) are
-  answered with the recorded response of the matching call, in that API's wire format, as
-  server-sent events when the request asked ``"stream": true``;
+- a request to an LLM API (``endpoints``: OpenAI Chat Completions and Responses, Anthropic
+  Messages, Gemini ``generateContent``, Bedrock Converse, Cohere v2 chat) is answered with the
+  recorded response of the matching call, in that API's wire format, streamed when the
+  request asked a stream;
 - any other request fails loudly (unless ``--live-tools``: a tool that runs for real may call
   its own services);
 - ``--llm-until N`` (a fork): the first N LLM calls are answered so, the later ones are sent
@@ -27,11 +31,10 @@ for real meanwhile (an LLM judge scoring the case).
 from __future__ import annotations
 
 import contextlib
-import importlib
 import threading
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
-from datetime import timedelta
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import orjson
@@ -49,6 +52,7 @@ from tracereplay.evaluate.replay.llm.canonical import (
     render,
     same_model,
 )
+from tracereplay.evaluate.replay.llm.endpoints import Endpoint, as_endpoint, endpoint
 from tracereplay.evaluate.replay.llm.recording import (
     RecordedCall,
     provider_message,
@@ -60,8 +64,7 @@ from tracereplay.evaluate.replay.llm.sent_results import (
     observe,
     observing,
 )
-from tracereplay.evaluate.replay.llm.wire import error_body, recorded_response
-from tracereplay.evaluate.replay.preload import HTTP_CLIENTS
+from tracereplay.evaluate.replay.llm.wire import error_body, recorded_response, reply_headers
 
 LlmMode = Literal["live", "recorded"]
 LLM_MODES: tuple[str, ...] = ("live", "recorded")
@@ -124,7 +127,7 @@ class RecordedLlm:
         with self._lock:
             return self.until is not None and self._count > self.until
 
-    def goes_live(self, api: str, body: Any) -> bool:
+    def goes_live(self, api: str | Endpoint, body: Any) -> bool:
         """Whether this request is past the fork: then it is counted, compared with the
         recorded call it stands for (its prompt drift, ``live=True``), and sent live."""
         with self._lock:
@@ -153,10 +156,11 @@ class RecordedLlm:
             return True
 
     # ------------------------------------------------------------------ answering
-    def answer(self, api: str, body: dict[str, Any]) -> tuple[int, bytes, str]:
-        """(HTTP status, body, content type) for one request of ``api``."""
+    def answer(self, api: str | Endpoint, body: dict[str, Any]) -> tuple[int, bytes, str]:
+        """(HTTP status, body, content type) for one request of ``api`` (its name, or the
+        ``Endpoint`` its URL shows)."""
         request = parse_request(api, body)
-        key = (api, request.lines, request.model)
+        key = (request.api, request.lines, request.model)
         with self._lock:
             if self._last_failure is not None and self._last_failure[0] == key:
                 return self._last_failure[1]  # a retry of a call the recording says failed
@@ -213,7 +217,8 @@ class RecordedLlm:
                 )
                 kind = "server_error" if status >= 500 else "invalid_request_error"
                 message = provider_message(call.error)
-                result = (status, error_body(api, message, kind), "application/json")
+                body_ = error_body(request.api, message, kind, status)
+                result = (status, body_, "application/json")
                 self._last_failure = (key, result)
                 return result
             self._last_failure = None
@@ -230,11 +235,11 @@ class RecordedLlm:
             self._errors.append(message)
         return message
 
-    def _fail(self, api: str, message: str) -> tuple[int, bytes, str]:
+    def _fail(self, api: str | Endpoint, message: str) -> tuple[int, bytes, str]:
         self._errors.append(message)
         return (
             400,
-            error_body(api, f"tracereplay: {message}", "tracereplay_replay_error"),
+            error_body(as_endpoint(api).api, f"tracereplay: {message}", "tracereplay_replay_error"),
             ("application/json"),
         )
 
@@ -405,20 +410,6 @@ def live_llm() -> Iterator[None]:
         _current.reset(token)
 
 
-def endpoint(method: str, path: str) -> str | None:
-    """Which API a request calls: "chat", "responses", "anthropic", or None (not an LLM call)."""
-    if method.upper() != "POST":
-        return None
-    path = path.rstrip("/")
-    if path.endswith("/chat/completions"):
-        return "chat"
-    if path.endswith("/responses"):
-        return "responses"
-    if path.endswith("/messages") and "/threads/" not in path:
-        return "anthropic"
-    return None
-
-
 _STRAY = (
     "an LLM request ({method} {url}) was made outside the replay's context while an offline "
     "replay runs (--llm recorded): it is refused, not sent (a thread started without the "
@@ -426,56 +417,71 @@ _STRAY = (
 )
 
 
-def _target(request: Any) -> RecordedLlm | _Live | None:
-    """What answers ``request``: a replay's recording, LIVE (send it), or None (send it)."""
-    current = _current.get()
-    if current is None and _offline and endpoint(request.method, request.url.path):
-        raise OfflineRequestError(_STRAY.format(method=request.method, url=request.url))
-    return current
+@dataclass(frozen=True)
+class Reply:
+    """The answer a hook gives in place of sending a request."""
+
+    status: int
+    content: bytes
+    headers: dict[str, str]
 
 
-def _llm_request(request: Any, content: bytes) -> tuple[str, Any]:
-    """(API, decoded body or None when it is no JSON) of an LLM request."""
-    api = endpoint(request.method, request.url.path)
-    assert api is not None
+def wants_body(method: str, url: str) -> bool:
+    """Whether ``decide`` needs the request's body (an LLM request's); a hook reads it then."""
+    return endpoint(method, url) is not None
+
+
+#: a request a hook decided to send, on its way through another library a hook also wraps
+#: (httpx over aiohttp: litellm's transport): decided, observed and counted once
+_sending: ContextVar[bool] = ContextVar("tracereplay_llm_sending", default=False)
+
+
+@contextlib.contextmanager
+def sending() -> Iterator[None]:
+    """The block sends a request ``decide`` let through: hooks below it leave it alone."""
+    token = _sending.set(True)
     try:
-        return api, orjson.loads(content or b"{}")
+        yield
+    finally:
+        _sending.reset(token)
+
+
+def decide(method: str, url: str, content: bytes) -> Reply | None:
+    """What every HTTP hook does with a request (``url``: the full URL; ``content``: the body
+    when ``wants_body``, else ``b""``): ``None``, send it as it is; a ``Reply``, answer it with
+    that; ``OfflineRequestError`` raised, refuse it.
+
+    Outside a replay's context (or in ``live_llm()``) a request is sent, but an LLM request is
+    refused while an offline replay runs. In a replay's context an LLM request is answered from
+    the recording (past the ``--llm-until`` fork it is sent); any other request is refused,
+    unless ``--live-tools``. The tool results of the LLM requests of a context that is
+    ``observing`` are counted, whatever happens to them. A request another hook let through
+    (``sending``) is sent as it is."""
+    if _sending.get():
+        return None
+    where = endpoint(method, url)
+    if where is not None and is_observing():
+        observe(where.api, content)
+    current = _current.get()
+    if current is None and _offline and where is not None:
+        raise OfflineRequestError(_STRAY.format(method=method, url=url))
+    if not isinstance(current, RecordedLlm):
+        return None
+    if where is None:
+        if current.live_tools:
+            return None
+        raise OfflineRequestError(current.refuse(method, url))
+    try:
+        body = orjson.loads(content or b"{}")
     except orjson.JSONDecodeError:
-        return api, None
-
-
-def _respond(module: Any, recorded: RecordedLlm, request: Any, content: bytes) -> Any:
-    api, body = _llm_request(request, content)
+        body = None
+    if current.until is not None and current.goes_live(where, body):
+        return None
     if not isinstance(body, dict):
-        status, data, ctype = recorded._fail(api, "an LLM request whose body is not a JSON object")
+        status, data, ctype = current._fail(where, "an LLM request whose body is not a JSON object")
     else:
-        status, data, ctype = recorded.answer(api, body)
-    response = module.Response(
-        status,
-        headers={
-            "content-type": ctype,
-            "x-should-retry": "false",
-            "x-tracereplay": "recorded",
-        },
-        content=data,
-        request=request,
-    )
-    with contextlib.suppress(Exception):
-        response.elapsed = timedelta(0)
-    return response
-
-
-def _goes_live(recorded: RecordedLlm, request: Any, content: bytes) -> bool:
-    """Whether an LLM request is past the replay's fork (sent live, to the agent's own URL)."""
-    if recorded.until is None:
-        return False
-    return recorded.goes_live(*_llm_request(request, content))
-
-
-def _observe(request: Any, content: bytes) -> None:
-    api = endpoint(request.method, request.url.path)
-    if api is not None:
-        observe(api, content)
+        status, data, ctype = current.answer(where, body)
+    return Reply(status, data, reply_headers(where.api, status, ctype))
 
 
 @contextlib.contextmanager
@@ -487,54 +493,14 @@ def watching_tool_results() -> Iterator[SentResults]:
         yield sent
 
 
-def _patch(module: Any) -> None:
-    client, aclient = module.Client, module.AsyncClient
-    send, asend = client.send, aclient.send
-
-    def patched_send(self: Any, request: Any, **kwargs: Any) -> Any:
-        if is_observing():
-            _observe(request, request.read())
-        target = _target(request)
-        if not isinstance(target, RecordedLlm):
-            return send(self, request, **kwargs)
-        if endpoint(request.method, request.url.path) is None:
-            if target.live_tools:
-                return send(self, request, **kwargs)
-            raise OfflineRequestError(target.refuse(request.method, str(request.url)))
-        if _goes_live(target, request, request.read()):
-            return send(self, request, **kwargs)
-        return _respond(module, target, request, request.read())
-
-    async def patched_asend(self: Any, request: Any, **kwargs: Any) -> Any:
-        if is_observing():
-            _observe(request, await request.aread())
-        target = _target(request)
-        if not isinstance(target, RecordedLlm):
-            return await asend(self, request, **kwargs)
-        if endpoint(request.method, request.url.path) is None:
-            if target.live_tools:
-                return await asend(self, request, **kwargs)
-            raise OfflineRequestError(target.refuse(request.method, str(request.url)))
-        if _goes_live(target, request, await request.aread()):
-            return await asend(self, request, **kwargs)
-        return _respond(module, target, request, await request.aread())
-
-    patched_send.__wrapped__ = send  # type: ignore[attr-defined]
-    patched_asend.__wrapped__ = asend  # type: ignore[attr-defined]
-    client.send = patched_send
-    aclient.send = patched_asend
-
-
 def install() -> None:
-    """Wrap ``send`` of httpx's and httpx2's clients (once per process; a no-op outside a
-    replay's context)."""
+    """Wrap the sending of every HTTP client library installed: httpx's and httpx2's clients,
+    urllib3's connection pools (boto3, requests), aiohttp's sessions (once per process; a
+    no-op outside a replay's context, see ``decide``)."""
+    from tracereplay.evaluate.replay.llm import aiohttp_hook, httpx_hook, urllib3_hook
+
+    hooks = {**httpx_hook.hooks(), "urllib3": urllib3_hook.patch, "aiohttp": aiohttp_hook.patch}
     with _state_lock:
-        for name in HTTP_CLIENTS:
-            if name in _installed:
-                continue
-            try:
-                module = importlib.import_module(name)
-            except ImportError:
-                continue
-            _patch(module)
-            _installed.add(name)
+        for name, hook in hooks.items():
+            if name not in _installed and hook():
+                _installed.add(name)

@@ -1,14 +1,19 @@
 """A recorded LLM answer rebuilt in the wire format of the API the replay asked: OpenAI Chat
-Completions, OpenAI Responses, Anthropic Messages; as one JSON body, or as the server-sent
-events of a stream when the request asked ``"stream": true``."""
+Completions, OpenAI Responses, Anthropic Messages, Gemini ``generateContent``, Bedrock Converse,
+Cohere v2 chat; as one JSON body, or as the stream the request asked (``"stream": true``,
+Gemini's ``:streamGenerateContent``, Bedrock's ``/converse-stream``): server-sent events, or
+for Bedrock the binary frames of ``application/vnd.amazon.eventstream``."""
 
 from __future__ import annotations
 
+import struct
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from tracereplay.evaluate.replay.llm.endpoints import Endpoint, as_endpoint
 from tracereplay.evaluate.replay.llm.recording import RecordedCall
 
 
@@ -74,12 +79,20 @@ def answer_of(call: RecordedCall, number: int) -> Answer:
     )
 
 
+#: the line breaks JSON leaves as they are that a client splitting a stream into lines as
+#: ``str.splitlines`` does (httpx's ``iter_lines``) would break a ``data:`` line at
+_LINE_BREAKS = tuple((c.encode(), f"\\u{ord(c):04x}".encode()) for c in "\x85\u2028\u2029")
+
+
 def _sse(events: list[tuple[str | None, dict[str, Any]]], done: bool) -> bytes:
     out = bytearray()
     for name, payload in events:
         if name:
             out += f"event: {name}\n".encode()
-        out += b"data: " + orjson.dumps(payload) + b"\n\n"
+        data = orjson.dumps(payload)
+        for raw, escaped in _LINE_BREAKS:
+            data = data.replace(raw, escaped)
+        out += b"data: " + data + b"\n\n"
     if done:
         out += b"data: [DONE]\n\n"
     return bytes(out)
@@ -278,16 +291,27 @@ _ANTHROPIC_STOP = {"tool_calls": "tool_use", "length": "max_tokens", "stop": "en
                    "content_filter": "refusal"}  # fmt: skip
 
 
+def _input_of(arguments: str) -> Any:
+    """A tool call's arguments as the JSON object the APIs that want one send."""
+    try:
+        return orjson.loads(arguments or "{}")
+    except orjson.JSONDecodeError:
+        return {"input": arguments}
+
+
 def anthropic_body(a: Answer, model: str) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     if a.text:
         content.append({"type": "text", "text": a.text})
     for c in a.tool_calls:
-        try:
-            arguments = orjson.loads(c["arguments"] or "{}")
-        except orjson.JSONDecodeError:
-            arguments = {"input": c["arguments"]}
-        content.append({"type": "tool_use", "id": c["id"], "name": c["name"], "input": arguments})
+        content.append(
+            {
+                "type": "tool_use",
+                "id": c["id"],
+                "name": c["name"],
+                "input": _input_of(c["arguments"]),
+            }
+        )
     return {
         "id": f"msg_{a.ident}",
         "type": "message",
@@ -366,32 +390,246 @@ def anthropic_stream(body: dict[str, Any]) -> bytes:
     return _sse(list(events), done=False)
 
 
+# ---------------------------------------------------------------------- Gemini
+_GEMINI_FINISH = {"length": "MAX_TOKENS", "content_filter": "SAFETY"}  # else STOP
+#: the id ``answer_of`` makes up for a recorded tool call without one
+_MADE_UP_ID = "call_replay_"
+
+
+def _gemini_usage(a: Answer) -> dict[str, int]:
+    return {
+        "promptTokenCount": a.input_tokens,
+        "candidatesTokenCount": a.output_tokens,
+        "totalTokenCount": a.input_tokens + a.output_tokens,
+    }
+
+
+def _gemini_call(c: dict[str, Any]) -> dict[str, Any]:
+    call = {"name": c["name"], "args": _input_of(c["arguments"])}
+    if not c["id"].startswith(_MADE_UP_ID):  # the Gemini API names its calls only at times
+        call["id"] = c["id"]
+    return {"functionCall": call}
+
+
+def _gemini_chunk(a: Answer, model: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "index": 0}],
+        "modelVersion": a.model or model,
+        "responseId": a.ident,
+    }
+
+
+def gemini_body(a: Answer, model: str) -> dict[str, Any]:
+    parts = ([{"text": a.text}] if a.text else []) + [_gemini_call(c) for c in a.tool_calls]
+    body = _gemini_chunk(a, model, parts or [{"text": ""}])
+    body["candidates"][0]["finishReason"] = _GEMINI_FINISH.get(a.finish, "STOP")
+    body["usageMetadata"] = _gemini_usage(a)
+    return body
+
+
+def gemini_chunks(a: Answer, model: str) -> list[dict[str, Any]]:
+    """The responses of a ``streamGenerateContent`` call: the text in pieces, then the function
+    calls; the last one says why it stopped and what it cost."""
+    chunks = [_gemini_chunk(a, model, [{"text": piece}]) for piece in _pieces(a.text)]
+    if a.tool_calls:
+        chunks.append(_gemini_chunk(a, model, [_gemini_call(c) for c in a.tool_calls]))
+    if not chunks:
+        chunks.append(_gemini_chunk(a, model, [{"text": ""}]))
+    chunks[-1]["candidates"][0]["finishReason"] = _GEMINI_FINISH.get(a.finish, "STOP")
+    chunks[-1]["usageMetadata"] = _gemini_usage(a)
+    return chunks
+
+
+# ---------------------------------------------------------------------- Bedrock Converse
+_BEDROCK_STOP = {"tool_calls": "tool_use", "length": "max_tokens", "stop": "end_turn",
+                 "content_filter": "content_filtered"}  # fmt: skip
+
+
+def _bedrock_usage(a: Answer) -> dict[str, int]:
+    return {
+        "inputTokens": a.input_tokens,
+        "outputTokens": a.output_tokens,
+        "totalTokens": a.input_tokens + a.output_tokens,
+    }
+
+
+def bedrock_body(a: Answer) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"text": a.text}] if a.text or not a.tool_calls else []
+    for c in a.tool_calls:
+        use = {"toolUseId": c["id"], "name": c["name"], "input": _input_of(c["arguments"])}
+        content.append({"toolUse": use})
+    return {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": _BEDROCK_STOP.get(a.finish, "end_turn"),
+        "usage": _bedrock_usage(a),
+        "metrics": {"latencyMs": 0},
+    }
+
+
+def event_frame(event: str, payload: dict[str, Any]) -> bytes:
+    """One ``application/vnd.amazon.eventstream`` message: the prelude (total length, headers
+    length, their CRC32), the headers (string values), the JSON payload, the message's CRC32."""
+    headers = bytearray()
+    for name, value in ((":event-type", event), (":content-type", "application/json"),
+                        (":message-type", "event")):  # fmt: skip
+        raw = value.encode()
+        headers += bytes([len(name)]) + name.encode() + b"\x07" + struct.pack(">H", len(raw)) + raw
+    body = orjson.dumps(payload)
+    prelude = struct.pack(">II", 12 + len(headers) + len(body) + 4, len(headers))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + bytes(headers) + body
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def bedrock_events(a: Answer) -> list[tuple[str, dict[str, Any]]]:
+    """The events of a ConverseStream answer (``ConverseStreamOutput``'s members)."""
+    events: list[tuple[str, dict[str, Any]]] = [("messageStart", {"role": "assistant"})]
+    index = 0
+    if a.text or not a.tool_calls:
+        for piece in _pieces(a.text) or [""]:
+            events.append(("contentBlockDelta", {"delta": {"text": piece}, "contentBlockIndex": 0}))
+        events.append(("contentBlockStop", {"contentBlockIndex": 0}))
+        index = 1
+    for i, c in enumerate(a.tool_calls, start=index):
+        start = {"toolUse": {"toolUseId": c["id"], "name": c["name"]}}
+        events.append(("contentBlockStart", {"start": start, "contentBlockIndex": i}))
+        arguments = orjson.dumps(_input_of(c["arguments"])).decode()
+        delta = {"toolUse": {"input": arguments}}
+        events.append(("contentBlockDelta", {"delta": delta, "contentBlockIndex": i}))
+        events.append(("contentBlockStop", {"contentBlockIndex": i}))
+    events.append(("messageStop", {"stopReason": _BEDROCK_STOP.get(a.finish, "end_turn")}))
+    events.append(("metadata", {"usage": _bedrock_usage(a), "metrics": {"latencyMs": 0}}))
+    return events
+
+
+def bedrock_stream(a: Answer) -> bytes:
+    return b"".join(event_frame(name, payload) for name, payload in bedrock_events(a))
+
+
+# ---------------------------------------------------------------------- Cohere v2 chat
+_COHERE_FINISH = {"tool_calls": "TOOL_CALL", "length": "MAX_TOKENS", "stop": "COMPLETE",
+                  "content_filter": "ERROR"}  # fmt: skip
+
+
+def _cohere_usage(a: Answer) -> dict[str, Any]:
+    tokens = {"input_tokens": a.input_tokens, "output_tokens": a.output_tokens}
+    return {"billed_units": dict(tokens), "tokens": tokens}
+
+
+def _cohere_call(c: dict[str, Any], arguments: str) -> dict[str, Any]:
+    return {
+        "id": c["id"],
+        "type": "function",
+        "function": {"name": c["name"], "arguments": arguments},
+    }
+
+
+def cohere_body(a: Answer) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant"}
+    if a.text:
+        message["content"] = [{"type": "text", "text": a.text}]
+    if a.tool_calls:
+        message["tool_calls"] = [_cohere_call(c, c["arguments"]) for c in a.tool_calls]
+    return {
+        "id": a.ident,
+        "finish_reason": _COHERE_FINISH.get(a.finish, "COMPLETE"),
+        "message": message,
+        "usage": _cohere_usage(a),
+    }
+
+
+def cohere_stream(a: Answer) -> bytes:
+    empty = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
+    events: list[dict[str, Any]] = [
+        {"type": "message-start", "id": a.ident, "delta": {"message": empty}}
+    ]
+    if a.text:
+        start = {"message": {"content": {"type": "text", "text": ""}}}
+        events.append({"type": "content-start", "index": 0, "delta": start})
+        for piece in _pieces(a.text):
+            delta = {"message": {"content": {"text": piece}}}
+            events.append({"type": "content-delta", "index": 0, "delta": delta})
+        events.append({"type": "content-end", "index": 0})
+    for i, c in enumerate(a.tool_calls):
+        start = {"message": {"tool_calls": _cohere_call(c, "")}}
+        events.append({"type": "tool-call-start", "index": i, "delta": start})
+        delta = {"message": {"tool_calls": {"function": {"arguments": c["arguments"]}}}}
+        events.append({"type": "tool-call-delta", "index": i, "delta": delta})
+        events.append({"type": "tool-call-end", "index": i})
+    finish = _COHERE_FINISH.get(a.finish, "COMPLETE")
+    events.append(
+        {"type": "message-end", "delta": {"finish_reason": finish, "usage": _cohere_usage(a)}}
+    )
+    return _sse([(e["type"], e) for e in events], done=False)
+
+
 # ---------------------------------------------------------------------- one entry point
 def recorded_response(
-    api: str, call: RecordedCall, number: int, request: dict[str, Any]
+    api: str | Endpoint, call: RecordedCall, number: int, request: dict[str, Any]
 ) -> tuple[bytes, str]:
-    """(body, content type) of the recorded answer to ``request``."""
+    """(body, content type) of the recorded answer to ``request`` (of ``api``: its name, or the
+    ``Endpoint`` its URL shows)."""
+    where = as_endpoint(api)
     a = answer_of(call, number)
-    model = str(request.get("model") or "")
-    stream = bool(request.get("stream"))
-    if api == "chat":
+    model = where.model or str(request.get("model") or "")
+    stream = where.stream or bool(request.get("stream"))
+    if where.api == "chat":
         if stream:
             usage = bool((request.get("stream_options") or {}).get("include_usage"))
             return chat_stream(a, model, usage), "text/event-stream"
         return orjson.dumps(chat_body(a, model)), "application/json"
-    if api == "responses":
+    if where.api == "responses":
         body = responses_body(a, model, request)
         if stream:
             return responses_stream(body), "text/event-stream"
         return orjson.dumps(body), "application/json"
+    if where.api == "gemini":
+        if not stream:
+            return orjson.dumps(gemini_body(a, model)), "application/json"
+        if where.sse:
+            return _sse(
+                [(None, c) for c in gemini_chunks(a, model)], done=False
+            ), "text/event-stream"
+        return orjson.dumps(gemini_chunks(a, model)), "application/json"
+    if where.api == "bedrock":
+        if stream:
+            return bedrock_stream(a), "application/vnd.amazon.eventstream"
+        return orjson.dumps(bedrock_body(a)), "application/json"
+    if where.api == "cohere":
+        if stream:
+            return cohere_stream(a), "text/event-stream"
+        return orjson.dumps(cohere_body(a)), "application/json"
     body = anthropic_body(a, model)
     if stream:
         return anthropic_stream(body), "text/event-stream"
     return orjson.dumps(body), "application/json"
 
 
-def error_body(api: str, message: str, kind: str) -> bytes:
+_GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+                  404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL",
+                  503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}  # fmt: skip
+_AWS_ERROR = {403: "AccessDeniedException", 404: "ResourceNotFoundException",
+              429: "ThrottlingException", 500: "InternalServerException",
+              503: "ServiceUnavailableException"}  # fmt: skip
+
+
+def error_body(api: str, message: str, kind: str, status: int = 400) -> bytes:
     """An API error body (the shape the API's client reads the message from)."""
     if api == "anthropic":
         return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
+    if api == "gemini":
+        google = _GOOGLE_STATUS.get(status, "INTERNAL" if status >= 500 else "INVALID_ARGUMENT")
+        return orjson.dumps({"error": {"code": status, "message": message, "status": google}})
+    if api in ("bedrock", "cohere"):
+        return orjson.dumps({"message": message})
     return orjson.dumps({"error": {"message": message, "type": kind, "param": None, "code": None}})
+
+
+def reply_headers(api: str, status: int, content_type: str) -> dict[str, str]:
+    """The headers of an answer to a request of ``api`` (``x-should-retry: false``: the OpenAI
+    and Anthropic clients do not retry an error; Bedrock's client reads an error's type from
+    ``x-amzn-errortype``)."""
+    headers = {"content-type": content_type, "x-should-retry": "false", "x-tracereplay": "recorded"}
+    if api == "bedrock" and status >= 400:
+        default = "InternalServerException" if status >= 500 else "ValidationException"
+        headers["x-amzn-errortype"] = _AWS_ERROR.get(status, default)
+    return headers
