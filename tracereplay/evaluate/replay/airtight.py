@@ -5,7 +5,9 @@ marked ``tracereplay.tool.replayed`` (and with no answered tool span inside it),
 with no tool spans at all, more calls of a tool in the replay run than the interceptor saw,
 makes the case an ERROR: "tool get_weather ran live during replay (no --live-tools)". An
 unmarked span is forgiven only for a call the interceptor answered that no marked span stands
-for (an instrumentation whose tool span is not current while the tool runs cannot be marked). A plain
+for (an instrumentation whose tool span is not current while the tool runs cannot be marked),
+and a tool span with an agent run inside is the framework delegating to that agent (whose own
+tool executions are judged one by one). A plain
 loop's replay (no framework) also counts the tool results its LLM requests carried
 (``llm.sent_results``): a tool the fallback could not reach leaves no span, but its result
 reaches the model. A framework whose every tool execution leaves a span (its adapter's
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from tracereplay.convert.detect import AGENT, detect
 from tracereplay.convert.framework_forms import is_answer_tool
 from tracereplay.convert.tools import tool_execution_spans
 from tracereplay.evaluate.replay.frameworks.base import REPLAYED_ATTRIBUTE
@@ -63,6 +66,21 @@ def more_than_seen(made: Counter[str], seen: Counter[str]) -> str | None:
     return None
 
 
+def _holding_agents(spans: Sequence[Span], parents: dict[str, str | None]) -> set[str]:
+    """The spans with an agent run inside (a team's ``delegate_task_to_member``, an
+    agent-as-tool the framework runs): such a tool span is the framework handing the work to
+    another agent, whose own tool executions are judged one by one."""
+    out: set[str] = set()
+    for span in spans:
+        if detect(span)[0] != AGENT:
+            continue
+        parent, hops = parents.get(span.span_id), 0
+        while parent and hops < 1000:
+            out.add(parent)
+            parent, hops = parents.get(parent), hops + 1
+    return out
+
+
 def _ran_live_by_spans(spans: Sequence[Span], run: Run | None, seen: Counter[str]) -> str | None:
     tool_spans = tool_execution_spans(spans)
     if tool_spans:
@@ -83,7 +101,10 @@ def _ran_live_by_spans(spans: Sequence[Span], run: Run | None, seen: Counter[str
         # the call: it counts against the answers no marked span stands for
         spare = Counter(seen)
         spare.subtract(info.name or s.name for s, info in tool_spans if s.span_id in replayed)
+        delegating = _holding_agents(spans, parents)
         for s, info in tool_spans:
+            if s.span_id in delegating:
+                continue  # a framework's delegation to an agent: that agent's tools are checked
             if s.span_id not in replayed and s.span_id not in covered:
                 name = info.name or s.name
                 if spare[name] > 0:

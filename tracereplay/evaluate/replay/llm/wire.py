@@ -145,13 +145,16 @@ def chat_stream(a: Answer, model: str, include_usage: bool) -> bytes:
     events = [chunk({"role": "assistant", "content": ""})]
     for piece in _pieces(a.text):
         events.append(chunk({"content": piece}))
+    # each tool call whole in one chunk (id, name, all its arguments): what Mistral's, Groq's
+    # and vLLM's streams send, and what an OpenAI client puts together as well as pieces; a
+    # client that does not join argument pieces (a hand-written Mistral loop) reads it right
     for i, c in enumerate(a.tool_calls):
-        head = {"index": i, "id": c["id"], "type": "function"}
+        call = {"name": c["name"], "arguments": c["arguments"]}
         events.append(
-            chunk({"tool_calls": [{**head, "function": {"name": c["name"], "arguments": ""}}]})
+            chunk(
+                {"tool_calls": [{"index": i, "id": c["id"], "type": "function", "function": call}]}
+            )
         )
-        for piece in _pieces(c["arguments"]):
-            events.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
     events.append(chunk({}, a.finish))
     if include_usage:
         events.append(
