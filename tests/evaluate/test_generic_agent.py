@@ -150,3 +150,43 @@ def test_answers_are_read_from_every_common_shape(text: str) -> None:
     ]
     for shape in shapes:
         assert answer_text(shape) == text
+
+
+def test_an_entry_point_that_yields_is_run_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An async generator entry point (Semantic Kernel's ``invoke``) whose items hold their
+    message: the last item's text is the answer; a ``list[Message]`` parameter gets one user
+    message of the framework's own class (``from_user``)."""
+    (tmp_path / "yielding.py").write_text(
+        textwrap.dedent(
+            """
+            class Message:
+                def __init__(self, role, text):
+                    self.role, self.text = role, text
+
+                @classmethod
+                def from_user(cls, text):
+                    return cls("user", text)
+
+            class Item:
+                def __init__(self, message):
+                    self.message = message
+
+            class Agent:
+                async def invoke(self, messages: "list[Message]"):
+                    assert isinstance(messages[0], Message) and messages[0].role == "user"
+                    yield Item(Message("assistant", "thinking"))
+                    yield Item(Message("assistant", "done: " + messages[0].text))
+
+            agent = Agent()
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("yielding", None)
+    agent = load_agent("yielding:agent")
+    assert agent.is_async
+    assert asyncio.run(agent.call_async("hi", [], {})) == "done: hi"
+    sys.modules.pop("yielding", None)

@@ -456,3 +456,37 @@ def test_every_answered_call_is_counted_once_for_its_tool(rounds: list) -> None:
     sent = SentResults()
     sent.add("chat", {"messages": messages})
     assert sent.counts() == want
+
+
+def test_a_qualified_tool_name_finds_the_method_of_its_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``WeatherPlugin-get_weather`` (Semantic Kernel's ``plugin-function``; ``a.b``, ``a__b``
+    alike) is the ``get_weather`` method of the class ``WeatherPlugin``, not another one's."""
+    (tmp_path / "plugins.py").write_text(
+        "class WeatherPlugin:\n    def get_weather(self, city):\n        return city\n\n"
+        "class OtherPlugin:\n    def get_weather(self, city):\n        return city\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("plugins", None)
+    tools = ToolFunctions([importlib.import_module("plugins")], None)
+    for name in (
+        "WeatherPlugin-get_weather",
+        "WeatherPlugin.get_weather",
+        "WeatherPlugin__get_weather",
+    ):
+        assert mine(tools, {name}, "plugins") == ["WeatherPlugin.get_weather"], name
+    sys.modules.pop("plugins", None)
+
+
+def test_a_framework_s_own_tool_is_told_from_a_user_tool_out_of_reach(loop: ModuleType) -> None:
+    """A tool no function of the user's code is, but a function of the framework's code is (a
+    team's delegation), is the framework's own; a name nothing defines (a user's tool out of
+    reach) is not, nor is a user's function, nor a ``@tracereplay.tool`` wrapper's name."""
+    tools = load_agent("plain_loop:agent").tools
+    assert tools is not None
+    assert tools.frameworks_own("dumps")  # json.dumps: a function of library code
+    assert not tools.frameworks_own("get_weather")  # the user's
+    assert not tools.frameworks_own("decorated")  # a @tracereplay.tool of the user's
+    assert not tools.frameworks_own("no_function_has_this_name")

@@ -22,7 +22,7 @@ recording for it, as for any tool).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tracereplay.convert.detect import AGENT, detect
 from tracereplay.convert.framework_forms import is_answer_tool
@@ -39,6 +39,7 @@ def ran_live(
     sent: Counter[str] | None = None,
     *,
     tool_spans: bool = False,
+    frameworks_own: Callable[[str], bool] | None = None,
 ) -> str | None:
     """The name of a tool that ran for real in a replay, or None.
 
@@ -50,11 +51,15 @@ def ran_live(
     the interceptor never gave came from a tool that ran, with or without a span.
     ``tool_spans``: every tool execution leaves a span (``FrameworkAgent.records_tool_spans``),
     so a trace with none ran no tool: a call the model asked that the framework refused (a
-    tool renamed since the recording) is not counted as one that ran.
+    tool renamed since the recording) is not counted as one that ran. ``frameworks_own(name)``:
+    the tool is the framework's own (no function of the user's code is that tool, and the
+    framework's code has one of that name: a team's delegation, a handoff), which runs as the
+    framework's control flow, not as a tool of the user's.
     """
-    live = _ran_live_by_spans(spans, None if tool_spans else run, seen)
+    own = frameworks_own or (lambda name: False)
+    live = _ran_live_by_spans(spans, None if tool_spans else run, seen, own)
     if live is None and sent:
-        live = more_than_seen(sent, seen)
+        live = more_than_seen(Counter({k: v for k, v in sent.items() if not own(k)}), seen)
     return live
 
 
@@ -81,7 +86,9 @@ def _holding_agents(spans: Sequence[Span], parents: dict[str, str | None]) -> se
     return out
 
 
-def _ran_live_by_spans(spans: Sequence[Span], run: Run | None, seen: Counter[str]) -> str | None:
+def _ran_live_by_spans(
+    spans: Sequence[Span], run: Run | None, seen: Counter[str], own: Callable[[str], bool]
+) -> str | None:
     tool_spans = tool_execution_spans(spans)
     if tool_spans:
         replayed = {
@@ -110,9 +117,15 @@ def _ran_live_by_spans(spans: Sequence[Span], run: Run | None, seen: Counter[str
                 if spare[name] > 0:
                     spare[name] -= 1
                     continue
+                if own(name):
+                    continue
                 return name
         return None
     if run is None:
         return None
-    made = Counter(c.tool_name for c in run.result.tool_calls if not is_answer_tool(c.tool_name))
+    made = Counter(
+        c.tool_name
+        for c in run.result.tool_calls
+        if not is_answer_tool(c.tool_name) and not own(c.tool_name)
+    )
     return more_than_seen(made, seen)

@@ -197,6 +197,9 @@ class Replayer:
                 tools.seen_tools(),
                 call.sent_results,
                 tool_spans=bool(adapters) and all(a.records_tool_spans for a in adapters),
+                frameworks_own=self.agent.tools.frameworks_own
+                if not adapters and self.agent.tools is not None
+                else None,
             )
             if live is not None:
                 result, reason = None, f"tool {live} ran live during replay (no --live-tools)"

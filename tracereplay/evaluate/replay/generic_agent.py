@@ -235,8 +235,10 @@ def answer_text(value: Any, depth: int = 0) -> str | None:
     if value is None or depth > 3:
         return None
     if isinstance(value, (list, tuple)):
-        for item in reversed(value):
+        for item in reversed(value):  # the last message (or response item) with text
             text = _message_text(item)
+            if text is None and not isinstance(item, (str, list, tuple)):
+                text = answer_text(item, depth + 1)
             if text is not None:
                 return text
         return None

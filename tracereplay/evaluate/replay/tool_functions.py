@@ -29,11 +29,13 @@ from __future__ import annotations
 import builtins
 import contextlib
 import inspect
+import re
 import threading
 import types
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tracereplay.evaluate.replay.user_code import is_user_function, user_modules, walk
@@ -201,11 +203,24 @@ class ToolFunctions:
         self.modules = list(modules)
         self.agent = agent
 
+    def frameworks_own(self, name: str) -> bool:
+        """Whether tool ``name`` is the framework's own: no function of the user's code is that
+        tool, and a function of that name exists outside it (Agno's ``delegate_task_to_member``,
+        made inside a team's method: looked for among every function object alive)."""
+        if self.functions({name}):
+            return False
+        return _library_function_named(name)
+
     def functions(self, names: Collection[str]) -> list[tuple[str, types.FunctionType]]:
-        """(tool name, function) of every user function answering for one of ``names``."""
+        """(tool name, function) of every user function answering for one of ``names``: by its
+        own name, the name it is held under, its tool object's ``name``; a qualified recorded
+        name (``WeatherPlugin-get_weather``: Semantic Kernel's ``plugin-function``, ``a.b``,
+        ``a__b``, ``a/b``) also by its last part, for a function whose class or holder is the
+        first part."""
         wanted = set(names)
         if not wanted:
             return []
+        qualified = _qualified(wanted)
         agent = getattr(self.agent, "__func__", self.agent)
         out: dict[int, tuple[str, types.FunctionType]] = {}
         skipped: set[int] = set()
@@ -223,6 +238,9 @@ class ToolFunctions:
             name = value.__name__ if value.__name__ in wanted else None
             if name is None:
                 name = next((n for n in sorted(found.names) if n in wanted), None)
+            if name is None and value.__name__ in qualified:
+                owners = {value.__qualname__.rpartition(".")[0].rpartition(".")[2], *found.names}
+                name = next((q for p, q in qualified[value.__name__] if p in owners), None)
             if name is not None and (id(value) not in out or name == value.__name__):
                 out[id(value)] = (name, value)
         return list(out.values())
@@ -241,6 +259,39 @@ class ToolFunctions:
             with _lock:
                 for key in taken:
                     _give_back(key)
+
+
+_QUALIFIERS = re.compile(r"__|[-./:]")
+
+
+def _qualified(names: Collection[str]) -> dict[str, list[tuple[str, str]]]:
+    """``{last part: [(first part, recorded name)]}`` of the qualified recorded names."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for name in names:
+        parts = [p for p in _QUALIFIERS.split(name) if p]
+        if len(parts) >= 2 and parts[-1].isidentifier():
+            out.setdefault(parts[-1], []).append((parts[-2], name))
+    return out
+
+
+_library_names: dict[str, bool] = {}
+_TRACEREPLAY = str(Path(__file__).resolve().parents[2])
+
+
+def _library_function_named(name: str) -> bool:
+    """Whether a function object named ``name`` and defined outside the user's code is alive
+    (a garbage-collector scan, once per name: it runs only for a tool span nothing answered)."""
+    if name not in _library_names:
+        import gc
+
+        _library_names[name] = any(
+            isinstance(obj, types.FunctionType)
+            and obj.__name__ == name
+            and not obj.__code__.co_filename.startswith(("<", _TRACEREPLAY))
+            and not is_user_function(inspect.unwrap(obj))  # a decorator's wrapper of the user's
+            for obj in gc.get_objects()
+        )
+    return _library_names[name]
 
 
 def _take(fn: types.FunctionType, name: str) -> bool:
