@@ -5,12 +5,14 @@ the agent's code holds them. Each fixture is the capture's own agent module
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from framework_replay import (
+    FRAMEWORKS,
     _harness_module,
     fake_model,  # noqa: F401 - a fixture
     fake_openai,
@@ -27,11 +29,31 @@ DSPY_SHAPES = ["multi_round", "tool_error"]
 WRAPPED_SHAPES = ["multi_round", "tool_error", "parallel", "provider_error"]
 
 
+def _dspy_capture() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "dspy_capture", FRAMEWORKS / "dspy" / "capture.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.mark.parametrize("attr", ["weather_agent", "answer"])
-def test_dspy_react_replays_offline_as_recorded(tmp_path: Path, attr: str) -> None:
+def test_dspy_react_replays_as_recorded(tmp_path: Path, attr: str) -> None:
     """A DSPy ``ReAct`` module (called with its one input, ``question=``) and a function
-    wrapping it: every LLM call answered from the recording, no tool run for real."""
-    replays_offline(tmp_path, "dspy", "openinference", DSPY_SHAPES, attr)
+    wrapping it, against the fake model speaking ReAct's fields, then offline: every LLM call
+    answered from the recording, no tool run for real, ``finish`` and the extract call as
+    recorded."""
+    server, url = fake_openai.start({})
+    server.model = _dspy_capture().react_model(fake_openai, weather)
+    (tmp_path / "live").mkdir()
+    try:
+        replays_as_recorded(tmp_path / "live", "dspy", "openinference", DSPY_SHAPES, url, attr=attr)
+    finally:
+        server.shutdown()
+    (tmp_path / "offline").mkdir()
+    replays_offline(tmp_path / "offline", "dspy", "openinference", DSPY_SHAPES, attr)
 
 
 @pytest.mark.parametrize(
@@ -76,6 +98,8 @@ def test_pydantic_ai_instrumented_by_logfire_has_its_replays_captured(
         run_id = case["repetitions"][0]["run_id"]
         (run,) = rows(db, "SELECT total_llm_calls FROM runs WHERE run_id = ?", [run_id])
         assert run["total_llm_calls"] >= 2, case["query"]
+    (tmp_path / "offline").mkdir()
+    replays_offline(tmp_path / "offline", "pydantic_ai", "native", WRAPPED_SHAPES, attr)
 
 
 def test_langgraph_under_openlit_replays_live_and_offline(
@@ -112,20 +136,22 @@ def test_a_google_genai_loop_replays_as_recorded(
     server, url = fake_gemini.start(weather.SCRIPT)
     monkeypatch.setenv("GEMINI_BASE_URL", url)
     monkeypatch.setenv("GEMINI_API_KEY", "test")
+    shapes = ["multi_round", "tool_error", "parallel"]
     try:
-        replays_as_recorded(
-            tmp_path, "plain_google_genai", "contrib", ["multi_round", "tool_error", "parallel"],
-            url,
-        )  # fmt: skip
+        replays_as_recorded(tmp_path, "plain_google_genai", "contrib", shapes, url)
     finally:
         server.shutdown()
+    monkeypatch.setenv("GEMINI_BASE_URL", "http://127.0.0.1:9")  # offline: nothing there
+    (tmp_path / "offline").mkdir()
+    replays_offline(tmp_path / "offline", "plain_google_genai", "contrib", shapes, "weather_agent")
 
 
 def test_google_adk_under_openinference_replays_as_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_gemini: Any
 ) -> None:
     """ADK 2.x on Gemini recorded by OpenInference (one LLM span holding the loop's history),
-    replayed from its venv against the fake Gemini server: the recorded verdicts."""
+    replayed from its venv: the agent and a function running it, against the fake Gemini
+    server; the agent offline (``--llm recorded``: Gemini's wire answered from the recording)."""
     import copy
 
     script = copy.deepcopy(weather.SCRIPT)
@@ -135,10 +161,18 @@ def test_google_adk_under_openinference_replays_as_recorded(
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
     monkeypatch.setenv("GOOGLE_API_KEY", "test")
     monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "false")
+    shapes = ["multi_round", "tool_error", "parallel"]
     try:
-        replays_as_recorded(
-            tmp_path, "google_adk_openinference", "openinference",
-            ["multi_round", "tool_error", "parallel"], url,
-        )  # fmt: skip
+        for attr in ("weather_agent", "answer"):
+            (tmp_path / attr).mkdir()
+            replays_as_recorded(
+                tmp_path / attr, "google_adk_openinference", "openinference", shapes, url,
+                attr=attr,
+            )  # fmt: skip
     finally:
         server.shutdown()
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9")  # offline: nothing there
+    (tmp_path / "offline").mkdir()
+    replays_offline(
+        tmp_path / "offline", "google_adk_openinference", "openinference", shapes, "weather_agent"
+    )
