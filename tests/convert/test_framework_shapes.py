@@ -212,6 +212,8 @@ CAPTURES = (
         shapes=(*SIMPLE, "provider_error"),
         failed_model="gemini-2.5-flash",
     ),
+    # Agno 3.x Agent on OpenAIChat + OpenInference agno (tests/fixtures/frameworks/agno)
+    Capture("agno", ("openinference",), "weather_agent"),
     # Google ADK 2.x on its default model path (Gemini) + OpenInference google-adk
     # (tests/fixtures/frameworks/google_adk_openinference)
     Capture(

@@ -176,3 +176,32 @@ def test_google_adk_under_openinference_replays_as_recorded(
     replays_offline(
         tmp_path / "offline", "google_adk_openinference", "openinference", shapes, "weather_agent"
     )
+
+
+AGNO_SHAPES = ["multi_round", "tool_error", "parallel", "provider_error"]
+
+
+@pytest.mark.parametrize(
+    ("attr", "shapes"),
+    [
+        ("weather_agent", AGNO_SHAPES),
+        ("answer", AGNO_SHAPES),
+        ("toolkit_agent", ["toolkit"]),
+        ("delegating_agent", ["sub_agent"]),
+    ],
+)
+def test_agno_agents_replay_as_recorded(
+    tmp_path: Path,
+    fake_model: str,  # noqa: F811
+    attr: str,
+    shapes: list[str],
+) -> None:
+    """An Agno ``Agent`` (run through ``run``), a function wrapping it, an agent whose tools
+    are a ``Toolkit``'s methods, an agent whose tool runs another agent: live and offline, the
+    tools answered inside Agno's own ``Function`` objects."""
+    (tmp_path / "live").mkdir()
+    db, doc = replays_as_recorded(
+        tmp_path / "live", "agno", "openinference", shapes, fake_model, attr=attr
+    )
+    (tmp_path / "offline").mkdir()
+    replays_offline(tmp_path / "offline", "agno", "openinference", shapes, attr)

@@ -363,6 +363,23 @@ def _step_agent(root: Node) -> str | None:
     return None
 
 
+_NO_CAUSE = re.compile(r"(?:run |agent )?(?:status:? ?)?(?:error|failed|failure)\.?", re.IGNORECASE)
+
+
+def _no_error_text(response: str, error: str | None) -> str:
+    """A failed run's response, unless it is its error's text: a framework that returns the
+    failure as the run's output (Agno's ``RunOutput.content``) gave no answer."""
+    text = response.strip()
+    if error and text and (text == error or error.endswith(f": {text}")):
+        return ""
+    return response
+
+
+def _says_nothing(error: str) -> bool:
+    """Whether a run's error is a bare status word, no cause (``run status: error``)."""
+    return _NO_CAUSE.fullmatch(error.strip()) is not None
+
+
 def _has_tool_spans(tool_span_calls: list[SpanCall]) -> bool:
     """Whether the run recorded tool spans (``tool_span_calls``: the calls ``_span_calls``
     read from them; the framework's answer tool is none): without them its tool calls are
@@ -467,10 +484,11 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
         query = last_text(rounds[0].info.input_messages, "user")
         plan.query_guessed = True
 
-    # status: the root's error; a run headed by an LLM span fails with its last call
+    # status: the root's error; a run headed by an LLM span fails with its last call; a root
+    # error that names no cause ("run status: error": Agno's) gives way to the failed last call
     error = span_error(root)
-    if root_node.role == LLM and rounds:
-        error = span_error(rounds[-1].span)
+    if rounds and (root_node.role == LLM or (error is not None and _says_nothing(error))):
+        error = span_error(rounds[-1].span) or error
 
     start_ns, end_ns = root.start_ns, root.end_ns
     for node in plan.folded:  # the invocation the wrappers recorded
@@ -509,8 +527,16 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
             "result": build(
                 AgentResult,
                 {
-                    "response": _final_response(
-                        plan, agent, rounds, wrappers, built, run_status(root, error) == "failed"
+                    "response": _no_error_text(
+                        _final_response(
+                            plan,
+                            agent,
+                            rounds,
+                            wrappers,
+                            built,
+                            run_status(root, error) == "failed",
+                        ),
+                        error,
                     ),
                     "tool_calls": calls,
                     "total_rounds": len(rounds),
