@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := demo-work
 
-FRAMEWORKS      := pydantic_ai openai_agents langgraph strands google_adk crewai autogen agent_framework plain_openai_v2 plain_openlit openai_agents_logfire strands_0_2 llama_index smolagents dspy langgraph_openlit google_adk_openinference plain_google_genai plain_bedrock agno
+FRAMEWORKS      := pydantic_ai openai_agents langgraph strands google_adk crewai autogen agent_framework plain_openai_v2 plain_openlit openai_agents_logfire strands_0_2 llama_index smolagents dspy langgraph_openlit google_adk_openinference plain_google_genai plain_bedrock agno ag2
 FRAMEWORK_DIR   := tests/fixtures/frameworks
 FRAMEWORK_VENVS := .venvs
 FRAMEWORK_STAMPS := $(foreach fw,$(FRAMEWORKS),$(FRAMEWORK_VENVS)/$(fw)/.installed-stamp)

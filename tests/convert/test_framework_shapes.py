@@ -212,6 +212,10 @@ CAPTURES = (
         shapes=(*SIMPLE, "provider_error"),
         failed_model="gemini-2.5-flash",
     ),
+    # AG2 1.x ag2.Agent + its own TelemetryMiddleware (tests/fixtures/frameworks/ag2)
+    Capture(
+        "ag2", ("ag2_native",), "weather_agent", shapes=(*SIMPLE[:3], "provider_error", "sub_agent")
+    ),
     # Agno 3.x Agent on OpenAIChat + OpenInference agno (tests/fixtures/frameworks/agno)
     Capture("agno", ("openinference",), "weather_agent"),
     # Google ADK 2.x on its default model path (Gemini) + OpenInference google-adk

@@ -205,3 +205,26 @@ def test_agno_agents_replay_as_recorded(
     )
     (tmp_path / "offline").mkdir()
     replays_offline(tmp_path / "offline", "agno", "openinference", shapes, attr)
+
+
+@pytest.mark.parametrize(
+    ("attr", "shapes"),
+    [
+        ("weather_agent", ["multi_round", "tool_error", "parallel", "provider_error"]),
+        ("answer", ["multi_round", "tool_error"]),
+        ("delegating_agent", ["sub_agent"]),
+    ],
+)
+def test_ag2_agents_replay_as_recorded(
+    tmp_path: Path,
+    fake_model: str,  # noqa: F811
+    attr: str,
+    shapes: list[str],
+) -> None:
+    """An AG2 1.x ``Agent`` (its ``run`` handle entered and driven to its reply, the answer its
+    ``body``), an async function asking it, an agent whose tool asks another agent: live and
+    offline, traced by AG2's own TelemetryMiddleware."""
+    (tmp_path / "live").mkdir()
+    replays_as_recorded(tmp_path / "live", "ag2", "ag2_native", shapes, fake_model, attr=attr)
+    (tmp_path / "offline").mkdir()
+    replays_offline(tmp_path / "offline", "ag2", "ag2_native", shapes, attr)

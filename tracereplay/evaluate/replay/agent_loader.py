@@ -223,8 +223,15 @@ def generic_agent(spec: str, attr_path: str, target: Any, call: str | None) -> A
     async def read_stream(items: Any) -> Any:
         return answered([item async for item in items])
 
+    async def drive(handle: Any) -> Any:
+        async with handle:
+            out = handle.result()
+            return answered(await out if inspect.isawaitable(out) else out)
+
     def run(query: str) -> Any:
         out = enter(query)
+        if hasattr(out, "__aenter__") and callable(getattr(out, "result", None)):
+            return drive(out)  # a run handle: entered, driven to its result
         if inspect.isasyncgen(out) or isinstance(out, collections.abc.AsyncIterator):
             return read_stream(out)  # yielded: the answer is the last item's
         if inspect.isgenerator(out):
@@ -232,8 +239,19 @@ def generic_agent(spec: str, attr_path: str, target: Any, call: str | None) -> A
         return read_async(out) if inspect.isawaitable(out) else answered(out)
 
     method = target if name == "__call__" else getattr(target, name, None)
-    is_async = _is_async(method) or inspect.isasyncgenfunction(method)
+    # (a run handle's driving is a coroutine too: it runs on the shared loop)
+    is_async = _is_async(method) or inspect.isasyncgenfunction(method) or _returns_handle(method)
     return AgentCallable(spec, run, is_async, False, False, shared_loop=True)
+
+
+def _returns_handle(method: Any) -> bool:
+    """Whether ``method`` is annotated to return a run handle (an async context manager)."""
+    try:
+        returned = inspect.signature(method, eval_str=True).return_annotation
+    except Exception:
+        returned = getattr(method, "__annotations__", {}).get("return")
+    origin = getattr(returned, "__origin__", returned)
+    return inspect.isclass(origin) and hasattr(origin, "__aenter__")
 
 
 def reached_agents(module: Any, spec: str) -> tuple[FrameworkAgent, ...]:

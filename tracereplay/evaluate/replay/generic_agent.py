@@ -19,7 +19,8 @@ DSPy convention, where ``__call__`` runs the module's hooks and then ``forward``
   ``cls(role="user", content=q)``, else a chat dict).
 
 An entry point that yields (a generator, an async generator: Semantic Kernel's ``invoke``)
-is run to its end: the answer is the last item's.
+is run to its end: the answer is the last item's. One that returns a run handle (an async
+context manager with ``result()``: AG2's ``AgentRun``) is entered and driven to its result.
 
 Its tools are answered like a plain loop's, wherever the agent's code holds them
 (``tool_functions``). An entry point that wants more than the question (another required
@@ -49,6 +50,7 @@ ENTRY_POINTS: tuple[str, ...] = (
     "ainvoke",
     "kickoff",
     "kickoff_async",
+    "ask",
     "get_response",
     "generate",
     "forward",
@@ -61,7 +63,7 @@ QUESTION_NAMES: tuple[str, ...] = (
 )  # fmt: skip
 #: attributes holding an answer, in the order they are read
 ANSWER_ATTRIBUTES: tuple[str, ...] = (
-    "final_output", "output", "content", "text", "answer", "summary", "response", "result",
+    "final_output", "output", "content", "text", "body", "answer", "summary", "response", "result",
     "final_answer", "message", "messages", "chat_history",
 )  # fmt: skip
 
@@ -163,10 +165,10 @@ def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]
         names = {p.name for p in params}
         if len(declared) == 1 and (declared[0] in names or var_kw):
             keyword = declared[0]
+        elif var_pos:  # run(*messages, prompt=..., ...): the question is a message
+            return lambda query: fn(query)
         else:
             keyword = next((q for q in QUESTION_NAMES if q in names), None)
-            if keyword is None and var_pos:
-                return lambda query: fn(query)
     if keyword is None:
         wants = ", ".join(p.name for p in required) or "no question"
         raise EntryPointError(f"{name}() takes {wants}, not a question alone")

@@ -102,6 +102,8 @@ def _result(value: Any) -> Line:
         ((key, inner),) = value.items()
         if key in _WRAPPER_KEYS:
             value = inner
+    if isinstance(value, str):
+        value = without_frames(value.strip())  # a traceback the tool's failure gave the model
     return ("result", canonical_json(value if value is not None else ""))
 
 
@@ -380,12 +382,16 @@ def recorded_lines(messages: Iterable[dict[str, Any]]) -> list[Line]:
 def as_recorded(recorded: Sequence[Line], asked: list[Line]) -> list[Line]:
     """``asked`` as the recording could have recorded it: a recorded history with tool results
     but no tool-call turns at all comes from an instrumentation that leaves the assistant's
-    tool calls out of the messages it records (OpenLIT's LangChain spans): the request's call
-    lines are left out of the comparison too, not reported as drift."""
+    tool calls out of the messages it records (OpenLIT's LangChain spans), one with no system
+    line from one that leaves the system prompt out (AG2's telemetry): the request's lines of
+    that kind are left out of the comparison too, not reported as drift."""
     kinds = {kind for kind, _ in recorded}
+    dropped = set()
     if "result" in kinds and "call" not in kinds:
-        return [line for line in asked if line[0] != "call"]
-    return asked
+        dropped.add("call")
+    if recorded and "system" not in kinds:
+        dropped.add("system")
+    return [line for line in asked if line[0] not in dropped] if dropped else asked
 
 
 def same_model(asked: str, recorded: str) -> bool:

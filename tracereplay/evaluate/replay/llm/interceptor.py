@@ -252,14 +252,24 @@ class RecordedLlm:
     def _closest(self, free: list[int], request: Request) -> int:
         """The next unused call in order, preferring one asked by the same agent (same system
         prompt and tools; else the same system prompt, since an instrumentation may leave some
-        tools out of what it records: smolagents' managed agents)."""
+        tools out of what it records: smolagents' managed agents; a recording without system
+        prompts: the same opening question)."""
         system = next((t for k, t in request.lines if k == "system"), None)
+        question = next((t for k, t in request.lines if k == "user"), None)
         names = sorted(n for n, _ in request.tools)
         same_system = None
         for i in free:
             call = self.calls[i]
-            rec_system = next((t for k, t in self._lines[i] if k == "system"), None)
-            if rec_system != system or not self._lines[i]:
+            lines = self._lines[i]
+            rec_system = next((t for k, t in lines if k == "system"), None)
+            if not lines:
+                continue
+            if rec_system is None and system is not None:
+                # a recording without system prompts (AG2's): the same agent's call is the
+                # one of the same conversation, which opens with the same question
+                if next((t for k, t in lines if k == "user"), None) != question:
+                    continue
+            elif rec_system != system:
                 continue
             rec_names = sorted(t.name for t in call.tools) if call.tools is not None else names
             if rec_names == names:
