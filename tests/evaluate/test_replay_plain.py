@@ -117,17 +117,18 @@ def test_tools_reached_through_another_module_or_a_plugin_are_answered(
     assert case["repetitions"][0]["replay"]["answered"] == 2
 
 
+@pytest.mark.parametrize("attr", ["weather_agent_subprocess", "weather_agent_object_subprocess"])
 def test_tools_out_of_reach_run_live_and_make_the_case_an_error(
     tmp_path: Path,
     fake_model: str,  # noqa: F811
+    attr: str,
 ) -> None:
     """Tools run in a process of their own: nothing answers them; the tool results the loop
     sends its model give them away (there are no tool spans to look at)."""
     db = tmp_path / "store.duckdb"
     record_suite(db, "plain", "openai_v2", ["multi_round"])
-    doc, marks = replay(
-        db, tmp_path, "plain", "weather_agent_subprocess", fake_model, venv="plain_openai_v2"
-    )
+    # (the same loop as an agent object: the generic adapter's reach ends the same way)
+    doc, marks = replay(db, tmp_path, "plain", attr, fake_model, venv="plain_openai_v2")
     assert marks == ["get_weather(Paris)", "get_forecast(Paris, 2)"]
     (case,) = doc["cases"]
     assert case["status"] == "ERROR"
