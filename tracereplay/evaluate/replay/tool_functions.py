@@ -30,6 +30,7 @@ import builtins
 import contextlib
 import inspect
 import re
+import sys
 import threading
 import types
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -202,6 +203,10 @@ class ToolFunctions:
     def __init__(self, modules: Sequence[types.ModuleType], agent: Any) -> None:
         self.modules = list(modules)
         self.agent = agent
+        #: the functions found per set of names, while no module was imported since: the walk
+        #: costs milliseconds, an attempt of a quick agent less (the swap needs the function
+        #: objects only, and those the modules hold stay the same)
+        self._found: dict[frozenset[str], tuple[int, list[tuple[str, types.FunctionType]]]] = {}
 
     def frameworks_own(self, name: str) -> bool:
         """Whether tool ``name`` is the framework's own: no function of the user's code is that
@@ -245,12 +250,20 @@ class ToolFunctions:
                 out[id(value)] = (name, value)
         return list(out.values())
 
+    def _functions(self, names: Collection[str]) -> list[tuple[str, types.FunctionType]]:
+        key, modules = frozenset(names), len(sys.modules)
+        cached = self._found.get(key)
+        if cached is None or cached[0] != modules:
+            cached = (modules, self.functions(key))
+            self._found[key] = cached
+        return cached[1]
+
     @contextlib.contextmanager
     def answering(self, names: Collection[str]) -> Iterator[int]:
         """The tool functions of ``names`` answered for the block; yields how many."""
         taken: list[int] = []
         with _lock:
-            for name, fn in self.functions(names):
+            for name, fn in self._functions(names):
                 if _take(fn, name):
                     taken.append(id(fn))
         try:
