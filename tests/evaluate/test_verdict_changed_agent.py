@@ -244,11 +244,11 @@ def dispatches_old_name(question):
 @pytest.mark.slow  # two offline replays through the CLI
 def test_a_plain_loop_answering_a_renamed_tool_itself_stays_an_error(tmp_path: Path) -> None:
     """The airtight check of a plain loop counts the tool results its requests carry. A loop
-    that answers a call of a tool it no longer has ("Error: no tool get_weather") and one that
-    still runs the real tool under that name, through a module the fallback does not search,
-    leave the same evidence (nothing named get_weather in the agent's module, get_weather no
-    longer offered, a result for it sent): only the second ran a tool, and the check cannot
-    tell them apart, so both stay ERRORs (an escape must never pass unnoticed)."""
+    that answers a call of a tool it no longer has ("Error: no tool get_weather") leaves the
+    evidence of an escape (get_weather no longer offered, a result for it sent, no call of it
+    answered): it stays an ERROR (an escape must never pass unnoticed). One that still runs the
+    real function under that name, through another module of its code, has it answered where
+    it is defined (``weather.get_weather``): nothing runs, and it replays as recorded."""
     db = tmp_path / "store.duckdb"
     record_suite(db, "plain", "openai_v2", ["multi_round"])
     (tmp_path / "renamed_loop.py").write_text(RENAMED_LOOP)
@@ -276,10 +276,9 @@ def test_a_plain_loop_answering_a_renamed_tool_itself_stays_an_error(tmp_path: P
             assert "+result: Error: no tool get_weather" in doc["_output"]
     error = "tool get_weather ran live during replay (no --live-tools)"
     assert found["answers_itself"] == ("ERROR", error, [])
-    # the real tools ran (get_forecast through the module too)
-    assert found["dispatches_old_name"] == (
-        "ERROR", error, ["get_weather(Paris)", "get_forecast(Paris, 2)"]
-    )  # fmt: skip
+    # the functions it dispatches to are answered in the module that defines them
+    status, _, marks = found["dispatches_old_name"]
+    assert (status, marks) == ("PASSED", [])
 
 
 def test_an_exception_raised_by_tracereplays_code_is_its_own() -> None:

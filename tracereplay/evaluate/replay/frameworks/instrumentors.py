@@ -16,6 +16,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from tracereplay.evaluate.replay.frameworks.base import SharedContext
+
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
 
@@ -55,40 +57,68 @@ def instrumented(
 #: the entry-point group OpenInference's instrumentors register under (one per framework or
 #: provider SDK: ``dspy``, ``agno``, ``haystack``, ``openai``...)
 OPENINFERENCE_GROUP = "openinference_instrumentor"
-_instrumented_onto: set[int] = set()
+_shared = SharedContext()
 
 
-def instrument_installed(tracer_provider: TracerProvider) -> list[str]:
-    """Switch on, onto ``tracer_provider``, every OpenInference instrumentor installed in the
-    agent's environment whose library the agent imported (and that the agent's code did not
-    switch on itself), once per process: an agent no adapter knows then has its framework's
-    spans in its replays (the agent run, the LLM calls, the tool executions the airtight
-    check looks at), as its recording has. The names of those switched on."""
-    if id(tracer_provider) in _instrumented_onto:
-        return []
-    _instrumented_onto.add(id(tracer_provider))
-    from importlib.metadata import entry_points, packages_distributions
+def instrument_installed(
+    tracer_provider: TracerProvider,
+) -> contextlib.AbstractContextManager[None]:
+    """Every OpenInference instrumentor installed in the agent's environment whose library the
+    agent imported (and that the agent's code did not switch on itself) switched on, onto
+    ``tracer_provider``, while replays run (the first replay of several at once switches them
+    on, the last off: an ``--in-process`` eval leaves the process as it found it). An agent no
+    adapter knows then has its framework's spans in its replays (the agent run, the LLM calls,
+    the tool executions the airtight check looks at), as its recording has."""
+    return _shared.use(lambda: _instrumented(tracer_provider))
 
-    imported = {
-        _dist_name(dist)
-        for module, dists in packages_distributions().items()
-        if module in sys.modules
-        for dist in dists
-    }
-    done: list[str] = []
-    for ep in entry_points(group=OPENINFERENCE_GROUP):
+
+_applicable: list[Any] | None = None
+
+
+def _instrumentors() -> list[Any]:
+    """The installed OpenInference instrumentor classes whose libraries are imported (found
+    once per process: the agent is imported by the first replay)."""
+    global _applicable
+    if _applicable is None:
+        from importlib.metadata import entry_points, packages_distributions
+
+        imported = {
+            _dist_name(dist)
+            for module, dists in packages_distributions().items()
+            if module in sys.modules
+            for dist in dists
+        }
+        found: list[Any] = []
+        for ep in entry_points(group=OPENINFERENCE_GROUP):
+            try:
+                cls = ep.load()
+                libraries = [_dist_name(r) for r in cls().instrumentation_dependencies()]
+            except Exception:  # an instrumentor that does not load here: skip it
+                continue
+            if libraries and all(lib in imported for lib in libraries):
+                found.append(cls)
+        _applicable = found
+    return _applicable
+
+
+@contextlib.contextmanager
+def _instrumented(tracer_provider: TracerProvider) -> Iterator[None]:
+    done: list[Any] = []
+    for cls in _instrumentors():
         try:
-            instrumentor = ep.load()()
+            instrumentor = cls()
             if instrumentor.is_instrumented_by_opentelemetry:
-                continue
-            libraries = [_dist_name(r) for r in instrumentor.instrumentation_dependencies()]
-            if not libraries or not all(lib in imported for lib in libraries):
-                continue
+                continue  # the agent's code switched it on: its spans go where it sends them
             instrumentor.instrument(tracer_provider=tracer_provider)
-        except Exception:  # an instrumentor that does not fit this environment: skip it
+        except Exception:
             continue
-        done.append(ep.name)
-    return done
+        done.append(instrumentor)
+    try:
+        yield
+    finally:
+        for instrumentor in done:
+            with contextlib.suppress(Exception):
+                instrumentor.uninstrument()
 
 
 def _dist_name(requirement: str) -> str:
