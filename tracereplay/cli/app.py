@@ -102,6 +102,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "tracereplay.cli.ingest_cmd": ("ingest",),
     "tracereplay.cli.runs_cmd": ("runs", "show"),
     "tracereplay.cli.promote_cmd": ("promote",),
+    "tracereplay.cli.label_cmd": ("label",),
     "tracereplay.cli.suite_cmd": ("suite", "case"),
     "tracereplay.cli.serve_cmd": ("serve",),
     "tracereplay.cli.sql_cmd": ("sql",),

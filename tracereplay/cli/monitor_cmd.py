@@ -275,6 +275,9 @@ def status(
     A run fails when one of its checks FAILED; a run whose checks could not all be carried
     out (ERROR, e.g. a judge down) and none failed is counted apart, not as failing.
 
+    It also says how often the monitor agreed with people's labels (`tracereplay label`): of
+    the judged runs with a label, those it PASSED labelled good or FAILED labelled bad.
+
     Exit codes: 0 done (and within --max-failure-rate), 1 the failing share is above
     --max-failure-rate, 2 bad input.
 
@@ -297,7 +300,7 @@ def status(
             "passed": st.passed, "failed": st.failed, "errored": st.errored,
             "pass_rate": st.pass_rate, "failure_rate": st.failure_rate,
             "max_failure_rate": max_failure_rate, "over_max_failure_rate": too_many,
-            "checks": st.worst,
+            "checks": st.worst, "labelled_runs": st.labelled, "agreed_with_labels": st.agreed,
         }  # fmt: skip
         typer.echo(json.dumps(data, indent=2, default=str))
         if too_many:
@@ -308,6 +311,11 @@ def status(
         f"monitor {name}{window}: {st.runs} run(s) judged, {st.passed} passed, {st.failed} "
         f"failed, {st.errored} error; pass rate {_pct(st.pass_rate)}, failing "
         f"{_pct(st.failure_rate)}",
+        markup=False,
+    )
+    console.print(
+        f"people's labels: agreed {st.agreed} of {st.labelled} labelled runs"
+        + ("" if st.labelled else " (label runs with `tracereplay label RUN --bad|--good`)"),
         markup=False,
     )
     if st.worst:

@@ -55,8 +55,8 @@ def prune(
     console.print(
         f"{verb} {counts.traces} traces before {cutoff:%Y-%m-%d %H:%M} UTC: {counts.spans} spans, "
         f"{counts.logs} log records, {counts.runs} runs ({counts.tool_calls} tool calls, "
-        f"{counts.llm_calls} LLM calls); kept {counts.kept_runs} older runs that cases or "
-        "eval runs refer to"
+        f"{counts.llm_calls} LLM calls); kept {counts.kept_runs} older runs that cases, "
+        "eval runs or labels refer to"
         + (f"; {counts.partitions} whole days of spans dropped" if counts.partitions else ""),
         markup=False,
         soft_wrap=True,

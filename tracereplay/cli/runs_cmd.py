@@ -30,6 +30,11 @@ class RunStatus(str, Enum):
     max_rounds_exceeded = "max_rounds_exceeded"
 
 
+class LabelVerdict(str, Enum):
+    good = "good"
+    bad = "bad"
+
+
 class RunKind(str, Enum):
     live = "live"
     replay = "replay"
@@ -76,6 +81,14 @@ def runs(
         bool,
         typer.Option("--failing", help="Only runs a monitor (--monitor, else any) judged FAILED."),
     ] = False,
+    label: Annotated[
+        Optional[LabelVerdict],
+        typer.Option(
+            metavar="VERDICT",
+            help="Only runs whose latest label (`tracereplay label`) is this: bad or good.",
+            show_default=False,
+        ),
+    ] = None,
     limit: Annotated[
         int, typer.Option(min=1, max=10**9, help="At most this many runs, newest first.")
     ] = 50,
@@ -102,6 +115,7 @@ def runs(
       tracereplay runs --kind all --wide
       tracereplay runs --agent weather_agent --format json | jq '.[0].run_id'
       tracereplay runs --monitor answers --failing
+      tracereplay runs --label bad
     """
     where: list[str] = []
     params: list[Any] = []
@@ -123,6 +137,9 @@ def runs(
             " AND (NOT ? OR status = 'FAILED'))"
         )
         params += [monitor, monitor, failing]
+    if label is not None:
+        where.append("run_id IN (SELECT run_id FROM latest_labels WHERE verdict = ?)")
+        params.append(label.value)
     sql = "SELECT * FROM runs"
     if where:
         sql += " WHERE " + " AND ".join(where)

@@ -37,6 +37,11 @@ class MonitorStatus:
     failed: int = 0
     errored: int = 0
     worst: list[dict[str, Any]] = field(default_factory=list)
+    #: judged runs a person labelled too (``tracereplay label``), the monitor's ERROR runs left
+    #: out (it said nothing of them); ``agreed``: those where it PASSED a run labelled good or
+    #: FAILED one labelled bad
+    labelled: int = 0
+    agreed: int = 0
 
     @property
     def pass_rate(self) -> float | None:
@@ -71,7 +76,40 @@ def monitor_status(store: Store, name: str, since: datetime | None = None) -> Mo
         """,
         [name, since, since],
     )
+    out.agreed, out.labelled = label_agreement(store, name, since)
     return out
+
+
+def label_agreement(store: Store, name: str, since: datetime | None = None) -> tuple[int, int]:
+    """``(agreed, labelled)``: of the runs ``name`` judged PASSED or FAILED that have a label
+    (their latest), how many it judged as the person did (PASSED and good, FAILED and bad)."""
+    rows = store.con.execute(
+        f"""
+        SELECT count(*) FILTER (WHERE (p.status = 'PASSED' AND l.verdict = 'good')
+                                   OR (p.status = 'FAILED' AND l.verdict = 'bad')),
+               count(*)
+        FROM ({_PER_RUN}) AS p JOIN latest_labels AS l ON l.run_id = p.run_id
+        WHERE p.status IN ('PASSED', 'FAILED')
+        """,
+        [name, since, since],
+    ).fetchall()
+    return int(rows[0][0] or 0), int(rows[0][1] or 0)
+
+
+def run_monitor_results(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """Every monitor's results on one run (the run page): a row per check, by monitor and
+    check, with the run's verdict per monitor as ``run_status``."""
+    return store.query_dicts(
+        """
+        SELECT monitor, check_name, check_kind, status, score, reason, judged_at,
+               CASE WHEN bool_or(status = 'FAILED') OVER (PARTITION BY monitor) THEN 'FAILED'
+                    WHEN bool_or(status = 'ERROR') OVER (PARTITION BY monitor) THEN 'ERROR'
+                    ELSE 'PASSED' END AS run_status
+        FROM monitor_results WHERE run_id = ?
+        ORDER BY monitor, check_name
+        """,
+        [run_id],
+    )
 
 
 def judged_runs(

@@ -25,6 +25,7 @@ from tracereplay.promote.suites import build
 from tracereplay.promote.where import matching_run_ids
 from tracereplay.store import suites as suite_store
 from tracereplay.store.db import Store
+from tracereplay.store.labels import Label
 
 
 class PromoteError(TraceReplayError):
@@ -79,15 +80,35 @@ def infer_kind(run: Run) -> SourceKind:
     return "reference_run" if run.result.status == "success" else "failed_run"
 
 
+def labelled_kind(run: Run, label: Label | None) -> SourceKind:
+    """The kind a run's latest label (``tracereplay label``) makes it: ``reference_run`` for a
+    run labelled good; for one labelled bad, ``failed_run`` when it failed and
+    ``negative_score`` when it succeeded (a thumbs-down); ``infer_kind`` for a run without."""
+    if label is None:
+        return infer_kind(run)
+    if label.verdict == "good":
+        return "reference_run"
+    return "negative_score" if run.result.status == "success" else "failed_run"
+
+
 def case_from_run(
-    run: Run, suite_id: str, seq: int, options: PromoteOptions, promoted_at: datetime
+    run: Run,
+    suite_id: str,
+    seq: int,
+    options: PromoteOptions,
+    promoted_at: datetime,
+    label: Label | None = None,
 ) -> EvalCase:
-    """The case a run becomes (pure: nothing is read or written)."""
+    """The case a run becomes (pure: nothing is read or written). ``label``: the run's latest
+    label, whose corrected answer is the expected output (unless ``options`` give one) and
+    whose note is the case's description (``metadata.description``)."""
     if not run.query.strip():
         raise PromoteError(f"run {run.run_id} has no query, so there is nothing to replay")
-    kind = options.kind or infer_kind(run)
+    kind = options.kind or labelled_kind(run, label)
     reference = kind == "reference_run"
     expected_output = options.expected_output
+    if expected_output is None and label is not None:
+        expected_output = label.expected
     if expected_output is None and reference:
         expected_output = run.result.response
     copy_tools = reference if options.expected_tools is None else options.expected_tools
@@ -101,6 +122,14 @@ def case_from_run(
     metadata: dict[str, Any] = {"source_trace_id": run.trace_id}
     if run.error:
         metadata["source_error"] = run.error
+    if label is not None:
+        if label.note:
+            metadata["description"] = label.note
+        metadata["label"] = {
+            "verdict": label.verdict,
+            "author": label.author,
+            "labelled_at": label.created_at.isoformat(),
+        }
     return build(
         EvalCase,
         f"case from run {run.run_id}",
@@ -141,7 +170,9 @@ def promote_run(
         if existing is not None:
             return PromoteResult(existing, False, suite, suite_created)
         when = suite_store.now()
-        case = case_from_run(run, suite.id, suite_store.next_seq(store, suite.id), options, when)
+        label = store.latest_labels([run.run_id]).get(run.run_id)
+        seq = suite_store.next_seq(store, suite.id)
+        case = case_from_run(run, suite.id, seq, options, when, label)
         suite_store.insert_cases(store, [case])
         suite_store.touch_suite(store, suite.id, when)
     return PromoteResult(case, True, suite, suite_created)
@@ -173,13 +204,15 @@ def promote_where(
         existing = suite_store.cases_by_source(store, suite.id, run_ids)
         seq = suite_store.next_seq(store, suite.id)
         when = suite_store.now()
+        labels = store.latest_labels(run_ids)
         for run in runs:
             if run.run_id in existing:
                 result.existing.append(existing[run.run_id])
             elif not run.query.strip():
                 result.skipped.append((run.run_id, "no query"))
             else:
-                result.created.append(case_from_run(run, suite.id, seq, options, when))
+                label = labels.get(run.run_id)
+                result.created.append(case_from_run(run, suite.id, seq, options, when, label))
                 seq += 1
         if result.created:
             suite_store.insert_cases(store, result.created)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,6 +10,14 @@ import duckdb
 
 from tracereplay.errors import TraceReplayError
 from tracereplay.store.db import Store
+
+#: the runs a predicate reads when it names ``label``: every column of ``runs`` and the run's
+#: latest label's verdict (``good``, ``bad``; NULL for a run nobody labelled)
+LABELLED_RUNS = (
+    "(SELECT r.*, l.verdict AS label FROM runs AS r"
+    " LEFT JOIN latest_labels AS l ON l.run_id = r.run_id) AS runs"
+)
+_LABEL = re.compile(r"\blabel\b", re.I)
 
 
 class BadPredicateError(TraceReplayError):
@@ -25,7 +34,9 @@ def matching_run_ids(
 ) -> list[str]:
     """Ids of the recorded (non-replay) runs for which ``predicate`` holds, oldest first.
 
-    The predicate is placed in ``SELECT run_id FROM runs WHERE (<predicate>)``; the statement
+    The predicate is placed in ``SELECT run_id FROM runs WHERE (<predicate>)``, where ``runs``
+    also has a ``label`` column (the run's latest label: ``good``, ``bad`` or NULL) when the
+    predicate names it (``label = 'bad'``); the statement
     must parse as exactly one SELECT, and it runs in a read-only transaction (rolled back), so
     it can read (subqueries over other tables are fine) but never write. ``also`` is a
     condition of the caller's own (never user text), with ``params`` for its ``?``.
@@ -38,7 +49,7 @@ def matching_run_ids(
     if limit is not None and limit < 1:
         raise BadPredicateError(f"--limit must be at least 1, not {limit}")
     sql = (
-        f"SELECT run_id FROM runs WHERE (\n{pred}\n) AND kind IS DISTINCT FROM 'replay'\n"
+        f"SELECT run_id FROM {LABELLED_RUNS if _LABEL.search(pred) else 'runs'} WHERE (\n{pred}\n) AND kind IS DISTINCT FROM 'replay'\n"
         + (f"AND ({also})\n" if also else "")
         + "ORDER BY started_at NULLS LAST, run_id"
         + (f" LIMIT {int(limit)}" if limit else "")

@@ -18,7 +18,7 @@ from tracereplay.store.db import Store
 TABLES = (
     "spans", "logs", "runs", "tool_calls", "llm_calls", "eval_suites", "eval_cases",
     "eval_runs", "case_results", "check_results", "monitors", "monitor_results",
-    "monitor_judge_calls",
+    "monitor_judge_calls", "labels",
 )  # fmt: skip
 CHUNK_ROWS = 20_000
 

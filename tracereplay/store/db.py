@@ -6,17 +6,25 @@ import functools
 import hashlib
 import re
 import time
+import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 import orjson
 
-from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, StoreError, one_line
+from tracereplay.errors import (
+    AmbiguousIdError,
+    BadParameterError,
+    NotFoundError,
+    StoreBusyError,
+    StoreError,
+    one_line,
+)
 from tracereplay.lazy import LazyModule
 from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
 from tracereplay.spans import (
@@ -28,6 +36,8 @@ from tracereplay.spans import (
     Span,
 )
 from tracereplay.store import damage, schema
+from tracereplay.store.labels import COLUMNS as LABEL_COLUMNS
+from tracereplay.store.labels import Label, default_author, verdict_of
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import StoreUrl, lock_path, resolve_db_path, spool_dir
 
@@ -741,6 +751,63 @@ class Store:
             result=AgentResult.from_dict(_loads(row["result"], {})),
             llm_calls=llm_calls,
         )
+
+    # ------------------------------------------------------------------ labels
+    def add_label(
+        self,
+        run_ident: str,
+        verdict: str,
+        *,
+        note: str | None = None,
+        expected: str | None = None,
+        author: str | None = None,
+    ) -> Label:
+        """Label a run (id, unique prefix, or a one-run trace id) ``good`` or ``bad``, by
+        ``author`` (default: ``labels.default_author()``), with an optional note and corrected
+        answer; returns the new label, which is now the run's latest."""
+        try:
+            verdict = verdict_of(verdict)
+        except ValueError as exc:
+            raise BadParameterError(str(exc)) from None
+        run_id = self.resolve_run_id(run_ident)
+        with self.transaction():
+            self.lock([f"labels:{run_id}"])  # two labels of one run at once: one after the other
+            rows = self.con.execute(
+                "SELECT max(created_at) FROM labels WHERE run_id = ?", [run_id]
+            ).fetchall()
+            at = datetime.now(UTC)
+            last = _ts(rows[0][0]) if rows and rows[0][0] is not None else None
+            if last is not None and at <= last:  # a clock step back: still the latest
+                at = last + timedelta(microseconds=1)
+            label = Label(
+                label_id=str(uuid.uuid4()),
+                run_id=run_id,
+                verdict=verdict,
+                note=note if note and note.strip() else None,
+                expected=expected if expected is not None and expected != "" else None,
+                author=(author or "").strip() or default_author(),
+                created_at=at,
+            )
+            self.insert_row("labels", LABEL_COLUMNS, [getattr(label, c) for c in LABEL_COLUMNS])
+        return label
+
+    def list_labels(self, run_id: str) -> list[Label]:
+        """The labels of a run (its exact id), newest first: the first is the run's label."""
+        rows = self.query_dicts(
+            "SELECT * FROM labels WHERE run_id = ? ORDER BY created_at DESC, label_id DESC",
+            [run_id],
+        )
+        return [Label.from_row(r) for r in rows]
+
+    def latest_labels(self, run_ids: Iterable[str]) -> dict[str, Label]:
+        """The label of each of ``run_ids`` that has one (its latest), by run id."""
+        ids = list(set(run_ids))
+        if not ids:
+            return {}
+        rows = self.query_dicts(
+            "SELECT * FROM latest_labels WHERE run_id IN (SELECT unnest(?))", [ids]
+        )
+        return {r["run_id"]: Label.from_row(r) for r in rows}
 
     # ------------------------------------------------------------------ spool bookkeeping
     def spool_offset(self, key: str) -> int:

@@ -4,8 +4,8 @@ What goes is whole traces: a trace whose every span started before the cutoff (a
 before it whose trace has no spans), with its logs, runs, tool calls and LLM calls; log records
 with no trace go by their own time. What stays, however old: every trace holding a run that a
 case was promoted from (``eval_cases.source_run_id``) or that an eval run refers to
-(``case_results.run_id`` and ``source_run_id``, replays included), and every suite, case and
-eval result. On PostgreSQL, spans are partitioned by day: a day entirely before the cutoff
+(``case_results.run_id`` and ``source_run_id``, replays included) or that a person labelled
+(``labels``), and every suite, case, eval result and label. On PostgreSQL, spans are partitioned by day: a day entirely before the cutoff
 whose spans all belong to traces that go is dropped whole (``DROP TABLE`` of the partition:
 no row-by-row delete, the space back at once), the others lose their rows by ``DELETE``
 (``engines.pg_partitions.prune_spans``). Deleting rows does not shrink a DuckDB file
@@ -33,6 +33,7 @@ _PROTECTED_RUNS = """
     SELECT source_run_id FROM eval_cases WHERE source_run_id IS NOT NULL
     UNION SELECT run_id FROM case_results WHERE run_id IS NOT NULL
     UNION SELECT source_run_id FROM case_results WHERE source_run_id IS NOT NULL
+    UNION SELECT run_id FROM labels
 """
 
 
@@ -44,7 +45,7 @@ class PruneCounts:
     runs: int = 0
     tool_calls: int = 0
     llm_calls: int = 0
-    kept_runs: int = 0  # old runs kept because a case or an eval run refers to them
+    kept_runs: int = 0  # old runs kept because a case, an eval run or a label refers to them
     partitions: int = 0  # PostgreSQL: spans partitions (days) dropped whole
 
 

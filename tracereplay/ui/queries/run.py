@@ -10,7 +10,9 @@ import orjson
 
 from tracereplay.models import Run, ToolCallRecord
 from tracereplay.models.failure import failure_point
+from tracereplay.monitor.status import run_monitor_results
 from tracereplay.store.db import Store
+from tracereplay.store.labels import Label
 
 #: spans shown in the waterfall at most (a trace can be huge)
 MAX_SPANS = 2000
@@ -62,6 +64,10 @@ class RunView:
     replays: list[dict[str, Any]]
     case_results: list[dict[str, Any]]
     source_case: dict[str, Any] | None
+    #: people's labels of the run, newest first (the first is the run's label)
+    labels: list[Label] = field(default_factory=list)
+    #: the monitors' verdicts on the run: ``{monitor, run_status, checks: [rows]}``
+    monitors: list[dict[str, Any]] = field(default_factory=list)
 
 
 def rounds_of(run: Run) -> list[Round]:
@@ -209,6 +215,12 @@ def run_view(store: Store, ident: str) -> RunView:
             [run.case_id],
         )
         source_case = found[0] if found else {"case_id": run.case_id}
+    monitors: dict[str, dict[str, Any]] = {}
+    for row in run_monitor_results(store, run.run_id):
+        entry = monitors.setdefault(
+            row["monitor"], {"monitor": row["monitor"], "status": row["run_status"], "checks": []}
+        )
+        entry["checks"].append(row)
     return RunView(
         run=run,
         rounds=rounds_of(run),
@@ -220,4 +232,6 @@ def run_view(store: Store, ident: str) -> RunView:
         replays=replays,
         case_results=case_results,
         source_case=source_case,
+        labels=store.list_labels(run.run_id),
+        monitors=list(monitors.values()),
     )
