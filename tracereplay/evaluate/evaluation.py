@@ -470,8 +470,10 @@ def _evaluate(
     report.not_run = len(cases) * options.repeat - len(runs)
 
     if in_process:
+        from tracereplay.evaluate.replay.frameworks.instrumentors import uninstrument_installed
         from tracereplay.sdk import flush
 
+        uninstrument_installed()  # the instrumentors the replays switched on, in this process
         flush()  # the replay runs' spans reach the spool before the store is opened again
     reports = _case_reports(cases, runs)
     summary = summarize([r.result for r in reports])

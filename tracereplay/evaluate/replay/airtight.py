@@ -59,7 +59,9 @@ def ran_live(
     own = frameworks_own or (lambda name: False)
     live = _ran_live_by_spans(spans, None if tool_spans else run, seen, own)
     if live is None and sent:
-        live = more_than_seen(Counter({k: v for k, v in sent.items() if not own(k)}), seen)
+        made = Counter(sent)
+        while (live := more_than_seen(made, seen)) is not None and own(live):
+            del made[live]  # asked only of a tool that would count as run: it is the framework's
     return live
 
 
@@ -123,9 +125,7 @@ def _ran_live_by_spans(
         return None
     if run is None:
         return None
-    made = Counter(
-        c.tool_name
-        for c in run.result.tool_calls
-        if not is_answer_tool(c.tool_name) and not own(c.tool_name)
-    )
-    return more_than_seen(made, seen)
+    made = Counter(c.tool_name for c in run.result.tool_calls if not is_answer_tool(c.tool_name))
+    while (live := more_than_seen(made, seen)) is not None and own(live):
+        del made[live]
+    return live

@@ -286,7 +286,7 @@ class Replayer:
                 for adapter in adapters:
                     stack.enter_context(adapter.instrument(self._provider))
                 if not adapters:  # the framework's own spans, as its recording has them
-                    stack.enter_context(instrument_installed(self._provider))
+                    instrument_installed(self._provider)
             for adapter in adapters:
                 stack.enter_context(adapter.intercept(tools))
             sent = None

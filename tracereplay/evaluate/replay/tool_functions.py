@@ -212,7 +212,7 @@ class ToolFunctions:
         """Whether tool ``name`` is the framework's own: no function of the user's code is that
         tool, and a function of that name exists outside it (Agno's ``delegate_task_to_member``,
         made inside a team's method: looked for among every function object alive)."""
-        if self.functions({name}):
+        if self._functions({name}):
             return False
         return _library_function_named(name)
 

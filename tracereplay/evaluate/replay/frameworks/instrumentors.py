@@ -13,15 +13,14 @@ from __future__ import annotations
 import contextlib
 import importlib
 import sys
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
-
-from tracereplay.evaluate.replay.frameworks.base import SharedContext
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
 
-__all__ = ["instrument_installed", "instrumented"]
+__all__ = ["instrument_installed", "instrumented", "uninstrument_installed"]
 
 
 @contextlib.contextmanager
@@ -57,19 +56,51 @@ def instrumented(
 #: the entry-point group OpenInference's instrumentors register under (one per framework or
 #: provider SDK: ``dspy``, ``agno``, ``haystack``, ``openai``...)
 OPENINFERENCE_GROUP = "openinference_instrumentor"
-_shared = SharedContext()
+_lock = threading.Lock()
+#: the provider the installed instrumentors are switched on onto, and the instrumentors
+_active: tuple[int, list[Any]] | None = None
 
 
-def instrument_installed(
-    tracer_provider: TracerProvider,
-) -> contextlib.AbstractContextManager[None]:
-    """Every OpenInference instrumentor installed in the agent's environment whose library the
-    agent imported (and that the agent's code did not switch on itself) switched on, onto
-    ``tracer_provider``, while replays run (the first replay of several at once switches them
-    on, the last off: an ``--in-process`` eval leaves the process as it found it). An agent no
-    adapter knows then has its framework's spans in its replays (the agent run, the LLM calls,
-    the tool executions the airtight check looks at), as its recording has."""
-    return _shared.use(lambda: _instrumented(tracer_provider))
+def instrument_installed(tracer_provider: TracerProvider) -> None:
+    """Switch on, onto ``tracer_provider``, every OpenInference instrumentor installed in the
+    agent's environment whose library the agent imported (and that the agent's code did not
+    switch on itself): an agent no adapter knows then has its framework's spans in its replays
+    (the agent run, the LLM calls, the tool executions the airtight check looks at), as its
+    recording has. They stay on for the replays that follow (switching them per attempt cost a
+    quick agent's attempt 50 us); ``uninstrument_installed()`` switches them off when the eval
+    ends in the eval's own process (``--in-process``: the process is left as it was found)."""
+    global _active
+    with _lock:
+        if _active is not None and _active[0] == id(tracer_provider):
+            return
+        _switch_off()
+        done: list[Any] = []
+        for cls in _instrumentors():
+            try:
+                instrumentor = cls()
+                if instrumentor.is_instrumented_by_opentelemetry:
+                    continue  # the agent's code switched it on: its spans go where it sends them
+                instrumentor.instrument(tracer_provider=tracer_provider)
+            except Exception:
+                continue
+            done.append(instrumentor)
+        _active = (id(tracer_provider), done)
+
+
+def uninstrument_installed() -> None:
+    """Switch off what ``instrument_installed`` switched on."""
+    with _lock:
+        _switch_off()
+
+
+def _switch_off() -> None:
+    global _active
+    if _active is None:
+        return
+    for instrumentor in _active[1]:
+        with contextlib.suppress(Exception):
+            instrumentor.uninstrument()
+    _active = None
 
 
 _applicable: list[Any] | None = None
@@ -80,14 +111,8 @@ def _instrumentors() -> list[Any]:
     once per process: the agent is imported by the first replay)."""
     global _applicable
     if _applicable is None:
-        from importlib.metadata import entry_points, packages_distributions
+        from importlib.metadata import entry_points
 
-        imported = {
-            _dist_name(dist)
-            for module, dists in packages_distributions().items()
-            if module in sys.modules
-            for dist in dists
-        }
         found: list[Any] = []
         for ep in entry_points(group=OPENINFERENCE_GROUP):
             try:
@@ -95,30 +120,25 @@ def _instrumentors() -> list[Any]:
                 libraries = [_dist_name(r) for r in cls().instrumentation_dependencies()]
             except Exception:  # an instrumentor that does not load here: skip it
                 continue
-            if libraries and all(lib in imported for lib in libraries):
+            if libraries and all(_imported(lib) for lib in libraries):
                 found.append(cls)
         _applicable = found
     return _applicable
 
 
-@contextlib.contextmanager
-def _instrumented(tracer_provider: TracerProvider) -> Iterator[None]:
-    done: list[Any] = []
-    for cls in _instrumentors():
-        try:
-            instrumentor = cls()
-            if instrumentor.is_instrumented_by_opentelemetry:
-                continue  # the agent's code switched it on: its spans go where it sends them
-            instrumentor.instrument(tracer_provider=tracer_provider)
-        except Exception:
-            continue
-        done.append(instrumentor)
+def _imported(dist: str) -> bool:
+    """Whether the agent imported distribution ``dist``: one of its top-level modules (its
+    ``top_level.txt``, else its name as a module: ``google-genai`` -> ``google_genai``,
+    ``google.genai``) is in ``sys.modules``."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    names = {dist.replace("-", "_"), dist.replace("-", ".")}
     try:
-        yield
-    finally:
-        for instrumentor in done:
-            with contextlib.suppress(Exception):
-                instrumentor.uninstrument()
+        top = distribution(dist).read_text("top_level.txt")
+    except (PackageNotFoundError, OSError):
+        top = None
+    names |= set((top or "").split())
+    return any(name in sys.modules for name in names)
 
 
 def _dist_name(requirement: str) -> str:

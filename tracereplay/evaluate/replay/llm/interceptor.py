@@ -503,10 +503,16 @@ def watching_tool_results() -> Iterator[SentResults]:
         yield sent
 
 
+_install_tried = False
+
+
 def install() -> None:
     """Wrap the sending of every HTTP client library installed: httpx's and httpx2's clients,
     urllib3's connection pools (boto3, requests), aiohttp's sessions (once per process; a
     no-op outside a replay's context, see ``decide``)."""
+    global _install_tried
+    if _install_tried:  # every attempt asks: each library was tried once (not installed: ever)
+        return
     from tracereplay.evaluate.replay.llm import aiohttp_hook, httpx_hook, urllib3_hook
 
     hooks = {**httpx_hook.hooks(), "urllib3": urllib3_hook.patch, "aiohttp": aiohttp_hook.patch}
@@ -514,3 +520,4 @@ def install() -> None:
         for name, hook in hooks.items():
             if name not in _installed and hook():
                 _installed.add(name)
+        _install_tried = True
