@@ -81,6 +81,11 @@ class AgentCallable:
     shared_loop: bool = False
 
     @property
+    def adapters(self) -> tuple[FrameworkAgent, ...]:
+        """The framework adapters running its tools: the named agent's, or those its code holds."""
+        return (self.framework,) if self.framework is not None else self.reached
+
+    @property
     def name(self) -> str:
         """The callable's name (``module:callable`` minus the module)."""
         return self.spec.rpartition(":")[2]
@@ -255,8 +260,8 @@ def _returns_handle(method: Any) -> bool:
 
 
 def reached_agents(module: Any, spec: str) -> tuple[FrameworkAgent, ...]:
-    """The framework agents the agent's code holds (module globals of its modules, and what
-    their dicts, lists and objects hold directly), each with its adapter."""
+    """The framework agents the agent's code holds (module globals of its modules, and the
+    values of the dicts, lists and tuples among them), each with its adapter."""
     out: list[FrameworkAgent] = []
     seen: set[int] = set()
     for mod in user_modules([module]):

@@ -22,7 +22,7 @@ recording for it, as for any tool).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from tracereplay.convert.detect import AGENT, detect
 from tracereplay.convert.framework_forms import is_answer_tool
@@ -59,29 +59,26 @@ def ran_live(
     own = frameworks_own or (lambda name: False)
     live = _ran_live_by_spans(spans, None if tool_spans else run, seen, own)
     if live is None and sent:
-        made = Counter(sent)
-        while (live := more_than_seen(made, seen)) is not None and own(live):
-            del made[live]  # asked only of a tool that would count as run: it is the framework's
+        live = more_than_seen(sent, seen, own)
     return live
 
 
-def more_than_seen(made: Counter[str], seen: Counter[str]) -> str | None:
-    """The first tool ``made`` counts more calls of than the interceptor ``seen``, or None."""
+def more_than_seen(
+    made: Counter[str], seen: Counter[str], own: Callable[[str], bool] = lambda name: False
+) -> str | None:
+    """The first tool ``made`` counts more calls of than the interceptor ``seen``, or None; a
+    framework's ``own`` tool is not counted (asked only of a tool that would count as run)."""
     for name, count in made.items():
-        if count > seen.get(name, 0):
+        if count > seen.get(name, 0) and not own(name):
             return name
     return None
 
 
-def _holding_agents(spans: Sequence[Span], parents: dict[str, str | None]) -> set[str]:
-    """The spans with an agent run inside (a team's ``delegate_task_to_member``, an
-    agent-as-tool the framework runs): such a tool span is the framework handing the work to
-    another agent, whose own tool executions are judged one by one."""
+def _ancestors(span_ids: Iterable[str], parents: dict[str, str | None]) -> set[str]:
+    """Every span above one of ``span_ids`` (a broken parent chain ends the climb)."""
     out: set[str] = set()
-    for span in spans:
-        if detect(span)[0] != AGENT:
-            continue
-        parent, hops = parents.get(span.span_id), 0
+    for span_id in span_ids:
+        parent, hops = parents.get(span_id), 0
         while parent and hops < 1000:
             out.add(parent)
             parent, hops = parents.get(parent), hops + 1
@@ -97,20 +94,15 @@ def _ran_live_by_spans(
             s.span_id for s, _ in tool_spans if s.attributes.get(REPLAYED_ATTRIBUTE) is True
         }
         parents = {s.span_id: s.parent_span_id for s in spans}
-        covered: set[str] = set()
-        for span_id in replayed:
-            parent = parents.get(span_id)
-            hops = 0
-            while parent and hops < 1000:
-                covered.add(parent)
-                parent = parents.get(parent)
-                hops += 1
+        covered = _ancestors(replayed, parents)
         # an instrumentation whose tool span is not the current span while the tool runs
         # (LangChain-callback spans: OpenLIT's) cannot be marked by the adapter that answered
         # the call: it counts against the answers no marked span stands for
         spare = Counter(seen)
         spare.subtract(info.name or s.name for s, info in tool_spans if s.span_id in replayed)
-        delegating = _holding_agents(spans, parents)
+        # a span with an agent run inside (a team's delegate_task_to_member, an agent-as-tool
+        # the framework runs) hands the work to that agent, whose own tools are judged one by one
+        delegating = _ancestors((s.span_id for s in spans if detect(s)[0] == AGENT), parents)
         for s, info in tool_spans:
             if s.span_id in delegating:
                 continue  # a framework's delegation to an agent: that agent's tools are checked
@@ -126,6 +118,4 @@ def _ran_live_by_spans(
     if run is None:
         return None
     made = Counter(c.tool_name for c in run.result.tool_calls if not is_answer_tool(c.tool_name))
-    while (live := more_than_seen(made, seen)) is not None and own(live):
-        del made[live]
-    return live
+    return more_than_seen(made, seen, own)

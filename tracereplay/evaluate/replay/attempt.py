@@ -190,7 +190,7 @@ class Replayer:
         source_failed = source is not None and source.result.status == "failed"
         result, reason = self._result(call.value, call.failure, report, replay_run, source_failed)
         if not self.live_tools and not report.missing:
-            adapters = (self.agent.framework,) if self.agent.framework else self.agent.reached
+            adapters = self.agent.adapters
             live = ran_live(
                 call.spans,
                 replay_run,
@@ -270,8 +270,7 @@ class Replayer:
         LLM requests by ``llm`` when the replay is offline)."""
         marks = {A.RUN_KIND: "replay", A.EVAL_RUN_ID: self.eval_run_id, A.CASE_ID: case.id}
         call = _AgentCall()
-        framework = self.agent.framework
-        adapters = (framework,) if framework is not None else self.agent.reached
+        adapters = self.agent.adapters
         with contextlib.ExitStack() as stack:
             stack.enter_context(run_attributes(marks))
             stack.enter_context(tool_interceptor(tools))
