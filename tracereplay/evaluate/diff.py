@@ -32,6 +32,15 @@ BUCKETS: tuple[Bucket, ...] = (
     "Removed",
     "Unchanged",
 )
+#: how each bucket reads to a person (the HTML report, the Markdown summary)
+BUCKET_TEXT: dict[Bucket, str] = {
+    "Regressed": "regressed",
+    "Fixed": "fixed",
+    "StillFailing": "still failing",
+    "Added": "added",
+    "Removed": "removed",
+    "Unchanged": "unchanged",
+}
 
 
 class DifferentSuitesError(TraceReplayError):

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from tracereplay.charts import stylesheet
-from tracereplay.evaluate.diff import BUCKETS, CaseDiff
+from tracereplay.evaluate.diff import BUCKET_TEXT, BUCKETS, CaseDiff
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.data import CaseView, CheckRow, RepetitionView, ReportData
 from tracereplay.report.replay_modes import (
@@ -52,14 +52,6 @@ _STEP_LABELS = {
     "no_recording": "no recording",
     "unused": "recorded, not called",
     "recorded": "recorded",
-}
-_BUCKET_TEXT = {
-    "Regressed": "regressed",
-    "Fixed": "fixed",
-    "StillFailing": "still failing",
-    "Added": "added",
-    "Removed": "removed",
-    "Unchanged": "unchanged",
 }
 
 
@@ -169,7 +161,7 @@ def _change_row(c: CaseDiff) -> str:
 
     return (
         f'<tr data-bucket="{e(c.bucket)}"><td><span class="badge bucket {e(c.bucket)}">'
-        f"{e(_BUCKET_TEXT[c.bucket])}</span></td>"
+        f"{e(BUCKET_TEXT[c.bucket])}</span></td>"
         f'<td class="num">#{c.seq}</td>'
         f'<td><a href="#case-{e(c.case_id)}">{e(_clip(c.query, 160)) or e(c.case_id)}</a></td>'
         f"<td>{status(c.status_a)} → {status(c.status_b)}</td>"
@@ -188,7 +180,7 @@ def _diff(d: ReportData) -> str:
     name = f" ({e(p.label)})" if p.label else ""
     counts = "".join(
         f'<div class="card" data-bucket="{e(b)}"><div class="value">{d.diff_counts.get(b, 0)}</div>'
-        f'<div class="label">{e(_BUCKET_TEXT[b])}</div></div>'
+        f'<div class="label">{e(BUCKET_TEXT[b])}</div></div>'
         for b in BUCKETS
     )
     if d.changes:
@@ -437,7 +429,7 @@ def _case(case: CaseView, body: str | None, index: int | None, check_ids: dict[s
     badges = ""
     if case.bucket and case.bucket != "Unchanged":
         badges += (
-            f'<span class="badge bucket {e(case.bucket)}">{e(_BUCKET_TEXT[case.bucket])}</span> '
+            f'<span class="badge bucket {e(case.bucket)}">{e(BUCKET_TEXT[case.bucket])}</span> '
         )
     if case.flaky:
         badges += '<span class="badge flaky">flaky</span> '

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from tracereplay.evaluate.diff import Bucket, CaseDiff, diff_eval_runs
+from tracereplay.evaluate.diff import BUCKET_TEXT, Bucket, CaseDiff, diff_eval_runs
 from tracereplay.evaluate.outcomes import EvalRunRecord
 from tracereplay.evaluate.results_store import get_eval_run
 from tracereplay.report.data import diff_with_previous
@@ -28,14 +28,6 @@ MAX_CHARS = 60_000
 QUERY_CHARS = 80
 REASON_CHARS = 200
 
-_CHANGE = {
-    "Regressed": "regressed",
-    "Fixed": "fixed",
-    "StillFailing": "still failing",
-    "Added": "added",
-    "Removed": "removed",
-    "Unchanged": "unchanged",
-}
 #: the characters that start inline markup (or end a table cell, ``|``; GitHub's math, ``$``;
 #: ``#``, which would close a heading; ``&`` only where it would start an entity such as ``&amp;``)
 _SPECIAL = re.compile(r"([\\`*_\[\]<~|$#]|&(?=#?\w+;))")
@@ -109,7 +101,7 @@ def _row(c: CaseDiff, link: str | None, first_run: bool) -> str:
     cells = [
         "not passing"
         if first_run
-        else _CHANGE[c.bucket].join(("**", "**") if c.bucket == "Regressed" else ("", "")),
+        else BUCKET_TEXT[c.bucket].join(("**", "**") if c.bucket == "Regressed" else ("", "")),
         str(c.seq),
         case,
         escape(c.query, QUERY_CHARS),

@@ -139,6 +139,12 @@ class _Builder:
             self.flush()
             self._pending = (role, [text])
 
+    def system(self, prompt: Any) -> None:
+        """The request's system prompt (text, or text blocks), as a line of its own."""
+        if prompt:
+            self.text("system", _text_of(prompt))
+            self.flush()
+
     def add(self, line: Line) -> None:
         self.flush()
         self.lines.append(line)
@@ -182,9 +188,7 @@ def chat_lines(body: dict[str, Any]) -> list[Line]:
 def responses_lines(body: dict[str, Any]) -> list[Line]:
     """An OpenAI Responses API request's instructions and input items."""
     b = _Builder()
-    if body.get("instructions"):
-        b.text("system", _text_of(body["instructions"]))
-        b.flush()
+    b.system(body.get("instructions"))
     items = body.get("input")
     if isinstance(items, str):
         b.text("user", items)
@@ -207,10 +211,7 @@ def responses_lines(body: dict[str, Any]) -> list[Line]:
 def anthropic_lines(body: dict[str, Any]) -> list[Line]:
     """An Anthropic Messages request's system prompt and messages."""
     b = _Builder()
-    system = body.get("system")
-    if system:
-        b.text("system", _text_of(system))
-        b.flush()
+    b.system(body.get("system"))
     for m in body.get("messages") or []:
         if not isinstance(m, dict):
             continue
@@ -304,10 +305,7 @@ def _bedrock_result(content: Any) -> Any:
 def bedrock_lines(body: dict[str, Any]) -> list[Line]:
     """A Bedrock Converse request's system prompt and messages."""
     b = _Builder()
-    system = body.get("system")
-    if system:
-        b.text("system", _text_of(system))
-        b.flush()
+    b.system(body.get("system"))
     for m in body.get("messages") or []:
         if not isinstance(m, dict):
             continue
