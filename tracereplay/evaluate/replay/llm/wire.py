@@ -6,6 +6,7 @@ for Bedrock the binary frames of ``application/vnd.amazon.eventstream``."""
 
 from __future__ import annotations
 
+import json
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -15,6 +16,15 @@ import orjson
 
 from tracereplay.evaluate.replay.llm.endpoints import Endpoint, as_endpoint
 from tracereplay.evaluate.replay.llm.recording import RecordedCall
+
+
+def _dumps(value: Any) -> bytes:
+    """``value`` as JSON: orjson, or the standard library for what orjson refuses (an integer
+    beyond 64 bits in recorded arguments, which must go out as it was recorded)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 @dataclass
@@ -50,7 +60,7 @@ def answer_of(call: RecordedCall, number: int) -> Answer:
         elif kind == "tool_call":
             arguments = part.get("arguments")
             if not isinstance(arguments, str):
-                arguments = orjson.dumps(arguments if arguments is not None else {}).decode()
+                arguments = _dumps(arguments if arguments is not None else {}).decode()
             calls.append(
                 {
                     "id": str(part.get("id") or f"call_replay_{number}_{len(calls)}"),
@@ -89,7 +99,7 @@ def _sse(events: list[tuple[str | None, dict[str, Any]]], done: bool) -> bytes:
     for name, payload in events:
         if name:
             out += f"event: {name}\n".encode()
-        data = orjson.dumps(payload)
+        data = _dumps(payload)
         for raw, escaped in _LINE_BREAKS:
             data = data.replace(raw, escaped)
         out += b"data: " + data + b"\n\n"
@@ -295,10 +305,12 @@ _ANTHROPIC_STOP = {"tool_calls": "tool_use", "length": "max_tokens", "stop": "en
 
 
 def _input_of(arguments: str) -> Any:
-    """A tool call's arguments as the JSON object the APIs that want one send."""
+    """A tool call's arguments as the JSON object the APIs that want one send (read by the
+    standard library: orjson reads an integer beyond 64 bits as a float, which would change the
+    recorded arguments)."""
     try:
-        return orjson.loads(arguments or "{}")
-    except orjson.JSONDecodeError:
+        return json.loads(arguments or "{}")
+    except ValueError:
         return {"input": arguments}
 
 
@@ -370,7 +382,7 @@ def anthropic_stream(body: dict[str, Any]) -> bytes:
             )
             delta = {
                 "type": "input_json_delta",
-                "partial_json": orjson.dumps(block["input"]).decode(),
+                "partial_json": _dumps(block["input"]).decode(),
             }
             events.append(
                 (
@@ -477,7 +489,7 @@ def event_frame(event: str, payload: dict[str, Any]) -> bytes:
                         (":message-type", "event")):  # fmt: skip
         raw = value.encode()
         headers += bytes([len(name)]) + name.encode() + b"\x07" + struct.pack(">H", len(raw)) + raw
-    body = orjson.dumps(payload)
+    body = _dumps(payload)
     prelude = struct.pack(">II", 12 + len(headers) + len(body) + 4, len(headers))
     message = prelude + struct.pack(">I", zlib.crc32(prelude)) + bytes(headers) + body
     return message + struct.pack(">I", zlib.crc32(message))
@@ -495,7 +507,7 @@ def bedrock_events(a: Answer) -> list[tuple[str, dict[str, Any]]]:
     for i, c in enumerate(a.tool_calls, start=index):
         start = {"toolUse": {"toolUseId": c["id"], "name": c["name"]}}
         events.append(("contentBlockStart", {"start": start, "contentBlockIndex": i}))
-        arguments = orjson.dumps(_input_of(c["arguments"])).decode()
+        arguments = _dumps(_input_of(c["arguments"])).decode()
         delta = {"toolUse": {"input": arguments}}
         events.append(("contentBlockDelta", {"delta": delta, "contentBlockIndex": i}))
         events.append(("contentBlockStop", {"contentBlockIndex": i}))
@@ -579,32 +591,32 @@ def recorded_response(
         if stream:
             usage = bool((request.get("stream_options") or {}).get("include_usage"))
             return chat_stream(a, model, usage), "text/event-stream"
-        return orjson.dumps(chat_body(a, model)), "application/json"
+        return _dumps(chat_body(a, model)), "application/json"
     if where.api == "responses":
         body = responses_body(a, model, request)
         if stream:
             return responses_stream(body), "text/event-stream"
-        return orjson.dumps(body), "application/json"
+        return _dumps(body), "application/json"
     if where.api == "gemini":
         if not stream:
-            return orjson.dumps(gemini_body(a, model)), "application/json"
+            return _dumps(gemini_body(a, model)), "application/json"
         if where.sse:
             return _sse(
                 [(None, c) for c in gemini_chunks(a, model)], done=False
             ), "text/event-stream"
-        return orjson.dumps(gemini_chunks(a, model)), "application/json"
+        return _dumps(gemini_chunks(a, model)), "application/json"
     if where.api == "bedrock":
         if stream:
             return bedrock_stream(a), "application/vnd.amazon.eventstream"
-        return orjson.dumps(bedrock_body(a)), "application/json"
+        return _dumps(bedrock_body(a)), "application/json"
     if where.api == "cohere":
         if stream:
             return cohere_stream(a), "text/event-stream"
-        return orjson.dumps(cohere_body(a)), "application/json"
+        return _dumps(cohere_body(a)), "application/json"
     body = anthropic_body(a, model)
     if stream:
         return anthropic_stream(body), "text/event-stream"
-    return orjson.dumps(body), "application/json"
+    return _dumps(body), "application/json"
 
 
 _GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
@@ -618,13 +630,13 @@ _AWS_ERROR = {403: "AccessDeniedException", 404: "ResourceNotFoundException",
 def error_body(api: str, message: str, kind: str, status: int = 400) -> bytes:
     """An API error body (the shape the API's client reads the message from)."""
     if api == "anthropic":
-        return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
+        return _dumps({"type": "error", "error": {"type": kind, "message": message}})
     if api == "gemini":
         google = _GOOGLE_STATUS.get(status, "INTERNAL" if status >= 500 else "INVALID_ARGUMENT")
-        return orjson.dumps({"error": {"code": status, "message": message, "status": google}})
+        return _dumps({"error": {"code": status, "message": message, "status": google}})
     if api in ("bedrock", "cohere"):
-        return orjson.dumps({"message": message})
-    return orjson.dumps({"error": {"message": message, "type": kind, "param": None, "code": None}})
+        return _dumps({"message": message})
+    return _dumps({"error": {"message": message, "type": kind, "param": None, "code": None}})
 
 
 def reply_headers(api: str, status: int, content_type: str) -> dict[str, str]:
