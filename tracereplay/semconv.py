@@ -186,6 +186,8 @@ RUN_STATUS: Final = "tracereplay.run.status"  # "max_rounds_exceeded" when the a
 RUN_KIND: Final = "tracereplay.run.kind"  # "replay" while evaluation replays a case
 EVAL_RUN_ID: Final = "tracereplay.eval_run_id"
 CASE_ID: Final = "tracereplay.case_id"
+# on a chat span of a replay run: what answered the call ("recording", "live", "refused")
+LLM_SOURCE: Final = "tracereplay.llm.source"
 # on an execute_tool span whose result came from a tool interceptor (replay), not the tool
 TOOL_REPLAYED: Final = "tracereplay.tool.replayed"
 # "text": gen_ai.tool.call.result is the tool's str result as is; "json": any other value as JSON

@@ -215,6 +215,20 @@ def assert_replay_runs_marked(db: Path, doc: dict) -> None:
         assert run_id, case
         (run,) = rows(db, "SELECT kind, eval_run_id, case_id FROM runs WHERE run_id = ?", [run_id])
         assert run == {"kind": "replay", "eval_run_id": eval_run_id, "case_id": case["case_id"]}
+        # every LLM call the agent made is kept once, with what answered it: a call an
+        # instrumentation recorded too is one row (a row without a source would be its double)
+        # (the runs of the replay's trace: a sub-agent's calls are its own run's)
+        calls = rows(
+            db,
+            "SELECT run_id, round, source FROM llm_calls WHERE trace_id = "
+            "(SELECT trace_id FROM runs WHERE run_id = ?) ORDER BY run_id, round",
+            [run_id],
+        )
+        assert calls and all(c["source"] for c in calls), (case["query"], calls)
+        llm = case["repetitions"][0]["replay"].get("llm")
+        if llm is not None and llm["fork_round"] is None:
+            answered = sum(c["source"] == "recording" for c in calls)
+            assert answered == llm["answered"], (case["query"], calls, llm)
     live_in_replays = rows(
         db,
         "SELECT run_id, agent_name FROM runs WHERE kind = 'live' AND trace_id IN "

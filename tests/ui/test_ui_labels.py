@@ -137,3 +137,28 @@ def test_monitor_results_are_shown_beside_the_labels(fresh_db: Path, tmp_path: P
     assert 'href="/monitors/sunny"' in monitors and "says-sunny" in monitors
     assert 'class="badge FAILED">FAILED<' in monitors
     assert "not sunny" in section.split('id="monitor-results"', 1)[0]
+
+
+def test_the_runs_page_filters_and_counts_by_label(fresh_db: Path) -> None:
+    """The runs page's label facet: each run's latest label (``unlabelled`` for none), counted
+    among the runs the other filters keep, and a filter like the others."""
+    with Store.open(fresh_db) as store:
+        ids = [
+            r[0]
+            for r in store.con.execute(
+                "SELECT run_id FROM runs WHERE kind = 'live' ORDER BY started_at, run_id LIMIT 3"
+            ).fetchall()
+        ]
+        total = store.con.execute("SELECT count(*) FROM runs WHERE kind = 'live'").fetchall()[0][0]
+        store.add_label(ids[0], "bad", note="wrong city", author="dana")
+        store.add_label(ids[1], "bad", author="dana")
+        store.add_label(ids[1], "good", author="eve")  # the latest label counts
+        store.add_label(ids[2], "bad", author="eve")
+    with client_for(fresh_db) as client:
+        page = client.get("/runs").text
+        facet = page[page.index('data-facet="label"') :]
+        facet = facet[: facet.index("</section>")]
+        counts = dict(re.findall(r'data-value="(\w+)".*?class="count">([\d,]+)<', facet, re.S))
+        assert counts == {"bad": "2", "good": "1", "unlabelled": str(total - 3)}, facet
+        bad = client.get("/runs?label=bad").text
+        assert ids[0] in bad and ids[2] in bad and ids[1] not in bad

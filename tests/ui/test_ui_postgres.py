@@ -30,6 +30,8 @@ def _ids(store_target) -> dict[str, str]:
 
 
 def test_every_page_shows_the_same_on_postgres(pipeline_copy: Path, pg_url: str) -> None:  # noqa: F811
+    with Store.open(pipeline_copy) as store:  # a labelled run: the label facet on both engines
+        store.add_label(_ids(pipeline_copy)["run"], "bad", note="wrong city", author="dana")
     done = subprocess.run(
         [sys.executable, "-m", "tracereplay", "--db", str(pipeline_copy), "store", "copy", "--to", pg_url],
         capture_output=True, text=True, timeout=300,
@@ -39,6 +41,7 @@ def test_every_page_shows_the_same_on_postgres(pipeline_copy: Path, pg_url: str)
     assert _ids(pg_url) == ids
     pages = [
         "/dashboard", "/runs", "/runs?status=success", "/runs?q=weather", f"/runs/{ids['run']}",
+        "/runs?label=bad", "/runs?label=unlabelled&status=success",
         "/suites", f"/suites/{ids['suite']}", f"/suites/{ids['suite']}/grid", "/evals",
         f"/evals/{ids['eval']}", f"/cases/{ids['case']}", "/monitors",
         "/sql?q=SELECT+count(*)+AS+n+FROM+runs",

@@ -62,6 +62,7 @@ def _llm_label(call: LlmCall) -> Text:
         (call.model or "?", "blue"),
         (f"  {call.duration_ms:.0f} ms{tokens}", "dim"),
         (f"  finish={call.finish_reason}" if call.finish_reason else "", "dim"),
+        (f"  answered by: {call.source}" if call.source else "", "magenta"),
     )
 
 

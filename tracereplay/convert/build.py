@@ -70,6 +70,7 @@ def _llm_info(node: Node, plan: RunPlan, logs: Logs) -> LlmInfo:
             or not info.finish_reason
             or not info.input_messages
             or not info.output_messages
+            or not info.source
         ):
             info.fill_from(
                 extract.llm_info(inner.span, inner.convention, logs.get(inner.span.span_id, ()))
@@ -130,17 +131,24 @@ def same_request(a: LlmRound, b: LlmRound) -> bool:
     siblings rather than nested when one of the tracers does not make its span current. Their
     times overlap over most of the shorter one, and where both recorded the question they
     recorded the same one. An agent loop sends its requests one after another, so two
-    requests of one run do not overlap like that."""
+    requests of one run do not overlap like that, nor hold the same number of model turns and
+    tool results."""
     sa, sb = a.span, b.span
     overlap = min(sa.end_ns, sb.end_ns) - max(sa.start_ns, sb.start_ns)
     shorter = min(sa.end_ns - sa.start_ns, sb.end_ns - sb.start_ns)
     if overlap <= 0 or 2 * overlap < shorter:
         return False
     ia, ib = a.info.input_messages, b.info.input_messages
-    if ia and ib and last_text(ia, "user") != last_text(ib, "user"):
+    if ia and ib and (last_text(ia, "user") != last_text(ib, "user") or _turns(ia) != _turns(ib)):
         return False
     ma, mb = a.info.model, b.info.model
     return not (ma and mb and not (ma.startswith(mb) or mb.startswith(ma)))
+
+
+def _turns(messages: list[dict[str, Any]]) -> int:
+    """How many model turns and tool results a request's history holds: a loop's next request
+    holds more than the one before (whose spans may overlap it: OpenLIT's end late)."""
+    return sum(m["role"] in ("assistant", "tool") for m in messages)
 
 
 def _merged(rounds: list[LlmRound]) -> list[LlmRound]:
@@ -303,6 +311,7 @@ def _llm_call(r: LlmRound) -> LlmCall:
             "started_at": utc(span.start_ns),
             "input_messages": info.input_messages,
             "output_messages": info.output_messages,
+            "source": info.source or None,
         },
     )
 

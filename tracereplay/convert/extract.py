@@ -13,6 +13,7 @@ from tracereplay.semconv import (
     GEN_AI_INPUT_MESSAGES,
     GEN_AI_OUTPUT_MESSAGES,
     INPUT_VALUE,
+    LLM_SOURCE,
     OPENINFERENCE_AGENT_NAME,
     OUTPUT_VALUE,
     TRACELOOP_ENTITY_INPUT,
@@ -29,7 +30,12 @@ def llm_info(span: Span, convention: str, logs: Sequence[LogRecord] = ()) -> Llm
     if convention == AI_SDK:
         return ai_sdk.llm_info(span)
     info = openllmetry.llm_info(span, logs)  # GenAI form first, then the indexed form
-    return logfire.fill_llm_info(span, info) if convention == LOGFIRE else info
+    if convention == LOGFIRE:
+        return logfire.fill_llm_info(span, info)
+    source = span.attributes.get(LLM_SOURCE)
+    if source is not None:  # a replay's own span of the call (``replay.llm.noted_calls``)
+        info.source = as_name(source)
+    return info
 
 
 def tool_info(span: Span, convention: str) -> ToolInfo:

@@ -17,6 +17,7 @@ class LlmInfo:
     finish_reason: str = ""
     input_messages: list[dict[str, Any]] = field(default_factory=list)
     output_messages: list[dict[str, Any]] = field(default_factory=list)
+    source: str = ""  # a replay's call: what answered it (``tracereplay.llm.source``)
 
     def fill_from(self, other: LlmInfo) -> None:
         """Take ``other``'s value for every field this one lacks (same call, inner span)."""
@@ -34,6 +35,8 @@ class LlmInfo:
             self.input_messages = other.input_messages
         if not self.output_messages:
             self.output_messages = other.output_messages
+        if not self.source:
+            self.source = other.source
 
 
 @dataclass(slots=True)

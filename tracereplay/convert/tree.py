@@ -38,7 +38,7 @@ from tracereplay.convert.detect import (
     runtime_key,
 )
 from tracereplay.convert.framework_forms import step_agent_name
-from tracereplay.semconv import GEN_AI_AGENT_ID, GEN_AI_AGENT_NAME, INPUT_VALUE
+from tracereplay.semconv import GEN_AI_AGENT_ID, GEN_AI_AGENT_NAME, INPUT_VALUE, LLM_SOURCE
 from tracereplay.spans import Span
 
 
@@ -120,6 +120,7 @@ def build_nodes(spans: list[Span]) -> tuple[list[Node], list[Node]]:
         adopt_deliveries(nodes, tops)
         _adopt_orphans(tops)
         _adopt_by_time(nodes, tops, tools > 0)
+        _adopt_replay_calls(nodes, tops)
         _graph_nodes_are_steps(nodes)
     return nodes, tops
 
@@ -224,6 +225,65 @@ def _ancestors(node: Node) -> set[int]:
         out.add(id(parent))
         parent = parent.parent
     return out
+
+
+def _adopt_replay_calls(nodes: list[Node], tops: list[Node]) -> None:
+    """A replay's own span of an LLM call (``tracereplay.llm.source``, written by the HTTP layer
+    under whatever span is current there) moves under the span that records the same call, or
+    under the agent that made it, when the framework does not make its spans current where it
+    sends its requests (strands, OpenInference's LangChain tracer): under the latest-starting
+    LLM span of its parent's subtree (or of a tree whose parent span never arrived: strands
+    0.2 loses a cycle's span when the model fails) that holds it in time; else under the LLM span just before
+    it among its siblings, nothing but other spans between them (LlamaIndex's ``astream_chat``
+    ends when it hands over the stream, before the request is sent); else under the
+    latest-starting agent span of the subtree that holds it. Nested so, the two spans of one
+    call are one call (``build._llm_info``)."""
+    noted = [n for n in nodes if n.role == LLM and LLM_SOURCE in n.span.attributes]
+    for node in noted:
+        if node.parent is None or node.parent.role == LLM:
+            continue
+        best: dict[int, Node] = {}
+        for other in nodes:
+            if (
+                other.role not in (LLM, AGENT)
+                or other is node.parent
+                or not _within(node.span, other.span)
+                or LLM_SOURCE in other.span.attributes
+            ):
+                continue
+            lineage = _ancestors(other)
+            if id(node) in lineage or (id(node.parent) not in lineage and not _orphaned(other)):
+                continue
+            held = best.get(other.role)
+            if held is None or other.span.start_ns >= held.span.start_ns:
+                best[other.role] = other
+        target = best.get(LLM) or _call_before(node) or best.get(AGENT)
+        if target is not None:
+            _move(node, target, tops)
+
+
+def _orphaned(node: Node) -> bool:
+    """Whether ``node``'s tree hangs from a parent span the trace does not hold."""
+    top, seen = node, 0
+    while top.parent is not None and seen < 10_000:
+        top, seen = top.parent, seen + 1
+    return bool(top.span.parent_span_id) and top.span.parent_span_id != top.span.span_id
+
+
+def _call_before(node: Node) -> Node | None:
+    """The instrumentation's LLM span of the call ``node`` (a replay's span of it) records, when
+    it ended before the request went out: the sibling LLM span just before it, with no tool,
+    agent or other LLM call between them, that holds no replay span yet."""
+    assert node.parent is not None
+    for other in reversed(node.parent.children):
+        if other is node or other.span.start_ns > node.span.start_ns:
+            continue
+        if other.role in (TOOL, AGENT) or LLM_SOURCE in other.span.attributes:
+            return None
+        if other.role == LLM:
+            taken = any(LLM_SOURCE in c.span.attributes for c in other.children)
+            return None if taken else other
+    return None
 
 
 def _adopt_by_time(nodes: list[Node], tops: list[Node], has_tools: bool) -> None:

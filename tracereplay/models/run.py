@@ -97,6 +97,9 @@ class LlmCall(_Record):
     started_at: datetime | None = None
     input_messages: list[dict[str, Any]] = Field(default_factory=list)
     output_messages: list[dict[str, Any]] = Field(default_factory=list)
+    #: what answered a replay's call: "recording", "live" (a model) or "refused" (nothing
+    #: recorded matched); None in a production run
+    source: str | None = None
 
 
 RunKind = Literal["live", "replay", "imported"]  # imported: `suite import` of ffai results

@@ -726,6 +726,7 @@ class Store:
                     started_at=d["started_at"],
                     input_messages=_loads(d["input_messages"], []),
                     output_messages=_loads(d["output_messages"], []),
+                    source=d.get("source"),
                 )
             )
         return Run(
@@ -1131,7 +1132,7 @@ def _add_tool_call_rows(rows: list[tuple], r: dict[str, Any], started_at: dateti
 _LLM_CALL_NAMES = (
     "run_id", "round", "trace_id", "span_id", "model", "provider", "input_tokens",
     "output_tokens", "duration_ms", "finish_reason", "started_at", "input_messages",
-    "output_messages",
+    "output_messages", "source",
 )  # fmt: skip
 
 
@@ -1167,6 +1168,7 @@ def _add_llm_call_rows(rows: list[tuple], r: dict[str, Any]) -> None:
                 _ts(c["started_at"]),
                 _dump(dumps, c["input_messages"]),
                 _dump(dumps, c["output_messages"]),
+                c["source"],
             )
         )
 

@@ -68,6 +68,7 @@ from tracereplay.evaluate.replay.llm import (
     RecordedCall,
     RecordedLlm,
     answering,
+    keeping_calls,
     live_llm,
     llm_error_reason,
     watching_tool_results,
@@ -276,6 +277,7 @@ class Replayer:
             stack.enter_context(tool_interceptor(tools))
             if llm is not None:
                 stack.enter_context(answering(llm))
+            stack.enter_context(keeping_calls())
             answers = stack.enter_context(count_answers())
             if self._provider is not None and self._capture is not None:
                 # the agent's own tracer providers hand over the replay's spans, and

@@ -13,14 +13,21 @@ import orjson
 from tracereplay.errors import BadParameterError
 from tracereplay.store.db import Store
 
-#: facet name -> the runs column it counts (``model`` is special: ``models`` is a JSON array)
+#: facet name -> the runs column it counts (``model`` is special: ``models`` is a JSON array;
+#: ``label`` is the run's latest label, from ``LABEL``)
 FACETS: dict[str, str] = {
     "status": "status",
     "kind": "kind",
     "agent": "agent_name",
     "service": "service_name",
     "model": "models",
+    "label": "label",
 }
+#: a run's latest label (``tracereplay label``, the run page's form), ``unlabelled`` for none
+LABEL = (
+    "coalesce((SELECT l.verdict FROM latest_labels AS l WHERE l.run_id = runs.run_id), "
+    "'unlabelled')"
+)
 #: sort key -> SQL expression
 SORTS: dict[str, str] = {
     "started": "started_at",
@@ -139,7 +146,7 @@ class RunFilter:
         own filter out (facet counts show what choosing another value would give)."""
         clauses: list[str] = []
         params: list[Any] = []
-        for name, column in FACETS.items():
+        for name in FACETS:
             chosen = self.values.get(name)
             if not chosen or name == skip:
                 continue
@@ -151,7 +158,7 @@ class RunFilter:
                 )
                 params.extend(orjson.dumps(v).decode() for v in chosen)
             else:
-                clauses.append(f"list_contains(?::VARCHAR[], {column})")
+                clauses.append(f"list_contains(?::VARCHAR[], {_expression(name)})")
             params.append(list(chosen))
         if self.q:
             needle = self.q.lower()
@@ -260,7 +267,7 @@ def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tupl
     rows = store.con.execute(
         # an expensive filter (search) is evaluated once; a cheap one is cheaper to scan again
         f"WITH m AS {'' if flt.q else 'NOT '}MATERIALIZED (SELECT status, kind, agent_name, "
-        "service_name, models "
+        f"service_name, models{f', {LABEL} AS label' if 'label' in shared else ''} "
         f"FROM runs WHERE {where}) " + " UNION ALL ".join(parts),
         params,
     ).fetchall()
@@ -274,8 +281,9 @@ def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tupl
         if name in shared:
             continue
         own_where, own_params = flt.where(skip=name)
-        sql = f"WITH m AS (SELECT {FACETS[name]} FROM runs WHERE {own_where}) " + _facet_select(
-            name, "m"
+        sql = (
+            f"WITH m AS (SELECT {_expression(name)} AS {FACETS[name]} FROM runs "
+            f"WHERE {own_where}) " + _facet_select(name, "m")
         )
         out[name] = [
             (_label(v), int(n)) for _, v, n in store.con.execute(sql, own_params).fetchall()
@@ -297,6 +305,11 @@ def _facet_select(name: str, source: str) -> str:
         )
     col = FACETS[name]
     return f"(SELECT '{name}', {col}, count(*) FROM {source} GROUP BY {col})"
+
+
+def _expression(name: str) -> str:
+    """The SQL expression of a facet's value on ``runs``."""
+    return LABEL if name == "label" else FACETS[name]
 
 
 def _label(value: Any) -> str:

@@ -11,6 +11,8 @@
 - ``interceptor``: ``RecordedLlm`` (matching, drift, errors of one case) and ``decide``, what
   the HTTP hooks (``httpx_hook``, ``urllib3_hook``, ``aiohttp_hook``) do with a request in a
   replay's context;
+- ``noted_calls``: every LLM call a replay makes kept as a ``chat`` span of its replay run,
+  with what answered it (the recording, a live model, or a refusal);
 - ``sent_results``: the tool results an agent sends its model, counted per tool (the airtight
   check of plain loops).
 """
@@ -24,6 +26,7 @@ from tracereplay.evaluate.replay.llm.interceptor import (
     RecordedLlm,
     answering,
     install,
+    keeping_calls,
     live_llm,
     llm_error_reason,
     watching_tool_results,
@@ -40,6 +43,7 @@ __all__ = [
     "RecordedLlm",
     "answering",
     "install",
+    "keeping_calls",
     "live_llm",
     "llm_error_reason",
     "load_llm_recordings",

@@ -40,6 +40,7 @@ from typing import Any, Literal
 import orjson
 
 from tracereplay.evaluate.outcomes import LlmReport, PromptDrift
+from tracereplay.evaluate.replay.llm import noted_calls as noted
 from tracereplay.evaluate.replay.llm.canonical import (
     Line,
     Request,
@@ -53,6 +54,7 @@ from tracereplay.evaluate.replay.llm.canonical import (
     same_model,
 )
 from tracereplay.evaluate.replay.llm.endpoints import Endpoint, as_endpoint, endpoint
+from tracereplay.evaluate.replay.llm.noted_calls import is_noting, live_call, open_live, start
 from tracereplay.evaluate.replay.llm.recording import (
     RecordedCall,
     provider_message,
@@ -110,7 +112,7 @@ class RecordedLlm:
         self._drift: list[PromptDrift] = []
         self._errors: list[str] = []
         self._unchecked: list[int] = []
-        self._last_failure: tuple[Any, tuple[int, bytes, str]] | None = None
+        self._last_failure: tuple[Any, tuple[int, bytes, str], RecordedCall] | None = None
         #: ``--llm-until N``: calls after the N-th are sent live (the fork)
         self.until = until
         self._live: list[int] = []
@@ -159,11 +161,18 @@ class RecordedLlm:
     def answer(self, api: str | Endpoint, body: dict[str, Any]) -> tuple[int, bytes, str]:
         """(HTTP status, body, content type) for one request of ``api`` (its name, or the
         ``Endpoint`` its URL shows)."""
+        return self.answer_call(api, body)[0]
+
+    def answer_call(
+        self, api: str | Endpoint, body: dict[str, Any]
+    ) -> tuple[tuple[int, bytes, str], RecordedCall | None]:
+        """``answer``, and the recorded call that answered (None: the request was refused)."""
         request = parse_request(api, body)
         key = (request.api, request.lines, request.model)
         with self._lock:
             if self._last_failure is not None and self._last_failure[0] == key:
-                return self._last_failure[1]  # a retry of a call the recording says failed
+                # a retry of a call the recording says failed
+                return self._last_failure[1], self._last_failure[2]
             self._count += 1
             n = self._count
             if not self.has_recording:
@@ -171,7 +180,7 @@ class RecordedLlm:
                     api,
                     f"LLM call {n} has no recording to answer it: the case has no source run "
                     "(--llm recorded replays recorded cases only)",
-                )
+                ), None
             free = [i for i, used in enumerate(self._used) if not used]
             if not free:
                 made = sum(1 for c in self.calls if not c.nested)
@@ -179,7 +188,7 @@ class RecordedLlm:
                     api,
                     f"LLM call {n}: the replay asked more LLM calls than were recorded "
                     f"(the source run made {made})",
-                )
+                ), None
             exact = next((i for i in free if self._same(i, request)), None)
             chosen = exact if exact is not None else self._closest(free, request)
             call = self.calls[chosen]
@@ -189,7 +198,7 @@ class RecordedLlm:
                     f"LLM call {n}: the recorded LLM call it matches ({call.label()}) has no "
                     "output messages: the source run was recorded without message content "
                     f"({CAPTURE_HINT})",
-                )
+                ), None
             if exact is None:
                 drift = self._drift_of(n, chosen, request)
                 if drift is None:
@@ -199,7 +208,7 @@ class RecordedLlm:
                             api,
                             f"LLM call {n}: the recorded LLM call ({call.label()}) has no input "
                             f"messages to check it against (--llm-match strict; {CAPTURE_HINT})",
-                        )
+                        ), None
                 else:
                     drift.answered = self.match == "order"
                     self._drift.append(drift)
@@ -208,7 +217,7 @@ class RecordedLlm:
                             api,
                             f"LLM call {n}: prompt drift from the recorded {call.label()} "
                             f"({'; '.join(drift.differences[:2])}) (--llm-match strict)",
-                        )
+                        ), None
             self._used[chosen] = True
             self._answered += 1
             if call.error is not None:
@@ -219,11 +228,11 @@ class RecordedLlm:
                 message = provider_message(call.error)
                 body_ = error_body(request.api, message, kind, status)
                 result = (status, body_, "application/json")
-                self._last_failure = (key, result)
-                return result
+                self._last_failure = (key, result, call)
+                return result, call
             self._last_failure = None
         content, content_type = recorded_response(api, call, n, body)
-        return 200, content, content_type
+        return (200, content, content_type), call
 
     def refuse(self, method: str, url: str) -> str:
         """Record a non-LLM request made during the replay; the message to raise."""
@@ -234,6 +243,11 @@ class RecordedLlm:
         with self._lock:
             self._errors.append(message)
         return message
+
+    def last_error(self) -> str | None:
+        """The reason of the last request the replay refused."""
+        with self._lock:
+            return self._errors[-1] if self._errors else None
 
     def _fail(self, api: str | Endpoint, message: str) -> tuple[int, bytes, str]:
         self._errors.append(message)
@@ -448,10 +462,12 @@ _sending: ContextVar[bool] = ContextVar("tracereplay_llm_sending", default=False
 
 @contextlib.contextmanager
 def sending() -> Iterator[None]:
-    """The block sends a request ``decide`` let through: hooks below it leave it alone."""
+    """The block sends a request ``decide`` let through: hooks below it leave it alone (and
+    the span ``decide`` began for it, a live LLM call's, ends with the block)."""
     token = _sending.set(True)
     try:
-        yield
+        with live_call():
+            yield
     finally:
         _sending.reset(token)
 
@@ -476,22 +492,34 @@ def decide(method: str, url: str, content: bytes) -> Reply | None:
     if current is None and _offline and where is not None:
         raise OfflineRequestError(_STRAY.format(method=method, url=url))
     if not isinstance(current, RecordedLlm):
+        if where is not None and is_noting():  # a live replay: the call is kept as sent
+            open_live(start(where, _body(content), noted.LIVE))
         return None
     if where is None:
         if current.live_tools:
             return None
         raise OfflineRequestError(current.refuse(method, url))
-    try:
-        body = orjson.loads(content or b"{}")
-    except orjson.JSONDecodeError:
-        body = None
+    body = _body(content)
     if current.until is not None and current.goes_live(where, body):
+        open_live(start(where, body, noted.LIVE))
         return None
+    call = None
     if not isinstance(body, dict):
         status, data, ctype = current._fail(where, "an LLM request whose body is not a JSON object")
     else:
-        status, data, ctype = current.answer(where, body)
+        (status, data, ctype), call = current.answer_call(where, body)
+    span = start(where, body, noted.RECORDING if call is not None else noted.REFUSED)
+    if span is not None:
+        noted.answered(span, call, call.error if call is not None else current.last_error())
     return Reply(status, data, reply_headers(where.api, status, ctype))
+
+
+def _body(content: bytes) -> Any:
+    """An LLM request's body as JSON (None when it is not JSON)."""
+    try:
+        return orjson.loads(content or b"{}")
+    except orjson.JSONDecodeError:
+        return None
 
 
 @contextlib.contextmanager
@@ -501,6 +529,15 @@ def watching_tool_results() -> Iterator[SentResults]:
     install()
     with observing(SentResults()) as sent:
         yield sent
+
+
+@contextlib.contextmanager
+def keeping_calls() -> Iterator[None]:
+    """Keep every LLM call this context makes as a span of the replay run (``noted_calls``),
+    live or answered, whether or not the agent's LLM client is instrumented."""
+    install()
+    with noted.noting():
+        yield
 
 
 _install_tried = False
