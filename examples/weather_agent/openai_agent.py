@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tools import TOOL_SCHEMAS, TOOLS  # noqa: E402
+from tools import TOOL_SCHEMAS, TOOLS, CityNotFound  # noqa: E402
 
 import tracereplay  # noqa: E402
 from tracereplay import AgentResult, Document  # noqa: E402
@@ -48,8 +48,12 @@ def _client() -> Any:
     )
 
 
-def run_agent(query: str, model: str = MODEL, max_rounds: int = 4) -> AgentResult:
-    """Answer ``query`` with ``model``; one LLM call per round, tools through the SDK."""
+def run_agent(
+    query: str, model: str = MODEL, max_rounds: int = 4, *, own_city_errors: bool = False
+) -> AgentResult:
+    """Answer ``query`` with ``model``; one LLM call per round, tools through the SDK.
+    ``own_city_errors``: a city no station knows is answered by the agent itself, not left to
+    the model (which tells the user about weather stations)."""
     client = _client()
     settings = {"temperature": 0.0, "max_tokens": 400}
     with tracereplay.agent_run(AGENT, query, parameters={"model": model}) as run:
@@ -80,6 +84,11 @@ def run_agent(query: str, model: str = MODEL, max_rounds: int = 4) -> AgentResul
                 try:
                     content = json.dumps(TOOLS[fn.name](**json.loads(fn.arguments)))
                 except (LookupError, ValueError) as exc:  # a tool error goes back to the model
+                    if own_city_errors and isinstance(exc, CityNotFound):
+                        city = json.loads(fn.arguments).get("city", "")
+                        result.response = f"There is no city called {city} that I know of."
+                        run.set_response(result.response)
+                        return result
                     content = f"error: {exc}"
                 messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": content})
         result.status = "max_rounds_exceeded"
@@ -95,6 +104,12 @@ def answer(query: str, context: list[Document] | None = None) -> AgentResult:
 def answer_v2(query: str, context: list[Document] | None = None) -> AgentResult:
     """The agent switched to the next model version (its forecasts are for 5 days)."""
     return run_agent(query, NEW_MODEL)
+
+
+def answer_fixed(query: str, context: list[Document] | None = None) -> AgentResult:
+    """The agent after the fix of docs/promoting.md's walkthrough: it answers an unknown city
+    itself."""
+    return run_agent(query, own_city_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -245,6 +245,10 @@ class Row:
     replayed: str | None
     marks: int
     reason: str = ""
+    #: every LLM call of the replay kept once, with what answered it (issue 50): no llm_calls
+    #: row of the replay's trace without a source, and offline as many answered by the
+    #: recording as the eval counts
+    calls_kept: bool = False
 
     @property
     def score(self) -> int:
@@ -306,7 +310,30 @@ def replay(agent: Agent, shape: str, rec: Recorded, work: Path, mode: str) -> Ro
     if len(cases) != 1:
         return Row(agent.name, shape, rec.verdict, None, n_marks, f"{len(cases)} cases")
     (case,) = cases
-    return Row(agent.name, shape, rec.verdict, case["status"], n_marks, _reason(case))
+    row = Row(agent.name, shape, rec.verdict, case["status"], n_marks, _reason(case))
+    row.calls_kept = calls_kept(db, case)
+    return row
+
+
+def calls_kept(db: Path, case: dict) -> bool:
+    rep = case["repetitions"][0]
+    if not rep.get("run_id"):
+        return False
+    from tracereplay.ingest import open_store
+
+    with open_store(db) as store:
+        calls = store.query_dicts(
+            "SELECT source FROM llm_calls WHERE trace_id = "
+            "(SELECT trace_id FROM runs WHERE run_id = ?)",
+            [rep["run_id"]],
+        )
+    llm = (rep.get("replay") or {}).get("llm")
+    answered = sum(c["source"] == "recording" for c in calls)
+    return (
+        bool(calls)
+        and all(c["source"] for c in calls)
+        and (llm is None or answered == llm["answered"])
+    )
 
 
 def score_shape(agent: Agent, shape: str, work: Path, modes: list[str]) -> dict[str, Row]:
@@ -347,6 +374,9 @@ def main(argv: list[str]) -> None:
             if skipped:
                 print(f"skipped (no fake model server to start): {', '.join(skipped)}")
         print(f"{label} {sum(r.score for r in rows)}/{len(rows)}")
+        kept = [f"{r.agent}/{r.shape}" for r in rows if not r.calls_kept]
+        print(f"LLM calls kept {len(rows) - len(kept)}/{len(rows)}" + (
+            f" (not: {', '.join(kept)})" if kept else ""))  # fmt: skip
     print(f"({time.monotonic() - started:.0f} s)", file=sys.stderr)
     if opts.keep:
         print(f"stores kept in {tmp}", file=sys.stderr)

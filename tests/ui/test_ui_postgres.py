@@ -30,8 +30,9 @@ def _ids(store_target) -> dict[str, str]:
 
 
 def test_every_page_shows_the_same_on_postgres(pipeline_copy: Path, pg_url: str) -> None:  # noqa: F811
+    labelled = _ids(pipeline_copy)["run"]
     with Store.open(pipeline_copy) as store:  # a labelled run: the label facet on both engines
-        store.add_label(_ids(pipeline_copy)["run"], "bad", note="wrong city", author="dana")
+        store.add_label(labelled, "bad", note="wrong city", author="dana")
     done = subprocess.run(
         [sys.executable, "-m", "tracereplay", "--db", str(pipeline_copy), "store", "copy", "--to", pg_url],
         capture_output=True, text=True, timeout=300,
