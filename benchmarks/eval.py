@@ -35,7 +35,6 @@ from pathlib import Path
 from tracereplay.checks import list_check_kinds
 from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
 from tracereplay.evaluate.recorded.columnar import ScoredCases, load_recorded_cases
-from tracereplay.evaluate.runner import RunnerOptions
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest import open_store
 from tracereplay.models import (
@@ -47,6 +46,7 @@ from tracereplay.models import (
     Run,
     ToolCallRecord,
 )
+from tracereplay.scoring.runner import RunnerOptions
 from tracereplay.store import Store
 from tracereplay.store.suites import get_suite, insert_cases, insert_suite
 

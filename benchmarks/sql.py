@@ -27,11 +27,11 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord
 from tracereplay.evaluate.results_store import insert_case_runs, insert_eval_run, update_eval_run
-from tracereplay.evaluate.scoring import result_from_scores, summarize
 from tracereplay.models import CheckSpec, EvalCase, EvalSuite, ScoreResult, Status
 from tracereplay.query import run_sql
+from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord
+from tracereplay.scoring.verdicts import result_from_scores, summarize
 from tracereplay.store import Store
 from tracereplay.store.suites import insert_cases, insert_suite
 

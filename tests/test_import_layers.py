@@ -47,7 +47,7 @@ def _imported(path: Path) -> Iterator[tuple[str, int]]:
 
 
 def _subpackage(module: str) -> str:
-    """``tracereplay.evaluate.runner`` -> ``evaluate``; top-level modules are their own."""
+    """``tracereplay.scoring.runner`` -> ``evaluate``; top-level modules are their own."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
 

@@ -17,10 +17,10 @@ from opentelemetry.sdk.trace.export import (
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic import BaseModel
 
-from tracereplay.evaluate.replay.global_provider import global_provider, swap_global_tracer_provider
 from tracereplay.models.evals import ScoreResult
 from tracereplay.models.fast import build
 from tracereplay.models.run import AgentResult, LlmCall, Run, ToolCallRecord
+from tracereplay.replay.global_provider import global_provider, swap_global_tracer_provider
 from tracereplay.sdk.processor import CountingBatchSpanProcessor, ProcessorSlot, batch_queue
 from tracereplay.sdk.sdk_spans import _plain
 

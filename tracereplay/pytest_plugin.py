@@ -33,8 +33,8 @@ import pytest
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalSettings
-    from tracereplay.evaluate.outcomes import CaseReport
     from tracereplay.models import EvalCase
+    from tracereplay.scoring.outcomes import CaseReport
 
 __all__ = ["CaseItem", "CaseNotPassed", "suite_cases"]
 
@@ -163,7 +163,7 @@ class _Session:
 
     def settings(self, suite: str, case_ids: tuple[str, ...], **changes: Any) -> EvalSettings:
         from tracereplay.evaluate.evaluation import EvalSettings
-        from tracereplay.evaluate.runner import RunnerOptions
+        from tracereplay.scoring.runner import RunnerOptions
 
         fail_fast = self.config.option.maxfail == 1  # -x
         values: dict[str, Any] = {

@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
 from tracereplay.evaluate.diff import CaseDiff
-from tracereplay.evaluate.outcomes import EvalRunRecord
 from tracereplay.models import Status
 from tracereplay.report.markdown import CASES_LISTED, MAX_CHARS, REASON_CHARS, markdown_summary
+from tracereplay.scoring.outcomes import EvalRunRecord
 
 BIN = Path(sys.executable).parent
 URL = "https://ci.example.com/runs/7/report.html"

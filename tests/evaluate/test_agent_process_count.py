@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from replay_fixtures import AGENTS, eval_process, make_suite, rows
 
-from tracereplay.evaluate.replay.agent_process import usable_cores
+from tracereplay.replay.workers.agent_process import usable_cores
 
 
 def _pids_of_replay(tmp_path: Path, cities: list[str], agent: str) -> list[str]:

@@ -20,16 +20,16 @@ def _modules_after(code: str) -> set[str]:
 def test_the_eval_command_starts_the_fork_server_before_importing_the_models() -> None:
     # what `tracereplay eval --agent ...` has imported when it calls start_agent_server()
     loaded = _modules_after(
-        "import tracereplay.cli.app, tracereplay.cli.eval_cmd, tracereplay.evaluate.replay.preload"
+        "import tracereplay.cli.app, tracereplay.cli.eval_cmd, tracereplay.replay.workers.preload"
     )
-    assert "tracereplay.evaluate.replay.preload" in loaded
+    assert "tracereplay.replay.workers.preload" in loaded
     assert not {"pydantic", "tracereplay.models", "tracereplay.checks.registry"} & loaded
 
 
 def test_an_agent_process_has_the_built_in_checks_and_no_store() -> None:
     # the fork server's preload: each agent process starts with the built-in checks imported,
     # and none imports DuckDB (it writes its spans to the spool; the eval reads the store)
-    loaded = _modules_after("import tracereplay.evaluate.replay.agent_child")
+    loaded = _modules_after("import tracereplay.replay.workers.agent_child")
     assert {"tracereplay.checks.text", "tracereplay.checks.passfail"} <= loaded
     assert "duckdb" not in loaded and "pyarrow" not in loaded
 
@@ -38,7 +38,7 @@ def test_agent_processes_import_httpx_without_its_command_line_client() -> None:
     # httpx imports its CLI (click, rich) whenever they are installed: the fork server's
     # preload (imported here as the fork server does) defers it; httpx.main runs the command
     code = (
-        "from tracereplay.evaluate.replay.preload import PRELOAD\n"
+        "from tracereplay.replay.workers.preload import PRELOAD\n"
         "for name in PRELOAD:\n    __import__(name)"
     )
     loaded = _modules_after(code)

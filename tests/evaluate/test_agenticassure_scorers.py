@@ -18,10 +18,10 @@ from agenticassure.scorers.base import get_scorer  # noqa: E402
 
 from tracereplay.checks import run_check  # noqa: E402
 from tracereplay.checks.subject import CheckSubject  # noqa: E402
-from tracereplay.evaluate.replay.agent_loader import from_agenticassure  # noqa: E402
-from tracereplay.evaluate.scoring import resolve_checks  # noqa: E402
 from tracereplay.promote.foreign import agenticassure as convert  # noqa: E402
 from tracereplay.promote.suite_file import Problem  # noqa: E402
+from tracereplay.replay.agent_loader import from_agenticassure  # noqa: E402
+from tracereplay.scoring.verdicts import resolve_checks  # noqa: E402
 
 TEXT = st.text(alphabet="aAbBßSsİi \t\n.!7-", max_size=12)
 TOOLS = st.sampled_from(["get_weather", "search", "calc"])

@@ -7,9 +7,9 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tracereplay.evaluate.outcomes import CaseRun, ReplayReport
 from tracereplay.evaluate.results_store import CaseResultRows, load_case_runs
 from tracereplay.models import EvaluationResult, ScoreResult, Status, ToolCallRecord
+from tracereplay.scoring.outcomes import CaseRun, ReplayReport
 from tracereplay.store import Store
 
 T0 = datetime(2026, 12, 4, 9, 0, tzinfo=UTC)

@@ -18,21 +18,21 @@ from hypothesis import strategies as st
 from replay_agents import RUNNING_AT_START
 from replay_fixtures import AGENTS, CITIES, eval_process, make_suite, rows
 
-from tracereplay.evaluate.replay.agent_process import (
+from tracereplay.models import EvalCase, EvalSuite
+from tracereplay.replay.workers.agent_process import (
     AgentProcesses,
     AgentSetup,
     CaseInputs,
     ReplayPlan,
 )
-from tracereplay.evaluate.replay.dispatch import (
+from tracereplay.replay.workers.dispatch import (
     AHEAD_MOST,
     AHEAD_S,
     SLOW_S,
     Dispatcher,
     ahead_per_case,
 )
-from tracereplay.evaluate.runner import Job, RunnerOptions, error_run
-from tracereplay.models import EvalCase, EvalSuite
+from tracereplay.scoring.runner import Job, RunnerOptions, error_run
 
 
 @given(st.floats(min_value=0, max_value=1e6), st.floats(min_value=0, max_value=1e6))

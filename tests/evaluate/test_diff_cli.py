@@ -10,8 +10,8 @@ import pytest
 from replay_fixtures import cli, eval_json
 
 from tracereplay.evaluate.diff import BUCKETS, DifferentSuitesError, compare
-from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord
 from tracereplay.models import EvaluationResult, Status
+from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord
 
 SUITE = "7b0c3f7e-0000-4000-8000-000000000001"
 

@@ -11,7 +11,6 @@ import pytest
 from tracereplay.evaluate import evaluation
 from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
 from tracereplay.evaluate.recorded.columnar import CaseReports
-from tracereplay.evaluate.runner import RunnerOptions
 from tracereplay.models import (
     AgentResult,
     CheckSpec,
@@ -21,6 +20,7 @@ from tracereplay.models import (
     Run,
     ToolCallRecord,
 )
+from tracereplay.scoring.runner import RunnerOptions
 from tracereplay.store import Store
 from tracereplay.store.suites import insert_cases, insert_suite
 

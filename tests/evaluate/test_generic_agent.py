@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracereplay.evaluate.replay.agent_loader import AgentLoadError, load_agent
-from tracereplay.evaluate.replay.generic_agent import answer_text, entry_point
+from tracereplay.replay.agent_loader import AgentLoadError, load_agent
+from tracereplay.replay.generic_agent import answer_text, entry_point
 
 AGENTS = """
 from dataclasses import dataclass, field
@@ -110,7 +110,7 @@ def test_agent_call_names_the_entry_point(agents: ModuleType) -> None:
 
 
 def test_an_answer_with_no_text_is_an_error_naming_the_entry_point(agents: ModuleType) -> None:
-    from tracereplay.evaluate.replay.agent_loader import AgentResultError
+    from tracereplay.replay.agent_loader import AgentResultError
 
     agent = load_agent("generic_agents:no_answer")
     with pytest.raises(AgentResultError, match=r"no_answer\.invoke\(\) returned int"):

@@ -4,8 +4,8 @@ temperature recorded though the request set none (OpenLIT)."""
 
 from __future__ import annotations
 
-from tracereplay.evaluate.replay.llm import RecordedLlm
-from tracereplay.evaluate.replay.llm.recording import RecordedCall, restore_tool_requests
+from tracereplay.replay.answering.llm import RecordedLlm
+from tracereplay.replay.answering.llm.recording import RecordedCall, restore_tool_requests
 
 SYSTEM = {"role": "system", "parts": [{"type": "text", "content": "be brief"}]}
 USER = {"role": "user", "parts": [{"type": "text", "content": "weather in Oslo?"}]}
@@ -74,7 +74,7 @@ def test_a_recorded_default_temperature_matches_a_request_that_sets_none() -> No
 def test_a_recorded_client_error_gives_the_provider_message_once() -> None:
     """openai-v2 records ``str(APIStatusError)``; the client prefixes the replayed message
     with its ``Error code: 500 - `` again, so the recording's prefix is left out."""
-    from tracereplay.evaluate.replay.llm.recording import provider_message
+    from tracereplay.replay.answering.llm.recording import provider_message
 
     assert provider_message("Error code: 500 - scripted provider failure") == (
         "scripted provider failure"

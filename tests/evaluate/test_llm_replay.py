@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracereplay.evaluate.replay.llm import (
+from tracereplay.replay.answering.llm import (
     OfflineRequestError,
     RecordedCall,
     RecordedLlm,
@@ -23,14 +23,14 @@ from tracereplay.evaluate.replay.llm import (
     live_llm,
     llm_error_reason,
 )
-from tracereplay.evaluate.replay.llm.canonical import (
+from tracereplay.replay.answering.llm.canonical import (
     anthropic_lines,
     chat_lines,
     recorded_lines,
     responses_lines,
     same_model,
 )
-from tracereplay.evaluate.replay.llm.recording import provider_message, request_of
+from tracereplay.replay.answering.llm.recording import provider_message, request_of
 
 NOWHERE = "http://127.0.0.1:9/v1"  # the discard port: nothing answers there
 SYSTEM = "You answer weather questions."

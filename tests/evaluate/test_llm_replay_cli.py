@@ -342,7 +342,7 @@ def test_no_tool_runs_live_before_the_fork(recorded: Path, tmp_path: Path, model
 
 def test_the_fork_note_reads_for_every_n() -> None:
     from tracereplay.cli.eval_cmd import fork_note
-    from tracereplay.evaluate.outcomes import LlmReport
+    from tracereplay.scoring.outcomes import LlmReport
 
     assert fork_note(LlmReport(fork_round=0, live=[1, 2])) == (
         "fork at LLM call 0: no call answered from the recording, 2 live from call 1"

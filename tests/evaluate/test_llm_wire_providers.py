@@ -27,16 +27,16 @@ import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracereplay.evaluate.replay.llm import (
+from tracereplay.replay.answering.llm import (
     OfflineRequestError,
     RecordedCall,
     RecordedLlm,
     answering,
 )
-from tracereplay.evaluate.replay.llm.canonical import parse_request, recorded_lines
-from tracereplay.evaluate.replay.llm.endpoints import Endpoint, endpoint
-from tracereplay.evaluate.replay.llm.sent_results import results_per_tool
-from tracereplay.evaluate.replay.llm.wire import (
+from tracereplay.replay.answering.llm.canonical import parse_request, recorded_lines
+from tracereplay.replay.answering.llm.endpoints import Endpoint, endpoint
+from tracereplay.replay.answering.llm.sent_results import results_per_tool
+from tracereplay.replay.answering.llm.wire import (
     Answer,
     bedrock_stream,
     cohere_stream,
@@ -477,7 +477,7 @@ def run_in_venv(venv: str, script: str, calls: list[RecordedCall], make: str) ->
     preamble = textwrap.dedent(
         f"""
         import asyncio, json, sys
-        from tracereplay.evaluate.replay.llm import RecordedCall, RecordedLlm, answering
+        from tracereplay.replay.answering.llm import RecordedCall, RecordedLlm, answering
         NOWHERE = {NOWHERE!r}
         SYSTEM, QUESTION, ANSWER, RESULT = {SYSTEM!r}, {QUESTION!r}, {ANSWER!r}, {RESULT!r}
         RECORDED = [RecordedCall(**c) for c in json.loads(sys.argv[1])]
@@ -587,7 +587,7 @@ BEDROCK_AGENT = """
 import boto3
 from botocore.config import Config
 from botocore.eventstream import EventStreamBuffer
-from tracereplay.evaluate.replay.llm.wire import Answer, bedrock_stream
+from tracereplay.replay.answering.llm.wire import Answer, bedrock_stream
 
 client = boto3.client(
     "bedrock-runtime", region_name="us-east-1", endpoint_url=NOWHERE,
@@ -693,7 +693,7 @@ def test_boto3_bedrock_is_answered_from_the_recording() -> None:
 
 AIOHTTP_AGENT = """
 import aiohttp
-from tracereplay.evaluate.replay.llm import OfflineRequestError
+from tracereplay.replay.answering.llm import OfflineRequestError
 
 GEMINI = NOWHERE + "/v1beta/models/gemini-2.0-flash"
 BODY = {"contents": [{"role": "user", "parts": [{"text": QUESTION}]}],

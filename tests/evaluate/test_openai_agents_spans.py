@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tracereplay.convert.genai import llm_info, tool_info
-from tracereplay.evaluate.replay.frameworks.openai_agents_spans import (
+from tracereplay.replay.frameworks.openai_agents_spans import (
     GenAiProcessor,
     input_messages,
     output_messages,

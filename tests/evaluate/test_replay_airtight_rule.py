@@ -8,8 +8,8 @@ from typing import Any
 
 import orjson
 
-from tracereplay.evaluate.replay.airtight import ran_live
 from tracereplay.models import AgentResult, Run, ToolCallRecord
+from tracereplay.replay.answering.airtight import ran_live
 from tracereplay.semconv import TOOL_REPLAYED
 from tracereplay.spans import Span
 

@@ -26,8 +26,8 @@ provider.add_span_processor(SimpleSpanProcessor(exporter))
 CrewAIInstrumentor().instrument(tracer_provider=provider)  # the agent module's own, first
 import agent
 from crewai import Agent, Crew, Task
-from tracereplay.evaluate.replay.frameworks import framework_agent
-from tracereplay.evaluate.replay.frameworks.crewai import CrewInputsError, crew_inputs
+from tracereplay.replay.frameworks import framework_agent
+from tracereplay.replay.frameworks.crewai import CrewInputsError, crew_inputs
 
 out = {}
 out["accepted"] = [
@@ -46,7 +46,7 @@ fixed = Crew(agents=[writer], tasks=[Task(description="Write.", expected_output=
 writer.role = "writer"
 out["none"] = crew_inputs(fixed, "q")
 
-from tracereplay.evaluate.replay.frameworks import crewai as adapter
+from tracereplay.replay.frameworks import crewai as adapter
 asked = []
 with adapter._patch.answering(adapter._answer, lambda name, args: asked.append(args) or "answered"):
     out["answered"] = agent.get_weather.run(city="Paris")

@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracereplay.evaluate.replay.recorded_tools import (
+from tracereplay.models import ToolCallRecord
+from tracereplay.replay.answering.recorded_tools import (
     NoRecordingError,
     RecordedToolError,
     RecordedTools,
     arguments_equal,
     replay_error_reason,
 )
-from tracereplay.models import ToolCallRecord
 from tracereplay.sdk import RUN_LIVE
 
 

@@ -138,7 +138,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor as OpenLLMetry
 
-from tracereplay.evaluate.replay.frameworks.openai_agents import (
+from tracereplay.replay.frameworks.openai_agents import (
     _registered_processors,
     _restore_tracing,
     _saved_tracing,

@@ -8,7 +8,7 @@ import pytest
 
 from tracereplay.evaluate import evaluation
 from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
-from tracereplay.evaluate.runner import RunnerOptions
+from tracereplay.scoring.runner import RunnerOptions
 from tracereplay.store import Store
 
 

@@ -20,11 +20,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracereplay.evaluate.replay.agent_loader import AgentLoadError, is_adapter_run, load_agent
-from tracereplay.evaluate.replay.airtight import ran_live
-from tracereplay.evaluate.replay.llm.sent_results import SentResults, results_per_tool
-from tracereplay.evaluate.replay.recorded_tools import RecordedToolError, recorded_exception
-from tracereplay.evaluate.replay.tool_functions import ToolFunctions, trampoline
+from tracereplay.replay.agent_loader import AgentLoadError, is_adapter_run, load_agent
+from tracereplay.replay.answering.airtight import ran_live
+from tracereplay.replay.answering.llm.sent_results import SentResults, results_per_tool
+from tracereplay.replay.answering.recorded_tools import RecordedToolError, recorded_exception
+from tracereplay.replay.answering.tool_functions import ToolFunctions, trampoline
 from tracereplay.sdk import tool_interceptor
 
 LOOP = """

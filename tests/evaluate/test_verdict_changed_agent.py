@@ -19,8 +19,8 @@ import pytest
 from framework_replay import FRAMEWORKS, eval_doc, framework_bin, record_suite, verdicts, weather
 from replay_fixtures import CITIES, make_suite
 
-from tracereplay.evaluate.replay.llm import OfflineRequestError
-from tracereplay.evaluate.replay.raised import environment_failure, tracereplays_own
+from tracereplay.replay.answering.llm import OfflineRequestError
+from tracereplay.replay.raised import environment_failure, tracereplays_own
 
 #: the OpenAI Agents fixture agent with get_weather renamed: the recorded model answer still
 #: calls get_weather, which the SDK no longer knows (its ModelBehaviorError)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord
 from tracereplay.evaluate.results_store import insert_case_runs, insert_eval_run
 from tracereplay.models import (
     AgentResult,
@@ -19,6 +18,7 @@ from tracereplay.models import (
     Status,
     ToolCallRecord,
 )
+from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord
 from tracereplay.store import Store
 
 T0 = datetime(2026, 11, 1, 23, 30, tzinfo=UTC)

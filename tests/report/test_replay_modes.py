@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from tracereplay.evaluate.outcomes import LlmReport, ReplayReport, ToolResultDrift
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.replay_modes import diff_lines, live_step, markers, replay_modes
 from tracereplay.report.trajectory import Step
+from tracereplay.scoring.outcomes import LlmReport, ReplayReport, ToolResultDrift
 
 
 def _steps(rounds: list[int], unused: int = 0) -> list[Step]:

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from report_dom import parse
 
 from tracereplay.evaluate.diff import CaseDiff
-from tracereplay.evaluate.outcomes import ArgumentDrift, EvalRunRecord, ReplayReport
 from tracereplay.models import Status, ToolCallRecord
 from tracereplay.report import html as html_module
 from tracereplay.report.data import (
@@ -27,6 +26,7 @@ from tracereplay.report.html import INLINE_CASES, render_report
 from tracereplay.report.script import SCRIPT, script_hash
 from tracereplay.report.svg import trend_svg
 from tracereplay.report.trajectory import align
+from tracereplay.scoring.outcomes import ArgumentDrift, EvalRunRecord, ReplayReport
 
 T0 = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 ALLOWED_TAGS = {

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tracereplay.evaluate.outcomes import ArgumentDrift, ReplayReport, UnansweredCall
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.trajectory import align, drifted_keys, recorded_only
+from tracereplay.scoring.outcomes import ArgumentDrift, ReplayReport, UnansweredCall
 
 
 def call(tool: str, **arguments: object) -> ToolCallRecord:

@@ -17,8 +17,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
-from tracereplay.evaluate.replay.capture import to_spans
 from tracereplay.otlp import decode_traces_json, decode_traces_pb
+from tracereplay.replay.capture import to_spans
 from tracereplay.sdk.exporter import spool_record
 from tracereplay.sdk.sdk_spans import from_sdk
 from tracereplay.store.spool import KIND_TRACES_JSON

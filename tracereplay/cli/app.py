@@ -261,7 +261,7 @@ def start_agent_server_early(args: Sequence[str]) -> None:
     if _command_name(args) != "eval" or "--in-process" in args:
         return
     if any(arg == "--agent" or arg.startswith("--agent=") for arg in args):
-        from tracereplay.evaluate.replay.preload import start_agent_server
+        from tracereplay.replay.workers.preload import start_agent_server
 
         start_agent_server()
 

@@ -15,12 +15,12 @@ from rich.text import Text
 
 from tracereplay.cli.common import console, db_path, err_console
 from tracereplay.errors import BadParameterError
-from tracereplay.evaluate.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
 from tracereplay.gcpause import gc_paused
+from tracereplay.scoring.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
-    from tracereplay.evaluate.outcomes import CaseReport, LlmReport, ReplayReport
+    from tracereplay.scoring.outcomes import CaseReport, LlmReport, ReplayReport
 
 STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
 _REPLAY = "Replay (--agent)"
@@ -294,14 +294,14 @@ def eval_command(
     if llm_until is not None and llm is not LlmOption.recorded:
         raise BadParameterError("--llm-until applies to --llm recorded")
     if agent and not in_process:
-        from tracereplay.evaluate.replay.preload import start_agent_server
+        from tracereplay.replay.workers.preload import start_agent_server
 
         start_agent_server()  # the agent processes' imports, meanwhile, in the fork server
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.cli.lifetime import keep_until_exit
     from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
-    from tracereplay.evaluate.runner import RunnerOptions
+    from tracereplay.scoring.runner import RunnerOptions
 
     if output is not None and result_format is None:
         raise BadParameterError("--output applies to --format")

@@ -9,8 +9,8 @@ from rich.text import Text
 
 from tracereplay.cli.common import err_console
 from tracereplay.evaluate.evaluation import ProgressHooks
-from tracereplay.evaluate.outcomes import CaseRun
 from tracereplay.models import Status
+from tracereplay.scoring.outcomes import CaseRun
 
 
 class BarProgress(ProgressHooks):

@@ -265,7 +265,7 @@ def show(
 def replay_report_of(store: Any, run_id: str) -> Any:
     """The stored replay report (``case_results.drift``) of the replay that made ``run_id``:
     where a fork left the recording, the tool-result drift; None when there is none."""
-    from tracereplay.evaluate.outcomes import ReplayReport
+    from tracereplay.scoring.outcomes import ReplayReport
 
     rows = store.query_dicts(
         "SELECT drift FROM case_results WHERE run_id = ? AND drift IS NOT NULL LIMIT 1", [run_id]

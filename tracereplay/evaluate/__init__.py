@@ -17,7 +17,7 @@ from tracereplay.lazy import lazy_getattr
 # every name is imported on first use: the package is imported by any of its modules (an
 # agent process's preload list names one before the eval has imported anything heavy)
 _CHECKS = "tracereplay.checks"
-_SCORING = "tracereplay.evaluate.scoring"
+_SCORING = "tracereplay.scoring.verdicts"
 _RECORDED = "tracereplay.evaluate.recorded.scoring"
 _LAZY = {
     **dict.fromkeys(
@@ -40,7 +40,7 @@ _LAZY = {
     "EvalOutcome": "tracereplay.evaluate.evaluation",
     "EvalSettings": "tracereplay.evaluate.evaluation",
     "run_evaluation": "tracereplay.evaluate.evaluation",
-    "RunnerOptions": "tracereplay.evaluate.runner",
+    "RunnerOptions": "tracereplay.scoring.runner",
 }  # fmt: skip
 __getattr__ = lazy_getattr(__name__, _LAZY)
 

@@ -16,11 +16,11 @@ from typing import Literal
 from pydantic import Field
 
 from tracereplay.errors import NotFoundError, TraceReplayError
-from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord
 from tracereplay.evaluate.results_store import get_eval_run, load_case_runs, resolve_eval_run_id
-from tracereplay.evaluate.scoring import merge_repeats
 from tracereplay.models import EvaluationResult, Status
 from tracereplay.models.run import _Record
+from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord
+from tracereplay.scoring.verdicts import merge_repeats
 from tracereplay.store.db import Store
 
 Bucket = Literal["Regressed", "Fixed", "StillFailing", "Added", "Removed", "Unchanged"]

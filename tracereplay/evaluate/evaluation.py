@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from tracereplay.checks import get_check_kind, load_check_modules
 from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.evaluate.git_info import GitState, git_state
-from tracereplay.evaluate.outcomes import CaseReport, CaseRun, EvalRunRecord
 from tracereplay.evaluate.recorded.columnar import (
     CaseReports,
     ScoredCases,
@@ -31,18 +30,6 @@ from tracereplay.evaluate.recorded.columnar import (
     load_recorded_cases,
 )
 from tracereplay.evaluate.recorded.scoring import score_recorded
-from tracereplay.evaluate.replay.agent_process import (
-    AgentProcesses,
-    AgentSetup,
-    CaseInputs,
-    ReplayPlan,
-)
-from tracereplay.evaluate.replay.llm import (
-    LlmMatch,
-    LlmMode,
-    RecordedCall,
-    load_llm_recordings,
-)
 from tracereplay.evaluate.results_store import (
     CaseResultRows,
     get_eval_run,
@@ -50,15 +37,6 @@ from tracereplay.evaluate.results_store import (
     insert_scored,
     load_case_runs,
     update_eval_run,
-)
-from tracereplay.evaluate.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
-from tracereplay.evaluate.scoring import (
-    EvalSummary,
-    error_result,
-    merge_repeats,
-    resolve_checks,
-    summarize,
-    summarize_outcomes,
 )
 from tracereplay.evaluate.sharing import shard_cases
 from tracereplay.evaluate.sources import (
@@ -76,13 +54,31 @@ from tracereplay.models.parameters import (
     missing_parameters_reason,
     suite_required_parameters,
 )
+from tracereplay.replay.answering.llm import (
+    LlmMatch,
+    LlmMode,
+    RecordedCall,
+    load_llm_recordings,
+)
+from tracereplay.replay.workers.agent_process import AgentProcesses
+from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, ReplayPlan
+from tracereplay.scoring.outcomes import CaseReport, CaseRun, EvalRunRecord
+from tracereplay.scoring.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
+from tracereplay.scoring.verdicts import (
+    EvalSummary,
+    error_result,
+    merge_repeats,
+    resolve_checks,
+    summarize,
+    summarize_outcomes,
+)
 from tracereplay.store.abandoned import process_marker
 from tracereplay.store.db import Store
 from tracereplay.store.paths import DB_ENV
 from tracereplay.store.suites import get_cases, get_suite, list_cases
 
 if TYPE_CHECKING:  # a Literal only; its module imports the SDK, the agent processes' part
-    from tracereplay.evaluate.replay.recorded_tools import ToolMatch
+    from tracereplay.replay.answering.recorded_tools import ToolMatch
 
 #: results are written at least this often (seconds) while cases run
 FLUSH_SECONDS = 5.0
@@ -344,7 +340,7 @@ def _evaluate(
     in_process = replay and processes is None
     agent = None
     if settings.agent and in_process:  # the agent's process is this one: its side is imported
-        from tracereplay.evaluate.replay.agent_child import load_replayed_agent
+        from tracereplay.replay.workers.agent_child import load_replayed_agent
 
         agent = load_replayed_agent(settings.agent, settings.db, settings.agent_call)
 
@@ -434,7 +430,7 @@ def _evaluate(
         if processes is not None:
             processes.start(plan, inputs)  # run by processes.run, from this thread
         else:
-            from tracereplay.evaluate.replay.agent_child import in_process_attempts, trace_replays
+            from tracereplay.replay.workers.agent_child import in_process_attempts, trace_replays
 
             assert agent is not None
             trace_replays(settings.db, plan.service_name)
@@ -470,7 +466,7 @@ def _evaluate(
     report.not_run = len(cases) * options.repeat - len(runs)
 
     if in_process:
-        from tracereplay.evaluate.replay.frameworks.instrumentors import uninstrument_installed
+        from tracereplay.replay.frameworks.instrumentors import uninstrument_installed
         from tracereplay.sdk import flush
 
         uninstrument_installed()  # the instrumentors the replays switched on, in this process

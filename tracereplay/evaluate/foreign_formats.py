@@ -25,7 +25,7 @@ from tracereplay.models import EvalCase, EvalSuite, Status
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
-    from tracereplay.evaluate.outcomes import CaseReport
+    from tracereplay.scoring.outcomes import CaseReport
 
 FORMATS = ("agenticassure-json", "testing-api-json")
 AA_META = "agenticassure"

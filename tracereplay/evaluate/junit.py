@@ -12,8 +12,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from tracereplay.evaluate.outcomes import CaseReport, EvalRunRecord
 from tracereplay.models import Status
+from tracereplay.scoring.outcomes import CaseReport, EvalRunRecord
 
 # characters XML 1.0 cannot carry at all (even escaped)
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -13,9 +13,9 @@ import orjson
 import pyarrow as pa
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError
-from tracereplay.evaluate.outcomes import CaseRun, EvalRunRecord, ReplayReport
 from tracereplay.evaluate.recorded.columnar import ScoredCases
 from tracereplay.models import EvaluationResult, ScoreResult, Status, ToolCallRecord
+from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord, ReplayReport
 from tracereplay.store.db import Store
 
 _TS = pa.timestamp("us", tz="UTC")

@@ -11,9 +11,9 @@ from pydantic import BaseModel, Field
 from tracereplay import __version__
 from tracereplay.errors import NotFoundError
 from tracereplay.evaluate.diff import CaseDiff, EvalDiff, diff_eval_runs
-from tracereplay.evaluate.outcomes import EvalRunRecord, ReplayReport
 from tracereplay.evaluate.results_store import get_eval_run, load_case_runs, resolve_eval_run_id
 from tracereplay.report.trajectory import Step, stored_calls, trajectory
+from tracereplay.scoring.outcomes import EvalRunRecord, ReplayReport
 from tracereplay.store.db import Store
 
 

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from tracereplay.evaluate.diff import BUCKET_TEXT, Bucket, CaseDiff, diff_eval_runs
-from tracereplay.evaluate.outcomes import EvalRunRecord
 from tracereplay.evaluate.results_store import get_eval_run
 from tracereplay.report.data import diff_with_previous
+from tracereplay.scoring.outcomes import EvalRunRecord
 from tracereplay.store.db import Store
 
 #: at most this many changed cases are listed (the rest are counted)

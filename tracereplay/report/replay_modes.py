@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tracereplay.evaluate.outcomes import ReplayReport
 from tracereplay.report.trajectory import Step
+from tracereplay.scoring.outcomes import ReplayReport
 
 LineKind = Literal["head", "hunk", "del", "add", "same"]
 

@@ -6,7 +6,7 @@ replay run like any other, what ``tracereplay show`` prints): a replay that brok
 (a call no recording answers ends the agent) left no scored result with its calls, but its run
 has them. ``case_results.tool_calls`` is used only when that run is not in the store.
 
-Pairs are made the way replay answers calls (``tracereplay.evaluate.replay.recorded_tools``): a replayed call
+Pairs are made the way replay answers calls (``tracereplay.replay.answering.recorded_tools``): a replayed call
 meets an unused recording of the same tool with equal arguments; failing that, the recording
 its argument drift was reported against (``case_results.drift``); failing that, the next
 unused recording of that tool (drift computed here). What is left on either side is shown as
@@ -22,9 +22,9 @@ import orjson
 from pydantic import BaseModel, Field
 
 from tracereplay.checks.matching import arg_differences, values_match
-from tracereplay.evaluate.outcomes import ArgumentDrift, ReplayReport
-from tracereplay.evaluate.replay.recorded_tools import arguments_equal, normalize_arguments
 from tracereplay.models import ToolCallRecord
+from tracereplay.replay.answering.recorded_tools import arguments_equal, normalize_arguments
+from tracereplay.scoring.outcomes import ArgumentDrift, ReplayReport
 from tracereplay.store.db import Store
 
 _NOT_ANSWERED = "no recording answered this call"

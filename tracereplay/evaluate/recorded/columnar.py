@@ -26,12 +26,12 @@ import pyarrow as pa
 from tracereplay.checks.batch import CheckColumn, SubjectBatch, run_check_batch
 from tracereplay.checks.common import clip
 from tracereplay.checks.subject import CheckSubject
-from tracereplay.evaluate.outcomes import CaseReport, CaseRun
 from tracereplay.evaluate.recorded.scoring import source_not_found_reason, subject_for_run
-from tracereplay.evaluate.scoring import error_result, result_from_scores
 from tracereplay.evaluate.sources import load_runs
 from tracereplay.models import CheckSpec, EvalCase, EvaluationResult, Status, ToolCallRecord
 from tracereplay.models.fast import build
+from tracereplay.scoring.outcomes import CaseReport, CaseRun
+from tracereplay.scoring.verdicts import error_result, result_from_scores
 from tracereplay.store.db import Store
 from tracereplay.store.suites import get_cases
 

@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from tracereplay.checks.registry import run_check
 from tracereplay.checks.subject import CheckSubject
-from tracereplay.evaluate.scoring import error_result, resolve_checks, result_from_scores
 from tracereplay.models.evals import CheckSpec, EvalCase, EvaluationResult
 from tracereplay.models.run import Run
+from tracereplay.scoring.verdicts import error_result, resolve_checks, result_from_scores
 
 RunLookup = Mapping[str, Run] | Callable[[str], "Run | None"]
 

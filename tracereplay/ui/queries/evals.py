@@ -9,10 +9,10 @@ from typing import Any
 import orjson
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError
-from tracereplay.evaluate.outcomes import ReplayReport
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.replay_modes import live_step, markers, replay_modes
 from tracereplay.report.trajectory import stored_calls, summarize, trajectory
+from tracereplay.scoring.outcomes import ReplayReport
 from tracereplay.store.db import Store
 
 #: eval runs shown in a suite's grid (the most recent)

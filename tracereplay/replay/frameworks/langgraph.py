@@ -1,0 +1,393 @@
+"""LangGraph: replay a compiled graph as it is (``StateGraph(...).compile()``, a ``Pregel``,
+including what ``langchain.agents.create_agent`` and ``create_react_agent`` return).
+
+- **Run**: ``await graph.ainvoke({"messages": [{"role": "user", "content": query}]})``; the
+  response is the text of the last AI message of the final state (its ``.text``: string
+  content, or the text blocks of list content). The replayer runs every attempt on one event
+  loop of the process (``ChatOpenAI``'s async client outlives a loop per case).
+- **Tools**: LangChain tools execute through ``BaseTool.run`` / ``BaseTool.arun`` (``ToolNode``
+  calls ``tool.invoke`` / ``tool.ainvoke`` with the model's tool call, which end there). While a
+  replay runs, those two methods are patched on ``BaseTool`` itself, so every tool execution in
+  the process is reached: the agent's tools, the tools of sub-graphs, of graphs a tool invokes
+  (agent-as-tool) and of tools created on the fly. The tool's arguments are the tool call's
+  arguments as the tool sees them (injected arguments such as ``ToolRuntime`` or state left
+  out, as the tool's span records them). An answered call still goes through ``BaseTool.run``:
+  its callbacks (hence its tool span), its validation and its output formatting (a
+  ``ToolMessage`` carrying the call's ``tool_call_id``) are the real ones; only the tool's body
+  (``_run`` / ``_arun``) is replaced by the answer, and an exception raised by the answer is
+  raised from there, so it reaches ``ToolNode``'s and middleware error handling
+  (``ToolErrorMiddleware``, ``handle_tool_errors``) as a real tool exception does. A call of an
+  agent-as-tool tool is answered itself: the inner graph does not run, nothing is answered twice.
+  ``RUN_LIVE`` runs the real tool (with ``@tracereplay.tool`` interception off inside it, as it
+  was asked already). Restored on exit.
+- **Handoff tools** (a tool whose declared return type is LangGraph's ``Command``, e.g. a
+  ``transfer_to_<agent>`` tool returning ``Command(goto=..., graph=Command.PARENT)``) route the
+  graph: a ``Command`` cannot be restored from a recording. Such a call is still asked of the
+  recording (an unrecorded or recorded-as-failed call fails the same way), and when the
+  recording says it succeeded the tool itself runs to rebuild the ``Command``, as the OpenAI
+  Agents SDK's handoffs run; its span is marked replayed.
+- **Spans**: LangChain has no native OpenTelemetry. During a replay the adapter installs
+  OpenInference's ``LangChainInstrumentor`` (``openinference-instrumentation-langchain``) on the
+  replay's ``TracerProvider``, else OpenLLMetry's ``LangchainInstrumentor``
+  (``opentelemetry-instrumentation-langchain``), and uninstruments after. With neither, the
+  replay run is only the tracereplay wrapper run (no LLM or tool spans).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import functools
+import inspect
+import typing
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from tracereplay.replay.frameworks.base import (
+    FrameworkAgent,
+    SharedContext,
+    ToolAnswer,
+    mark_replayed,
+    mro_names,
+)
+from tracereplay.replay.frameworks.openai_agents import ActiveAnswers
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
+
+__all__ = ["LangGraphAgent"]
+
+_GRAPH_CLASSES = {"langgraph.pregel.main.Pregel", "langgraph.pregel.Pregel"}
+
+
+class LangGraphAgent(FrameworkAgent):
+    """A compiled LangGraph graph whose state has ``messages``."""
+
+    framework = "langgraph"
+
+    @classmethod
+    def accepts(cls, obj: Any) -> bool:
+        return not _GRAPH_CLASSES.isdisjoint(mro_names(obj))
+
+    async def arun(self, query: str) -> str:
+        state = await self.obj.ainvoke({"messages": [{"role": "user", "content": query}]})
+        return _final_text(state)
+
+    @contextlib.contextmanager
+    def intercept(self, answer: ToolAnswer) -> Iterator[None]:
+        token = _answer.set(answer)
+        _answers.add(answer)
+        try:
+            with _patch.use(_patch_base_tool):
+                yield
+        finally:
+            _answers.remove(answer)
+            _answer.reset(token)
+
+    def instrument(
+        self, tracer_provider: TracerProvider
+    ) -> contextlib.AbstractContextManager[None]:
+        return _tracing.use(functools.partial(_replay_tracing, tracer_provider))
+
+
+@contextlib.contextmanager
+def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
+    instrumentor = _instrumentor()
+    if instrumentor is None:
+        yield
+        return
+    instrumentor.instrument(tracer_provider=tracer_provider)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            instrumentor.uninstrument()
+
+
+# ---------------------------------------------------------------------------------- response
+def _final_text(state: Any) -> str:
+    """The last AI message's text in the graph's final state."""
+    messages = (
+        state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
+    )
+    for message in reversed(list(messages or ())):
+        if _is_ai(message):
+            return _message_text(message)
+    return ""
+
+
+def _is_ai(message: Any) -> bool:
+    if isinstance(message, dict):
+        return message.get("role") in ("assistant", "ai") or message.get("type") == "ai"
+    return getattr(message, "type", None) in ("ai", "AIMessageChunk")
+
+
+def _message_text(message: Any) -> str:
+    if isinstance(message, dict):
+        content = message.get("content")
+    else:
+        text = getattr(message, "text", None)
+        if isinstance(text, str):  # langchain-core 1: a property (a str)
+            return str(text)
+        if callable(text):  # langchain-core < 1: a method
+            text = text()
+            if isinstance(text, str):
+                return text
+        content = getattr(message, "content", None)
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or ():
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------------------------- tools
+#: the answer of the replay this context belongs to
+_answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_langgraph_answer", default=None)
+
+
+_answers = ActiveAnswers()
+_patch = SharedContext()
+_tracing = SharedContext()
+
+
+@contextlib.contextmanager
+def _patch_base_tool() -> Iterator[None]:
+    """``BaseTool.run`` / ``arun`` asking the replay's answer first (while any replay runs)."""
+    from langchain_core.tools import BaseTool
+
+    originals = {"run": BaseTool.__dict__["run"], "arun": BaseTool.__dict__["arun"]}
+    BaseTool.run = _patched_run(originals["run"])  # type: ignore[method-assign]
+    BaseTool.arun = _patched_arun(originals["arun"])  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        BaseTool.run = originals["run"]  # type: ignore[method-assign]
+        BaseTool.arun = originals["arun"]  # type: ignore[method-assign]
+
+
+class _Outcome:
+    """What the recording said about one call: a value, or an exception to raise."""
+
+    __slots__ = ("error", "value")
+
+    def __init__(self, value: Any = None, error: BaseException | None = None) -> None:
+        self.value, self.error = value, error
+
+    @property
+    def answered(self) -> bool:
+        """The recording answered (a value, or a recorded failure), not a miss."""
+        from tracereplay.replay.answering.recorded_tools import RecordedToolError
+
+        return self.error is None or isinstance(self.error, RecordedToolError)
+
+
+def _ask(tool: Any, tool_input: Any) -> _Outcome | None:
+    """Ask the replay about a call of ``tool``: None to run the real tool (no replay, or
+    RUN_LIVE), else the outcome the tool's body gives."""
+    answer = _answers.current(_answer)
+    if answer is None:
+        return None
+    from tracereplay.sdk.replay_hook import RUN_LIVE
+
+    try:
+        value = answer(tool.name, _arguments(tool, tool_input))
+    except Exception as exc:
+        return _Outcome(error=exc)
+    if value is RUN_LIVE:
+        return None
+    return _Outcome(value)
+
+
+def _patched_run(original: Any) -> Any:
+    @functools.wraps(original)
+    def run(self: Any, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        outcome = _ask(self, tool_input)
+        if outcome is None:
+            return _run_live(original, self, tool_input, *args, **kwargs)
+        return original(_answering(self, outcome), tool_input, *args, **kwargs)
+
+    return run
+
+
+def _patched_arun(original: Any) -> Any:
+    @functools.wraps(original)
+    async def arun(self: Any, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        outcome = _ask(self, tool_input)
+        if outcome is None:
+            with _no_sdk_interceptor():
+                return await original(self, tool_input, *args, **kwargs)
+        return await original(_answering(self, outcome), tool_input, *args, **kwargs)
+
+    return arun
+
+
+def _run_live(original: Any, tool: Any, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+    with _no_sdk_interceptor():
+        return original(tool, tool_input, *args, **kwargs)
+
+
+def _no_sdk_interceptor() -> contextlib.AbstractContextManager[None]:
+    """``@tracereplay.tool`` interception off inside a tool the adapter already asked about
+    (nothing is asked twice); nothing changes outside a replay."""
+    if _answers.current(_answer) is None:
+        return contextlib.nullcontext()
+    from tracereplay.sdk.replay_hook import tool_interceptor
+
+    return tool_interceptor(None)
+
+
+def _answering(tool: Any, outcome: _Outcome) -> Any:
+    """A per-call copy of ``tool`` whose body (``_run`` / ``_arun``) gives ``outcome``: the
+    rest of ``BaseTool.run`` (callbacks, validation, output formatting) stays the real one."""
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool
+
+    handoff = _is_handoff(tool)
+
+    def _run(*args: Any, run_manager: Any = None, config: Any = None, **kwargs: Any) -> Any:
+        _settle(outcome, run_manager)
+        if handoff:  # a Command cannot be recorded: the tool rebuilds it
+            real = tool._run
+            with _no_sdk_interceptor():
+                return real(*args, **_body_kwargs(real, kwargs, run_manager, config))
+        return outcome.value
+
+    async def _arun(*args: Any, run_manager: Any = None, config: Any = None, **kwargs: Any) -> Any:
+        _settle(outcome, run_manager)
+        if handoff:
+            checked = tool._run if type(tool)._arun is BaseTool._arun else tool._arun
+            with _no_sdk_interceptor():
+                return await tool._arun(*args, **_body_kwargs(checked, kwargs, run_manager, config))
+        return outcome.value
+
+    # BaseTool.run passes ``config`` to a body that declares a RunnableConfig parameter
+    _run.__annotations__ = {"config": RunnableConfig}
+    _arun.__annotations__ = {"config": RunnableConfig}
+    try:
+        proxy = tool.model_copy()
+    except Exception:
+        proxy = copy.copy(tool)
+    object.__setattr__(proxy, "_run", _run)
+    object.__setattr__(proxy, "_arun", _arun)
+    return proxy
+
+
+def _settle(outcome: _Outcome, run_manager: Any) -> None:
+    """Inside the tool's execution: mark it answered, raise the recorded failure."""
+    if outcome.answered:
+        _mark(run_manager)
+    if outcome.error is not None:
+        raise outcome.error
+
+
+def _body_kwargs(
+    func: Any, kwargs: dict[str, Any], run_manager: Any, config: Any
+) -> dict[str, Any]:
+    """What ``BaseTool.run`` would have passed the real body besides the arguments."""
+    from langchain_core.tools.base import _get_runnable_config_param, _signature_parameters
+
+    kwargs = dict(kwargs)
+    if run_manager is not None and _signature_parameters(func).get("run_manager"):
+        kwargs["run_manager"] = run_manager
+    if config_param := _get_runnable_config_param(func):
+        kwargs[config_param] = config
+    return kwargs
+
+
+def _arguments(tool: Any, tool_input: Any) -> dict[str, Any]:
+    """The call's arguments as the tool sees them (injected arguments left out)."""
+    if isinstance(tool_input, dict):
+        try:
+            return dict(tool._filter_injected_args(tool_input))
+        except Exception:
+            return dict(tool_input)
+    schema = getattr(tool, "args_schema", None)
+    fields = getattr(schema, "model_fields", None)
+    if isinstance(fields, dict) and fields:
+        return {next(iter(fields)): tool_input}
+    return {"input": tool_input}
+
+
+def _is_handoff(tool: Any) -> bool:
+    """A tool declared to return a LangGraph ``Command`` (it routes the graph)."""
+    for func in (getattr(tool, "func", None), getattr(tool, "coroutine", None)):
+        if func is None:
+            continue
+        try:
+            hint = typing.get_type_hints(func).get("return")
+        except Exception:
+            hint = inspect.signature(func).return_annotation
+        for candidate in (hint, *typing.get_args(hint)):
+            if isinstance(candidate, str):
+                if candidate.split("[")[0].rpartition(".")[2] == "Command":
+                    return True
+            elif getattr(typing.get_origin(candidate) or candidate, "__qualname__", "") == (
+                "Command"
+            ) and "langgraph" in getattr(
+                typing.get_origin(candidate) or candidate, "__module__", ""
+            ):
+                return True
+    return False
+
+
+def _mark(run_manager: Any) -> None:
+    """``mark_replayed()`` with the tool's span current: OpenInference keeps LangChain spans
+    out of the OTel context (found by run id), OpenLLMetry makes them current."""
+    from opentelemetry import trace
+
+    span = _openinference_span(getattr(run_manager, "run_id", None))
+    if span is None and not _openllmetry_active():
+        span = trace.INVALID_SPAN  # no tool span: count the answer, mark nothing else
+    if span is None:
+        mark_replayed()
+        return
+    with trace.use_span(span, end_on_exit=False):
+        mark_replayed()
+
+
+def _openinference_span(run_id: Any) -> Any:
+    if run_id is None:
+        return None
+    try:
+        from openinference.instrumentation.langchain import LangChainInstrumentor
+    except ImportError:
+        return None
+    try:
+        return LangChainInstrumentor().get_span(run_id)
+    except Exception:
+        return None
+
+
+def _openllmetry_active() -> bool:
+    try:
+        from opentelemetry.instrumentation.langchain import LangchainInstrumentor
+    except ImportError:
+        return False
+    return bool(getattr(LangchainInstrumentor(), "_is_instrumented_by_opentelemetry", False))
+
+
+# ---------------------------------------------------------------------------------- tracing
+def _instrumentor() -> Any:
+    """A LangChain instrumentor to install for the replay, or None (also when one is already
+    instrumented by the user's code: its spans then go where the user sent them)."""
+    try:
+        from openinference.instrumentation.langchain import LangChainInstrumentor
+
+        instrumentor = LangChainInstrumentor()
+    except ImportError:
+        try:
+            from opentelemetry.instrumentation.langchain import LangchainInstrumentor
+
+            instrumentor = LangchainInstrumentor()
+        except ImportError:
+            return None
+    if getattr(instrumentor, "_is_instrumented_by_opentelemetry", False):
+        with contextlib.suppress(Exception):
+            instrumentor.uninstrument()
+    return instrumentor

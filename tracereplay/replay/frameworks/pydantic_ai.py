@@ -1,0 +1,171 @@
+"""pydantic-ai: a ``pydantic_ai.Agent`` run as pydantic-ai runs it, its tools answered at the
+tool manager.
+
+``arun``: ``await agent.run(query)``; the response is ``result.output`` (text as is, anything
+else as JSON).
+
+``intercept``: every tool call of every pydantic-ai agent in the replay's context (the agent,
+agents it runs from its tools, any toolset: function tools, MCP, ...) goes through
+``ToolManager._raw_execute``, which calls ``toolset.call_tool(name, validated_args, ...)``
+inside pydantic-ai's ``execute_tool`` span and its error handling. For the replay, that call is
+given a toolset whose ``call_tool`` asks the recording first: the value is the tool's return
+value; a recorded failure is raised where the tool would raise it (a recorded
+``ToolFailedError``, pydantic-ai's failed tool result, comes back as ``ToolFailed`` with the
+recorded text, which pydantic-ai reports to the model as it did; a recorded ``ModelRetry`` as
+``ModelRetry``; anything else aborts the run as the real exception did).
+
+``instrument``: when neither ``Agent.instrument_all()`` nor the agent's ``instrument=`` turned
+pydantic-ai's OpenTelemetry on, it is on for the replay (content included), into the replay's
+tracer provider, so the run has its agent, chat and tool spans.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from tracereplay.replay.frameworks.base import (
+    FrameworkAgent,
+    SharedPatch,
+    ToolAnswer,
+    mark_replayed,
+    mro_names,
+)
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
+
+__all__ = ["PydanticAiAgent"]
+
+_answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_pydantic_ai_answer", default=None)
+_lock = threading.Lock()
+_patched = {"original": None, "instrument_users": 0, "instrument_saved": None}
+
+
+class _AnsweringToolset:
+    """Stands in for the tool manager's toolset for one call: ``call_tool`` asks the recording."""
+
+    def __init__(self, inner: Any, answer: ToolAnswer) -> None:
+        self._inner = inner
+        self._answer = answer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
+        from tracereplay.sdk.replay_hook import RUN_LIVE, tool_interceptor
+
+        try:
+            value = self._answer(name, dict(tool_args))
+        except Exception as exc:
+            mark_replayed()
+            raise _as_tool_failure(exc) from exc
+        if value is RUN_LIVE:
+            with tool_interceptor(
+                None
+            ):  # the real tool: an @tracereplay.tool inside is not asked again
+                return await self._inner.call_tool(name, tool_args, ctx, tool)
+        mark_replayed()
+        return value
+
+
+def _as_tool_failure(exc: Exception) -> Exception:
+    """A recorded failure as pydantic-ai's tools report it: a recorded ``ToolFailedError`` (the
+    failed tool result pydantic-ai made of a ``ToolFailed``) is ``ToolFailed`` again, a recorded
+    ``ToolRetryError`` is ``ModelRetry``; any other exception as it is."""
+    from pydantic_ai.exceptions import ModelRetry, ToolFailed, ToolFailedError, ToolRetryError
+
+    if isinstance(exc, ToolFailedError):
+        return ToolFailed(str(exc))
+    if isinstance(exc, ToolRetryError):
+        return ModelRetry(str(exc))
+    return exc
+
+
+def _install() -> None:
+    from pydantic_ai.tool_manager import ToolManager
+
+    original = ToolManager._raw_execute
+
+    async def _raw_execute(self: Any, validated: Any, *args: Any, **kwargs: Any) -> Any:
+        answer = _answer.get()
+        if answer is None:
+            return await original(self, validated, *args, **kwargs)
+        manager = copy.copy(self)  # shares its sets of failed/succeeded tools
+        manager.toolset = _AnsweringToolset(self.toolset, answer)
+        return await original(manager, validated, *args, **kwargs)
+
+    _raw_execute.__tracereplay_original__ = original  # type: ignore[attr-defined]
+    ToolManager._raw_execute = _raw_execute  # type: ignore[method-assign]
+    _patched["original"] = original
+
+
+def _uninstall() -> None:
+    from pydantic_ai.tool_manager import ToolManager
+
+    ToolManager._raw_execute = _patched["original"]  # type: ignore[method-assign]
+    _patched["original"] = None
+
+
+_patch = SharedPatch(_install, _uninstall)
+
+
+class PydanticAiAgent(FrameworkAgent):
+    """A ``pydantic_ai.Agent`` (or any pydantic-ai ``AbstractAgent``)."""
+
+    framework: ClassVar[str] = "pydantic-ai"
+
+    @classmethod
+    def accepts(cls, obj: Any) -> bool:
+        return any(
+            n.startswith("pydantic_ai.") and n.rpartition(".")[2] in ("Agent", "AbstractAgent")
+            for n in mro_names(obj)
+        )
+
+    async def arun(self, query: str) -> str:
+        result = await self.obj.run(query)
+        output = result.output
+        if isinstance(output, str):
+            return output
+        import orjson
+
+        from tracereplay.sdk.content import json_default
+
+        return orjson.dumps(output, default=json_default).decode()
+
+    def intercept(self, answer: ToolAnswer) -> contextlib.AbstractContextManager[None]:
+        return _patch.answering(_answer, answer)
+
+    @contextlib.contextmanager
+    def instrument(self, tracer_provider: TracerProvider) -> Iterator[None]:
+        from pydantic_ai import Agent
+
+        if getattr(self.obj, "_instrument", None) is not None:  # the agent's own choice
+            yield
+            return
+        with _lock:
+            if _patched["instrument_users"] == 0:
+                saved = Agent._instrument_default
+                _patched["instrument_saved"] = (saved,)
+                if not saved:
+                    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+                    Agent.instrument_all(
+                        InstrumentationSettings(
+                            tracer_provider=tracer_provider, include_content=True
+                        )
+                    )
+            _patched["instrument_users"] += 1
+        try:
+            yield
+        finally:
+            with _lock:
+                _patched["instrument_users"] -= 1
+                if _patched["instrument_users"] == 0:
+                    (saved,) = _patched["instrument_saved"]
+                    Agent._instrument_default = saved
+                    _patched["instrument_saved"] = None

@@ -1,0 +1,206 @@
+"""smolagents: a ``ToolCallingAgent`` or ``CodeAgent`` (any ``MultiStepAgent``) run as
+smolagents runs it, its tools answered at ``Tool.forward`` and its managed agents at their call.
+
+``arun``: ``agent.run(query)`` (synchronous: in a worker thread that carries the replay's
+context, one case at a time per agent, since an agent keeps its run's memory on itself); the
+response is the final answer as text.
+
+``intercept``: an agent calls a tool as ``tool(**arguments, sanitize_inputs_outputs=True)``
+(``ToolCallingAgent.execute_tool_call``; a ``CodeAgent``'s code calls the same ``Tool``
+objects), and ``Tool.__call__`` validates and converts the inputs, calls ``self.forward``, then
+converts the output. For the replay, ``forward`` of every tool of the agent and of its managed
+agents (found through ``agent.tools`` and ``agent.managed_agents``) asks the recording
+instead, inside ``Tool.__call__`` and so inside OpenInference's TOOL span: the value is the
+tool's output; a recorded failure is raised where ``forward`` raises, so smolagents reports it
+to the model as it did (``Error executing tool ...``). The agent's ``final_answer`` tool is the
+run's answer, not a user tool: it runs. A managed agent is called as ``agent(task, ...)``
+(``MultiStepAgent.__call__``): that call is answered itself (the managed agent does not run),
+its recorded answer given the manager in smolagents' report template, as the real call does.
+``RUN_LIVE`` runs the real tool or agent.
+
+``instrument``: smolagents has no native OpenTelemetry: OpenInference's
+``SmolagentsInstrumentor`` (``openinference-instrumentation-smolagents``) is installed on the
+replay's tracer provider for the replay (unless the user's code instrumented already), and
+removed after.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from tracereplay.replay.frameworks.base import (
+    FrameworkAgent,
+    SharedContext,
+    SharedPatch,
+    ToolAnswer,
+    mark_replayed,
+    mro_names,
+)
+from tracereplay.replay.frameworks.instrumentors import instrumented
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
+
+__all__ = ["SmolagentsAgent"]
+
+_answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_smolagents_answer", default=None)
+_AGENT = "smolagents.agents.MultiStepAgent"
+_FINAL_ANSWER = "smolagents.default_tools.FinalAnswerTool"
+
+
+def _tools_of(agent: Any, seen: set[int] | None = None) -> list[Any]:
+    """The tools of ``agent`` and of its managed agents, each once."""
+    seen = set() if seen is None else seen
+    if id(agent) in seen:
+        return []
+    seen.add(id(agent))
+    tools = [t for t in (getattr(agent, "tools", None) or {}).values()]
+    for managed in (getattr(agent, "managed_agents", None) or {}).values():
+        tools.extend(_tools_of(managed, seen))
+    return tools
+
+
+class _Forwards:
+    """``forward`` of the agent's tools replaced by one asking the replay's answer, refcounted
+    per tool across the replays running at once (an answer is the replay's, in a ContextVar)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users: dict[int, list[Any]] = {}  # id(tool) -> [tool, saved, users]
+
+    @contextlib.contextmanager
+    def patched(self, tools: list[Any]) -> Iterator[None]:
+        tools = [t for t in tools if _FINAL_ANSWER not in mro_names(t)]
+        with self._lock:
+            for tool in tools:
+                entry = self._users.get(id(tool))
+                if entry is None:
+                    saved = tool.__dict__.get("forward", _MISSING)
+                    entry = self._users[id(tool)] = [tool, saved, 0]
+                    tool.forward = _answering_forward(tool, tool.forward)
+                entry[2] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                for tool in tools:
+                    entry = self._users[id(tool)]
+                    entry[2] -= 1
+                    if entry[2] == 0:
+                        del self._users[id(tool)]
+                        if entry[1] is _MISSING:
+                            del tool.forward
+                        else:
+                            tool.forward = entry[1]
+
+
+_MISSING = object()
+_forwards = _Forwards()
+
+
+def _answering_forward(tool: Any, forward: Any) -> Any:
+    from tracereplay.sdk.replay_hook import RUN_LIVE, tool_interceptor
+
+    names = list(getattr(tool, "inputs", None) or {})
+
+    @functools.wraps(forward)
+    def replayed_forward(*args: Any, **kwargs: Any) -> Any:
+        answer = _answer.get()
+        if answer is None:
+            return forward(*args, **kwargs)
+        arguments = {**dict(zip(names, args)), **kwargs}
+        try:
+            value = answer(tool.name, arguments)
+        except Exception:
+            mark_replayed()
+            raise  # where forward raises: smolagents reports it to the model
+        if value is RUN_LIVE:
+            with tool_interceptor(None):
+                return forward(*args, **kwargs)
+        mark_replayed()
+        return value
+
+    return replayed_forward
+
+
+def _install_managed() -> None:
+    from smolagents.agents import MultiStepAgent, populate_template
+
+    from tracereplay.sdk.replay_hook import RUN_LIVE
+
+    original = MultiStepAgent.__call__
+
+    def __call__(self: Any, task: str, **kwargs: Any) -> Any:
+        answer = _answer.get()
+        if answer is None:
+            return original(self, task, **kwargs)
+        try:
+            value = answer(self.name, {"task": task, **kwargs})
+        except Exception:
+            mark_replayed()
+            raise
+        if value is RUN_LIVE:
+            return original(self, task, **kwargs)
+        mark_replayed()
+        return populate_template(
+            self.prompt_templates["managed_agent"]["report"],
+            variables={"name": self.name, "final_answer": value},
+        )
+
+    MultiStepAgent.__call__ = __call__  # type: ignore[method-assign]
+    _managed["original"] = original
+
+
+def _uninstall_managed() -> None:
+    from smolagents.agents import MultiStepAgent
+
+    MultiStepAgent.__call__ = _managed["original"]  # type: ignore[method-assign]
+    _managed["original"] = None
+
+
+_managed: dict[str, Any] = {"original": None}
+_managed_patch = SharedPatch(_install_managed, _uninstall_managed)
+_tracing = SharedContext()
+
+
+class SmolagentsAgent(FrameworkAgent):
+    """A smolagents agent (any ``MultiStepAgent``)."""
+
+    framework: ClassVar[str] = "smolagents"
+    one_case_at_a_time = True  # a run's conversation lives on the object
+
+    @classmethod
+    def accepts(cls, obj: Any) -> bool:
+        return _AGENT in mro_names(obj)
+
+    async def arun(self, query: str) -> str:
+        import asyncio
+
+        if getattr(self, "_run_lock", None) is None:
+            self._run_lock = asyncio.Lock()
+        async with self._run_lock:  # the agent keeps the run's memory on itself
+            output = await asyncio.to_thread(self.obj.run, query)
+        output = getattr(output, "output", output)  # a RunResult (return_full_result)
+        return output if isinstance(output, str) else str(output)
+
+    @contextlib.contextmanager
+    def intercept(self, answer: ToolAnswer) -> Iterator[None]:
+        with _managed_patch.answering(_answer, answer), _forwards.patched(_tools_of(self.obj)):
+            yield
+
+    def instrument(
+        self, tracer_provider: TracerProvider
+    ) -> contextlib.AbstractContextManager[None]:
+        return _tracing.use(
+            functools.partial(
+                instrumented,
+                "openinference.instrumentation.smolagents",
+                "SmolagentsInstrumentor",
+                tracer_provider,
+            )
+        )

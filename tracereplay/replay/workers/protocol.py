@@ -1,0 +1,66 @@
+"""What the eval and its agent processes say to each other: the settings an agent process is
+set up with, the recordings each case is answered from, and the messages on the pipe.
+
+Both sides import this module and neither imports the other's (``agent_process`` is the eval's
+side, ``agent_child`` the process's): the child's imports stay the replay's, not the eval's
+store and runner."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tracereplay.models import EvalSuite, Run
+from tracereplay.replay.answering.llm import LlmMatch, LlmMode, RecordedCall
+from tracereplay.scoring.runner import Job
+
+if TYPE_CHECKING:  # a Literal only; its module imports the SDK, the agent processes' part
+    from tracereplay.replay.answering.recorded_tools import ToolMatch
+
+
+@dataclass(frozen=True)
+class AgentSetup:
+    """What an agent process needs before its first case: the agent, the store, the checks."""
+
+    agent: str  # module:attr
+    db: Path
+    check_modules: tuple[str, ...] = ()
+    agent_call: str | None = None  # --agent-call NAME
+
+
+@dataclass(frozen=True)
+class ReplayPlan:
+    """How every case of the eval is replayed (``Replayer``'s settings, without the agent)."""
+
+    suite: EvalSuite
+    eval_run_id: str
+    tool_match: ToolMatch = "strict"
+    live_tools: bool = False
+    timeout_s: float | None = None
+    llm: LlmMode = "live"
+    llm_match: LlmMatch = "order"
+    llm_until: int | None = None  # --llm-until N: a fork at LLM call N
+    #: ``service.name`` of the replay runs when the eval sets tracereplay up for the agent
+    #: (``trace_replays``): the source runs' service
+    service_name: str | None = None
+
+
+@dataclass(frozen=True)
+class CaseInputs:
+    """The recordings one case is answered from: its source run, the runs nested under it,
+    how their results were encoded, and their LLM calls (``--llm recorded``)."""
+
+    source: Run | None = None
+    sub_runs: tuple[Run, ...] = ()
+    encodings: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
+    llm_calls: tuple[RecordedCall, ...] = ()
+
+
+# ---------------------------------------------------------------------------- the messages
+#: a message to an agent process: ("plan", ReplayPlan), ("jobs", slots, [task], [task]) (how
+#: many cases the eval counts as running there, the cases to start now, then those to start
+#: as soon as one of its cases ends), ("stop",); from it:
+#: ("ready", one_at_a_time), ("failed", message), ("results", [(key, CaseRun)])
+Task = tuple[int, Job, CaseInputs]
