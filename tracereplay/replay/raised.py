@@ -24,12 +24,13 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import tracereplay
 from tracereplay.replay.answering.recorded_tools import RecordedToolError
 
 __all__ = ["environment_failure", "replays_a_recorded_failure", "tracereplays_own", "unreachable"]
 
 #: the package's directory: an exception raised by code under it is tracereplay's
-_PACKAGE = os.path.realpath(Path(__file__).resolve().parents[2]) + os.sep
+_PACKAGE = os.path.realpath(Path(tracereplay.__file__).resolve().parent) + os.sep
 
 #: HTTP statuses of a provider that did not serve the request (auth, throttling, its outage)
 UNAVAILABLE = frozenset({401, 403, 408, 429})

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tracereplay
+
 __all__ = ["TOOL_ATTRIBUTES", "Found", "is_user_file", "is_user_function", "user_modules", "walk"]
 
 #: how deep the walk goes from a module's globals (module > agent > tools list > tool object >
@@ -58,7 +60,7 @@ def _library_roots() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     roots = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     roots |= {p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p)}
-    roots.add(str(Path(__file__).resolve().parents[2]))  # tracereplay itself
+    roots.add(str(Path(tracereplay.__file__).resolve().parent))  # tracereplay itself
     return tuple(sorted(os.path.realpath(r) + os.sep for r in roots if r))
 
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tracereplay
 from tracereplay.replay.user_code import is_user_function, user_modules, walk
 from tracereplay.sdk.replay_hook import _interceptor
 from tracereplay.sdk.tool import tool
@@ -288,7 +289,7 @@ def _qualified(names: Collection[str]) -> dict[str, list[tuple[str, str]]]:
 
 
 _library_names: dict[str, bool] = {}
-_TRACEREPLAY = str(Path(__file__).resolve().parents[2])
+_TRACEREPLAY = str(Path(tracereplay.__file__).resolve().parent)
 
 
 def _library_function_named(name: str) -> bool:
