@@ -37,10 +37,11 @@ import pyarrow as pa
 
 from tracereplay.errors import StoreError, one_line
 from tracereplay.extras import require_extra
-from tracereplay.store.db import Store, _first_rows, not_stored
+from tracereplay.store.db import Store, not_stored
 from tracereplay.store.engines import pg_partitions
 from tracereplay.store.engines.pg_sql import to_postgres
 from tracereplay.store.paths import StoreUrl
+from tracereplay.store.rows import first_rows
 
 MIGRATIONS = "postgres"
 #: keys one write locks one by one at most (see ``PostgresStore.lock``), and the key of all
@@ -355,7 +356,7 @@ class PostgresStore(Store):
         stored with another start time is also looked for by its ids, in ``where`` (the
         batch's ``TimeWindow``: its days' partitions only), as on DuckDB."""
         if not distinct:
-            data = _first_rows(data, key)
+            data = first_rows(data, key)
         conflict = " ON CONFLICT DO NOTHING"
         if table != "spans" or not traces:
             return self.append_table(table, data, conflict=conflict)
