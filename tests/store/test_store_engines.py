@@ -6,13 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import duckdb
 import pytest
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreError
 from tracereplay.models import AgentResult, LlmCall, Run, ToolCallRecord
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store import Store, schema
+from tracereplay.store.errors import ReadOnlyTransactionError
 from tracereplay.store.paths import StoreUrl, resolve_db_path
 
 
@@ -111,7 +111,7 @@ def test_a_failed_transaction_leaves_nothing(store_target: str) -> None:
             store.insert_spans([_span("e" * 32, "c" * 16)])
             tx.rollback()
         assert store.count("spans") == 1
-        with store.transaction(read_only=True), pytest.raises(duckdb.Error):
+        with store.transaction(read_only=True), pytest.raises(ReadOnlyTransactionError):
             store.insert_spans([_span("f" * 32, "b" * 16)])
 
 
