@@ -147,6 +147,22 @@ def test_without_the_extra_a_server_store_names_it(tmp_path) -> None:
     ]
 
 
+def test_without_sqlglot_a_server_store_names_the_extra(tmp_path) -> None:
+    """sqlglot (the dialect, part of ``tracereplay[postgres]``) missing: the same one line."""
+    code = (
+        "import sys; sys.modules['sqlglot'] = None\n"
+        "from tracereplay.cli.app import main\n"
+        "sys.argv = ['tracereplay', '--store', 'postgresql://u@127.0.0.1:1/d', 'runs']\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: a PostgreSQL store needs the 'postgres' extra: pip install 'tracereplay[postgres]'"
+        " (missing: sqlglot)"
+    ]
+
+
 def test_a_write_touching_many_traces_fits_the_servers_lock_table(pg_url: str) -> None:
     """A big file ingested whole touches tens of thousands of traces: one lock, not one each
     (PostgreSQL's lock table ran out: "out of shared memory")."""

@@ -26,7 +26,6 @@ processes, under the URL's local anchor (``paths.StoreUrl``).
 
 from __future__ import annotations
 
-import re
 import socket
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -55,7 +54,6 @@ MIGRATIONS = "postgres"
 #: keys one write locks one by one at most (see ``PostgresEngine.lock``), and the key of all
 MANY_KEYS = 256
 ALL_KEYS = -0x7472616365726570  # "tracerep": outside what hashtextextended is likely to hit
-_NAMED = re.compile(r"\$([A-Za-z_]\w*)")
 
 
 def statement_error(exc: Exception) -> StatementError:
@@ -100,12 +98,11 @@ class PgConnection:
         self.raw = raw
         self._local = duckdb.connect()  # parses statements, formats results
 
-    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = ()) -> _Result:
-        if isinstance(params, dict):  # DuckDB's $name parameters, psycopg's %(name)s
-            named = (
-                _NAMED.sub(r"%(\1)s", to_postgres(sql, True)) if params else to_postgres(sql, False)
-            )
-            return self.execute_native(named, params or None)  # type: ignore[arg-type]
+    def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = ()) -> _Result:
+        """Run the store's SQL (DuckDB's dialect: ``?``, or ``$name`` with a dict of params)
+        carried over to PostgreSQL (``pg_sql.to_postgres``)."""
+        if isinstance(params, Mapping):
+            return self.execute_native(to_postgres(sql, bool(params)), dict(params) or None)
         values = list(params or ())
         return self.execute_native(to_postgres(sql, bool(values)), values)
 
@@ -176,7 +173,7 @@ def rows_to_arrow(names: list[str], rows: list[tuple[Any, ...]]) -> pa.Table:
 def connect(url: str) -> Any:
     """A psycopg connection to ``url`` (autocommit: the store issues its own BEGIN/COMMIT;
     ``json`` columns read back as their text, as DuckDB gives them)."""
-    require_extra("postgres", ["psycopg"], "a PostgreSQL store")
+    require_extra("postgres", ["psycopg", "sqlglot"], "a PostgreSQL store")
     import psycopg
     from psycopg.adapt import Loader
 
@@ -240,13 +237,13 @@ class PostgresEngine:
         return None
 
     def begin(self, read_only: bool) -> None:
-        self.con.execute("BEGIN TRANSACTION READ ONLY" if read_only else "BEGIN TRANSACTION")
+        self.con.execute_native("BEGIN TRANSACTION READ ONLY" if read_only else "BEGIN TRANSACTION")
         self._open = True
 
     def commit(self) -> None:
         self._days = None
         try:
-            self.con.execute("COMMIT")
+            self.con.execute_native("COMMIT")
         except BaseException:
             self.rollback()
             raise
@@ -256,7 +253,7 @@ class PostgresEngine:
         self._days = None
         self._open = False
         try:
-            self.con.execute("ROLLBACK")
+            self.con.execute_native("ROLLBACK")
         except StatementError:
             pass
 
