@@ -27,7 +27,7 @@ import pytest
 from tracereplay.convert import convert_trace
 from tracereplay.otlp.files import decode_file_content, iter_input_files, read_file
 from tracereplay.spans import LogRecord, Span
-from tracereplay.store.db import RunRows, run_tables
+from tracereplay.store.rows import RunRows, run_tables
 
 TESTS = Path(__file__).resolve().parent.parent
 FIXTURES = TESTS / "fixtures"

@@ -15,7 +15,8 @@ from late_spans import prefill
 from tracereplay.ingest.pipeline import ingest_batch
 from tracereplay.spans import Span
 from tracereplay.store import Store
-from tracereplay.store.db import ROW_GROUP_SIZE, TimeWindow
+from tracereplay.store.db import TimeWindow
+from tracereplay.store.engines.duckdb import ROW_GROUP_SIZE
 
 DAY_NS = 86_400 * 10**9
 OLD_SPANS = 400_000

@@ -27,7 +27,7 @@ from tracereplay.otlp import read_file
 from tracereplay.otlp.files import frame_ranges
 from tracereplay.spans import LogRecord
 from tracereplay.store import SpoolWriter, Store, spool_dir
-from tracereplay.store.db import _result_json
+from tracereplay.store.rows import _result_json
 from tracereplay.store.spool import KIND_TRACES_PB, list_segments
 
 TABLES = {

@@ -19,7 +19,6 @@ from sql_pipeline import tracereplay_here
 
 from tracereplay.store import Store, schema
 from tracereplay.store.engines.pg_partitions import DAY_NS, partition_name
-from tracereplay.store.engines.postgres import PostgresStore
 from tracereplay.store.paths import StoreUrl
 
 
@@ -203,7 +202,7 @@ def test_a_store_made_with_0010_moves_its_spans_into_day_partitions(
     pg_url: str,  # noqa: F811
 ) -> None:
     url = StoreUrl(pg_url)
-    with PostgresStore.open_url(url, migrate=False) as store:
+    with Store.open(url, damaged_ok=True) as store:  # damaged_ok: no migration
         assert schema.migrate(store, target=10) == 10
         for i, iso in enumerate(["2026-01-01T08:00:00", "2026-01-03T08:00:00"]):
             start = _ns(iso)

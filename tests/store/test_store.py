@@ -13,8 +13,14 @@ from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, 
 from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store import Store, resolve_db_path, schema
+from tracereplay.store.engines.duckdb import DuckDBConnection, DuckDBEngine
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import lock_path
+
+
+def _store_on(con: duckdb.DuckDBPyConnection, path: Path) -> Store:
+    """A ``Store`` on a file opened with plain DuckDB (to migrate it to an old version)."""
+    return Store(DuckDBEngine(DuckDBConnection(con), path))
 
 
 def _span(trace: str, span: str, parent: str = "", **kw) -> Span:
@@ -136,7 +142,7 @@ def test_a_new_file_takes_every_migration_in_one_transaction(tmp_path: Path) -> 
 def test_old_file_is_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
-    assert schema.migrate(Store(con, path), target=1) == 1
+    assert schema.migrate(_store_on(con, path), target=1) == 1
     con.execute("INSERT INTO spans (trace_id, span_id, name) VALUES ('t', 's', 'kept')")
     con.close()
     with Store.open(path) as store:
@@ -147,7 +153,7 @@ def test_old_file_is_upgraded(tmp_path: Path) -> None:
 def test_versions_5_and_6_keep_rows_and_drop_keys_nothing_needs(tmp_path: Path) -> None:
     path = tmp_path / "v4.duckdb"
     con = duckdb.connect(str(path))
-    assert schema.migrate(Store(con, path), target=4) == 4
+    assert schema.migrate(_store_on(con, path), target=4) == 4
     con.execute("INSERT INTO tool_calls (run_id, position, tool_name) VALUES ('r', 0, 'get')")
     con.execute("INSERT INTO llm_calls (run_id, round, model) VALUES ('r', 1, 'gpt')")
     con.execute(
@@ -187,7 +193,7 @@ def test_version_7_keeps_spans_logs_and_runs_without_their_key_indexes(tmp_path:
     skipped without them."""
     path = tmp_path / "v6.duckdb"
     con = duckdb.connect(str(path))
-    assert schema.migrate(Store(con, path), target=6) == 6
+    assert schema.migrate(_store_on(con, path), target=6) == 6
     con.execute(
         "INSERT INTO spans (trace_id, span_id, name) VALUES (?, ?, 'kept')", ["a" * 32, "b" * 16]
     )
@@ -219,7 +225,7 @@ def test_a_file_with_default_row_groups_takes_new_rows(tmp_path: Path) -> None:
     ``duckdb.connect``), its last row group bigger than ours, still takes inserts and deletes."""
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
-    schema.migrate(Store(con, path))
+    schema.migrate(_store_on(con, path))
     con.execute(
         "INSERT INTO spans (trace_id, span_id, name)"
         " SELECT printf('%032x', i), printf('%016x', i + 1), 'old' FROM range(40000) t(i)"
@@ -306,7 +312,7 @@ def test_version_8_scores_error_cases_0_in_stored_scores_and_aggregates(tmp_path
     aggregate_score ("score 1.000" on a regressed eval); it now counts 0 everywhere."""
     path = tmp_path / "v7.duckdb"
     con = duckdb.connect(str(path))
-    assert schema.migrate(Store(con, path), target=7) == 7
+    assert schema.migrate(_store_on(con, path), target=7) == 7
     con.execute(
         "INSERT INTO eval_runs (eval_run_id, suite_id, suite_name, mode, started_at, status,"
         " total_cases, passed, errored, pass_rate, aggregate_score)"

@@ -6,13 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import duckdb
 import pytest
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreError
 from tracereplay.models import AgentResult, LlmCall, Run, ToolCallRecord
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store import Store, schema
+from tracereplay.store.errors import ReadOnlyTransactionError
 from tracereplay.store.paths import StoreUrl, resolve_db_path
 
 
@@ -111,7 +111,7 @@ def test_a_failed_transaction_leaves_nothing(store_target: str) -> None:
             store.insert_spans([_span("e" * 32, "c" * 16)])
             tx.rollback()
         assert store.count("spans") == 1
-        with store.transaction(read_only=True), pytest.raises(duckdb.Error):
+        with store.transaction(read_only=True), pytest.raises(ReadOnlyTransactionError):
             store.insert_spans([_span("f" * 32, "b" * 16)])
 
 
@@ -144,6 +144,22 @@ def test_without_the_extra_a_server_store_names_it(tmp_path) -> None:
     assert done.stderr.strip().splitlines() == [
         "error: a PostgreSQL store needs the 'postgres' extra: pip install 'tracereplay[postgres]'"
         " (missing: psycopg)"
+    ]
+
+
+def test_without_sqlglot_a_server_store_names_the_extra(tmp_path) -> None:
+    """sqlglot (the dialect, part of ``tracereplay[postgres]``) missing: the same one line."""
+    code = (
+        "import sys; sys.modules['sqlglot'] = None\n"
+        "from tracereplay.cli.app import main\n"
+        "sys.argv = ['tracereplay', '--store', 'postgresql://u@127.0.0.1:1/d', 'runs']\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: a PostgreSQL store needs the 'postgres' extra: pip install 'tracereplay[postgres]'"
+        " (missing: sqlglot)"
     ]
 
 

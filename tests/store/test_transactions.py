@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from tracereplay.errors import StoreError
 from tracereplay.store import Store
+from tracereplay.store.errors import ReadOnlyTransactionError
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def test_read_only_refuses_writes_and_rolls_back(store: Store) -> None:
         _offset(store, "a", 1)
     with store.transaction(read_only=True):
         assert _keys(store) == ["a"]
-        with pytest.raises(duckdb.Error, match="read-only"):
+        with pytest.raises(ReadOnlyTransactionError, match="read-only"):
             _offset(store, "b", 1)
     assert not _in_transaction(store)
     # a read-only block is rolled back even when nothing failed: temporary work is gone
@@ -110,7 +110,7 @@ def test_read_only_refuses_writes_and_rolls_back(store: Store) -> None:
 def test_a_write_block_inside_a_read_only_one_is_refused_its_writes(store: Store) -> None:
     with store.transaction(read_only=True):
         inner = store.transaction()
-        with pytest.raises(duckdb.Error, match="read-only"), inner:
+        with pytest.raises(ReadOnlyTransactionError, match="read-only"), inner:
             _offset(store, "a", 1)
     assert _keys(store) == []
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from tracereplay.ingest.pipeline import PreparedBatch
-from tracereplay.store.db import RunTables
+from tracereplay.store.rows import RunTables
 
 _SHM = Path("/dev/shm")
 

@@ -20,7 +20,8 @@ from tracereplay.convert import convert_trace
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest.stats import IngestStats
 from tracereplay.spans import LogRecord, Span
-from tracereplay.store.db import RunRows, RunTables, Store, TimeWindow, spans_table
+from tracereplay.store.db import Store, TimeWindow
+from tracereplay.store.rows import RunRows, RunTables, spans_table
 
 
 def _count_by_trace(table: pa.Table | None, into: dict[str, int]) -> None:

@@ -10,6 +10,7 @@ import duckdb
 
 from tracereplay.errors import TraceReplayError
 from tracereplay.store.db import Store
+from tracereplay.store.errors import StatementError
 
 #: the runs a predicate reads when it names ``label``: every column of ``runs`` and the run's
 #: latest label's verdict (``good``, ``bad``; NULL for a run nobody labelled)
@@ -66,7 +67,7 @@ def matching_run_ids(
     with store.transaction(read_only=True):
         try:
             rows = store.con.execute(sql, list(params)).fetchall()
-        except duckdb.Error as exc:
+        except StatementError as exc:
             raise BadPredicateError(f"bad --where predicate: {duckdb_message(exc)}") from None
     return [r[0] for r in rows]
 

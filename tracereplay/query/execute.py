@@ -9,7 +9,8 @@ import duckdb
 
 from tracereplay.query.guard import SqlError, check_read_only, one_line, split_statements
 from tracereplay.query.sqltext import strip_terminator
-from tracereplay.store.db import Store, store_failure
+from tracereplay.store.db import Store
+from tracereplay.store.errors import StatementError
 
 
 @contextmanager
@@ -38,5 +39,7 @@ def run_sql(
                 # a server store runs the user's SQL as written, in its own dialect
                 result = con.sql(strip_terminator(statement.query), **native)
             yield result
-        except duckdb.Error as exc:  # a damaged file or a full disk says so, not as SQL
-            raise store_failure(store.path, exc) or SqlError(one_line(exc)) from None
+        # a relation's rows are read lazily, by DuckDB on every engine: its errors are DuckDB's
+        except (StatementError, duckdb.Error) as exc:
+            # a damaged file or a full disk says so, not as SQL
+            raise store.failure(exc) or SqlError(one_line(exc)) from None

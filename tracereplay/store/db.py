@@ -1,85 +1,67 @@
-"""The DuckDB store: opening it safely, and the typed reads and writes every command shares."""
+"""The store every command shares: opening it on its engine, transactions, and the typed
+reads and writes (SQL in DuckDB's dialect; each engine runs it, ``store/engines/``)."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import re
-import time
+import importlib
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 import orjson
 
 from tracereplay.errors import (
     AmbiguousIdError,
     BadParameterError,
     NotFoundError,
-    StoreBusyError,
     StoreError,
     one_line,
 )
 from tracereplay.lazy import LazyModule
-from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
+from tracereplay.models import AgentResult, Document, LlmCall, Run
 from tracereplay.spans import (
     KIND_BY_NAME,
-    SPAN_KINDS,
     STATUS_BY_NAME,
-    STATUS_CODES,
     LogRecord,
     Span,
 )
-from tracereplay.store import damage, schema
+from tracereplay.store import schema
+from tracereplay.store.engines import engine_of
+from tracereplay.store.errors import StatementError
 from tracereplay.store.labels import COLUMNS as LABEL_COLUMNS
 from tracereplay.store.labels import Label, default_author, verdict_of
-from tracereplay.store.lock import file_lock
-from tracereplay.store.paths import StoreUrl, lock_path, resolve_db_path, spool_dir
+from tracereplay.store.paths import resolve_db_path, spool_dir
+from tracereplay.store.rows import (
+    RunTables,
+    json_text,
+    ns_timestamp,
+    run_tables,
+    spans_table,
+    utc,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from tracereplay.store.engines.base import Engine
 else:  # loaded by the first Arrow table built: opening the store, or a query, needs none
     pa = LazyModule("pyarrow")
 
 
-@functools.cache
-def _ts_type() -> pa.DataType:
-    return pa.timestamp("ns", tz="UTC")
-
-
-#: rows per DuckDB row group (DuckDB's default is 122,880). A big transaction writes its full
-#: row groups to the file as it goes and the rest at COMMIT; smaller groups move most of that
-#: work from the COMMIT, where nothing else can happen, to the inserts, which overlap the
-#: worker processes decoding the next parts (ingest's last commit went from ~1 s to ~0.3 s).
-ROW_GROUP_SIZE = 16_384
-#: DuckDB before 2.0 could fail on a file whose last row group is bigger than the size it was
-#: attached with (duckdb/duckdb#22109): older versions keep DuckDB's defaults
-_SMALL_ROW_GROUPS = int(duckdb.__version__.split(".")[0]) >= 2
-
-SPAN_COLUMNS = (
-    "trace_id", "span_id", "parent_span_id", "name", "kind", "start_time", "end_time",
-    "duration_ms", "status_code", "status_message", "service_name", "scope_name", "attributes",
-    "events", "links", "resource", "start_time_unix_nano", "end_time_unix_nano",
-)  # fmt: skip
-
-
-def _json(value: Any) -> str:
-    return orjson.dumps(value, default=str).decode()
+#: each engine's module (``engines/base.py`` says what one holds), imported when it opens a store
+_ENGINE_MODULES = {
+    "duckdb": "tracereplay.store.engines.duckdb",
+    "postgres": "tracereplay.store.engines.postgres",
+}
 
 
 def _loads(value: str | None, default: Any) -> Any:
     return default if value is None else orjson.loads(value)
-
-
-def _ts(dt: datetime | None) -> datetime | None:
-    if dt is None:
-        return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -119,23 +101,6 @@ class TimeWindow:
 LATE_WINDOW_NS = 24 * 3600 * 10**9
 
 
-def _attach(path: Path) -> duckdb.DuckDBPyConnection:
-    """A connection to the store file, attached under its usual name (the file's stem, as
-    ``duckdb.connect(path)`` would name it) with ``ROW_GROUP_SIZE``, and in use."""
-    if not _SMALL_ROW_GROUPS:
-        return duckdb.connect(str(path))
-    con = duckdb.connect()
-    try:
-        alias = '"' + path.stem.replace('"', '""') + '"'
-        target = str(path).replace("'", "''")
-        con.execute(f"ATTACH '{target}' AS {alias} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
-        con.execute(f"USE {alias}")
-    except BaseException:
-        con.close()
-        raise
-    return con
-
-
 class Transaction:
     """What ``with store.transaction() as tx:`` gives: the block's handle on its transaction.
 
@@ -173,19 +138,24 @@ class Transaction:
 
 
 class Store:
-    """An open tracereplay store. Get one with ``Store.open(path)``; it holds the file lock.
+    """An open tracereplay store. Get one with ``Store.open(target)``.
 
-    This class is the engine-neutral interface every command calls, and the DuckDB engine
-    itself; ``Store.open`` of a server URL gives a ``PostgresStore``
-    (``store/engines/postgres.py``), which overrides the engine-specific methods."""
+    This class is the engine-neutral interface every command calls: its reads and writes
+    are SQL in DuckDB's dialect sent through ``con``, its transactions nest here, and what a
+    database does its own way (opening, bulk inserts, locks, settings) is a call on its
+    engine (``store/engines/base.py``: ``engines/duckdb.py`` for a file,
+    ``engines/postgres.py`` for a server URL)."""
 
-    #: which engine holds the store ("duckdb", "postgres")
-    engine = "duckdb"
-
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
-        self.con = con
-        self.path = path
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.con = engine.con
+        self.path = engine.path
         self._tx: Transaction | None = None  # the outermost open ``transaction()`` block
+
+    @property
+    def engine(self) -> str:
+        """Which engine holds the store ("duckdb", "postgres")."""
+        return self._engine.name
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -198,109 +168,53 @@ class Store:
         create: bool = True,
         damaged_ok: bool = False,
     ) -> Iterator[Store]:
-        """Lock, open and migrate the store; closes and unlocks on exit.
+        """Open (a file: lock) and migrate the store; closes (unlocks) on exit.
 
         A store known to be damaged (see ``store/damage.py``), or cut short, is refused with
         ``DamagedStoreError`` unless ``damaged_ok`` (``tracereplay check``), which also skips
         the migrations: nothing is written into a file that may be damaged.
 
-        A server URL (``postgresql://...``, see ``paths.StoreUrl``) opens a ``PostgresStore``:
-        no file lock (the server keeps writers apart), migrated the same way."""
-        path = resolve_db_path(db)
-        if isinstance(path, StoreUrl):
-            from tracereplay.store.engines.postgres import PostgresStore
-
-            with PostgresStore.open_url(path, migrate=not damaged_ok) as server_store:
-                yield server_store
-            return
-        if not create and not path.exists():
-            raise StoreError(f"no tracereplay store at {path}")
-        if path.exists() and path.is_dir():
-            raise StoreError(f"{path} is a directory, not a DuckDB file")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with file_lock(lock_path(path), timeout=timeout):
-            if not damaged_ok:
-                damage.refuse_if_recorded(path)
-            # a write-ahead log replayed at attach may use blocks not written to the file yet
-            judge_size = not damaged_ok and not path.with_name(path.name + ".wal").exists()
-            con = cls._connect(path, timeout)
+        The engine is the target's (``engines.engine_of``): a DuckDB file, or a server URL
+        (``postgresql://...``, see ``paths.StoreUrl``: no file lock, the server keeps
+        writers apart); its module is imported now, so a file never loads psycopg."""
+        target = resolve_db_path(db)
+        module = importlib.import_module(_ENGINE_MODULES[engine_of(target)])
+        opened = module.open_engine(target, timeout=timeout, create=create, damaged_ok=damaged_ok)
+        with opened as engine:
+            store = cls(engine)
             try:
-                store = cls(con, path)
-                if judge_size and (cut := damage.truncation(con, path)) is not None:
-                    damage.record(path, cut)
-                    raise damage.damaged(path, cut)
-                try:
-                    if not damaged_ok:
-                        schema.migrate(store)
-                except duckdb.Error as exc:
-                    failure = store_failure(path, exc)
-                    if failure is not None:
-                        raise failure from None
-                    raise StoreError(f"cannot upgrade {path}: {one_line(exc)}") from None
-                con.execute("SET TimeZone = 'UTC'")
-                # spans and runs are mostly JSON text: zstd makes commits (checkpoints) much
-                # cheaper and the file much smaller than DuckDB's default dictionary/FSST picks
-                con.execute("SET force_compression = 'zstd'")
-                # a big transaction writes each row group to the file as soon as it is full
-                # (DuckDB's default buffers five): see ROW_GROUP_SIZE
-                if _SMALL_ROW_GROUPS:
-                    con.execute("SET write_buffer_row_group_count = 1")
-                try:
-                    yield store
-                except duckdb.Error as exc:
-                    failure = store_failure(path, exc)
-                    if failure is None:
-                        raise
-                    raise failure from None
-            finally:
-                con.close()
-
-    @staticmethod
-    def _connect(path: Path, timeout: float) -> duckdb.DuckDBPyConnection:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                return _attach(path)
-            except duckdb.IOException as exc:
-                # Another (non-tracereplay) process holds DuckDB's own lock: wait for it.
-                if "lock" in str(exc).lower() and time.monotonic() < deadline:
-                    time.sleep(0.05)
-                    continue
-                if "lock" in str(exc).lower():
-                    raise StoreBusyError(f"{path} is locked by another process") from None
-                failure = _opening_failure(path, exc)
+                if not damaged_ok:
+                    schema.migrate(store)
+            except StatementError as exc:
+                failure = engine.failure(exc)
                 if failure is not None:
                     raise failure from None
-                raise StoreError(f"cannot open {path}: {one_line(exc)}") from None
-            except duckdb.Error as exc:
-                failure = _opening_failure(path, exc)
-                if failure is not None:
-                    raise failure from None
-                raise StoreError(f"cannot open {path}: {one_line(exc)}") from None
+                raise StoreError(f"cannot upgrade {engine.shown}: {one_line(exc)}") from None
+            engine.configure()
+            yield store
 
     @property
     def spool_dir(self) -> Path:
         return spool_dir(self.path)
 
+    def failure(self, exc: BaseException) -> StoreError | None:
+        """What a failed statement says about the store itself (a full disk, a damaged file),
+        as a one-line ``StoreError``; None when it is about the work (``Engine.failure``)."""
+        return self._engine.failure(exc)
+
     def lock(self, keys: Collection[str]) -> None:
         """Hold ``keys`` (``trace:<id>``, ``suite:<id>``...) until the open transaction ends,
-        so two writers touching the same ones go one after the other. A DuckDB store has one
-        writer at a time already (the file lock): nothing to do."""
+        so two writers touching the same ones go one after the other (outside a transaction:
+        nothing to hold). A DuckDB store has one writer at a time already (the file lock)."""
+        if keys and self._tx is not None:
+            self._engine.lock(keys)
 
     def deny_host_access(self, *, lock: bool = True) -> None:
         """From now on, SQL on this store cannot reach anything but the store: no files of this
         machine (``read_csv``, ``read_text``, ``glob``, ``COPY``, ``ATTACH``...), no network, no
         extensions installed or loaded; with ``lock``, no setting can be changed either. It
         cannot be undone: open the store again for work that needs more."""
-        settings = [
-            "autoinstall_known_extensions = false",
-            "autoload_known_extensions = false",
-            "enable_external_access = false",
-        ]
-        if lock:
-            settings.append("lock_configuration = true")
-        for setting in settings:
-            self.con.execute(f"SET {setting}")
+        self._engine.deny_host_access(lock=lock)
 
     @contextmanager
     def transaction(self, *, read_only: bool = False) -> Iterator[Transaction]:
@@ -332,7 +246,7 @@ class Store:
                 outer.failed = True
                 raise
             return
-        self.con.execute("BEGIN TRANSACTION READ ONLY" if read_only else "BEGIN TRANSACTION")
+        self._engine.begin(read_only)
         tx = self._tx = Transaction(self, read_only)
         try:
             yield tx
@@ -352,19 +266,10 @@ class Store:
             self._commit()
 
     def _commit(self) -> None:
-        try:
-            self.con.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            raise
+        self._engine.commit()
 
     def _rollback(self) -> None:
-        """Roll the open transaction back, if DuckDB still has one: a failed COMMIT (a full
-        disk) ends it itself, and the error that caused it is the one to report."""
-        try:
-            self.con.execute("ROLLBACK")
-        except duckdb.Error:
-            pass
+        self._engine.rollback()
 
     def _restart(self, commit: bool) -> None:
         """End the open transaction (commit or roll it back) and begin the next one."""
@@ -372,7 +277,7 @@ class Store:
             self._commit()
         else:
             self._rollback()
-        self.con.execute("BEGIN TRANSACTION")
+        self._engine.begin(False)
 
     # ------------------------------------------------------------------ spans and logs
     def insert_spans(self, spans: Sequence[Span]) -> int:
@@ -418,7 +323,7 @@ class Store:
         of, when the caller knows (else they are looked up). Returns how many were new."""
         if not logs:
             return 0
-        bodies = [_json(r.body) for r in logs]
+        bodies = [json_text(r.body) for r in logs]
         ids = [
             hashlib.sha1(
                 f"{r.trace_id}|{r.span_id}|{r.time_ns}|{r.event_name}|{b}".encode()
@@ -430,11 +335,11 @@ class Store:
                 "log_id": ids,
                 "trace_id": [r.trace_id for r in logs],
                 "span_id": [r.span_id for r in logs],
-                "time": pa.array([r.time_ns for r in logs], _ts_type()),
+                "time": pa.array([r.time_ns for r in logs], ns_timestamp()),
                 "time_unix_nano": pa.array([r.time_ns for r in logs], pa.int64()),
                 "event_name": [r.event_name for r in logs],
                 "body": bodies,
-                "attributes": [_json(r.attributes) for r in logs],
+                "attributes": [json_text(r.attributes) for r in logs],
                 "severity_text": [r.severity_text for r in logs],
                 "service_name": [r.service_name for r in logs],
                 "scope_name": [r.scope_name for r in logs],
@@ -459,28 +364,13 @@ class Store:
         earlier row of ``data``; the stored rows compared are those of ``traces`` (trace ids:
         the data's traces the table has rows of) where ``where`` holds (on ``s.``, e.g. a
         ``TimeWindow``). ``distinct``: no key repeats within ``data``. Returns how many rows
-        were inserted.
-
-        The tables have no key index on purpose: DuckDB loads a key's whole index to insert a
-        row, so memory would grow with the store; the join here holds only the data and the
-        stored rows of ``traces``."""
-        if not distinct:
-            data = _first_rows(data, key)
-        if not traces:
-            return self.append_table(table, data)
-        return self.append_table(
-            table, data, where=not_stored(table, key, where), params=[list(traces)]
-        )
+        were inserted (``Engine.append_new``: a join on DuckDB, declared keys on PostgreSQL)."""
+        return self._engine.append_new(table, data, key, traces, distinct=distinct, where=where)
 
     def insert_columns(self, table: str, columns: Mapping[str, Sequence[Any]]) -> None:
-        """Insert rows given column by column (Python values, lists of one length) in one
-        statement, without Arrow: DuckDB zips the ``unnest`` of each list, typed by its values
-        (a suite import needs no pyarrow, a fifth of a second to import with numpy)."""
-        names = ", ".join(f'"{c}"' for c in columns)
-        values = ", ".join("unnest(?)" for _ in columns)
-        self.con.execute(
-            f"INSERT INTO {table} ({names}) SELECT {values}", [list(v) for v in columns.values()]
-        )
+        """Insert rows given column by column (Python values, lists of one length) without
+        Arrow: what ``suite import`` writes cases with (no pyarrow to import)."""
+        self._engine.insert_columns(table, columns)
 
     def insert_row(self, table: str, columns: Sequence[str], values: Sequence[Any]) -> None:
         """Add one row: ``values`` in the order of ``columns``."""
@@ -505,14 +395,8 @@ class Store:
 
     def shared_prefixes(self, table: str, column: str, prefixes: Sequence[str]) -> set[str]:
         """Which of ``prefixes`` (all of one length) begin more than one ``column`` of
-        ``table``: one columnar scan here, index lookups on PostgreSQL (``short_ids``)."""
-        length = len(prefixes[0]) if prefixes else 0
-        rows = self.con.execute(
-            f"SELECT substr({column}, 1, ?) AS p FROM {table}"  # noqa: S608 (fixed names)
-            f" WHERE substr({column}, 1, ?) IN (SELECT unnest(?)) GROUP BY p HAVING count(*) > 1",
-            [length, length, list(prefixes)],
-        ).fetchall()
-        return {r[0] for r in rows}
+        ``table``: one columnar scan on DuckDB, index lookups on PostgreSQL (``short_ids``)."""
+        return self._engine.shared_prefixes(table, column, prefixes)
 
     def stored_trace_ids(
         self, trace_ids: Iterable[str], window: TimeWindow | None = None
@@ -645,39 +529,12 @@ class Store:
         """Insert the rows of the Arrow table ``data`` into ``table`` (columns matched by name),
         in one statement; ``where``: only the rows (``b``) it holds for, with ``params``.
         Returns how many rows were inserted."""
-        cols = ", ".join(f'"{c}"' for c in data.column_names)
-        name = f"_tr_{table}_batch"
-        self.con.register(name, data)
-        try:
-            rows = self.con.execute(
-                f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {name} AS b"
-                + (f" WHERE {where}" if where else ""),
-                list(params),
-            ).fetchall()
-        except BaseException:
-            try:  # in a transaction the failure aborted: the failure is what to report
-                self.con.unregister(name)
-            except duckdb.Error:
-                pass
-            raise
-        self.con.unregister(name)
-        return int(rows[0][0]) if rows else 0
+        return self._engine.append_table(table, data, where=where, params=params)
 
-    @contextmanager
-    def settings(self, **values: str | int) -> Iterator[None]:
-        """DuckDB settings changed for the block (``store.settings(threads=1)``), then put back
-        as they were."""
-        names = list(values)
-        rows = self.con.execute(
-            "SELECT " + ", ".join(f"current_setting('{n}')" for n in names)
-        ).fetchall()
-        for name, value in values.items():
-            self.con.execute(f"SET {name} = '{value}'")
-        try:
-            yield
-        finally:
-            for name, old in zip(names, rows[0]):
-                self.con.execute(f"SET {name} = '{old}'")
+    def settings(self, **values: str | int) -> AbstractContextManager[None]:
+        """The engine's settings changed for the block (``store.settings(threads=1)``), then
+        put back as they were (DuckDB's; a server has none to change)."""
+        return self._engine.settings(**values)
 
     def resolve_run_id(self, ident: str) -> str:
         """A run id from a unique prefix of one, or from a trace id whose trace holds one run."""
@@ -777,7 +634,7 @@ class Store:
                 "SELECT max(created_at) FROM labels WHERE run_id = ?", [run_id]
             ).fetchall()
             at = datetime.now(UTC)
-            last = _ts(rows[0][0]) if rows and rows[0][0] is not None else None
+            last = utc(rows[0][0]) if rows and rows[0][0] is not None else None
             if last is not None and at <= last:  # a clock step back: still the latest
                 at = last + timedelta(microseconds=1)
             label = Label(
@@ -813,408 +670,25 @@ class Store:
     # ------------------------------------------------------------------ spool bookkeeping
     def spool_offset(self, key: str) -> int:
         rows = self.con.execute(
-            'SELECT "offset" FROM spool_offsets WHERE segment = ?', [key]
+            'SELECT "offset" FROM spool_offsets WHERE segment = ?', [self._engine.spool_key(key)]
         ).fetchall()
         return int(rows[0][0]) if rows else 0
 
     def set_spool_offset(self, key: str, offset: int) -> None:
         self.con.execute(
-            'INSERT OR REPLACE INTO spool_offsets (segment, "offset") VALUES (?, ?)', [key, offset]
+            'INSERT INTO spool_offsets (segment, "offset") VALUES (?, ?)'
+            ' ON CONFLICT (segment) DO UPDATE SET "offset" = excluded."offset"',
+            [self._engine.spool_key(key), offset],
         )
 
     def forget_spool_segment(self, key: str) -> None:
-        self.con.execute("DELETE FROM spool_offsets WHERE segment = ?", [key])
-
-
-def not_stored(table: str, key: Sequence[str], where: str = "") -> str:
-    """The condition on a batch row ``b`` that no row of ``table`` has its ``key``, among the
-    stored rows of the traces given as the statement's one parameter (where ``where`` holds
-    on ``s.``)."""
-    same = " AND ".join(f'b."{k}" = s."{k}"' for k in key)
-    return (
-        f"NOT EXISTS (SELECT 1 FROM {table} AS s WHERE {same}"
-        " AND s.trace_id IN (SELECT unnest(?))" + (f" AND {where})" if where else ")")
-    )
-
-
-def spans_table(spans: Sequence[Span]) -> pa.Table:
-    """The ``spans`` rows of ``spans`` as an Arrow table (columns ``SPAN_COLUMNS``)."""
-    starts = [s.start_ns for s in spans]
-    ends = [s.end_ns for s in spans]
-    dumps = orjson.dumps
-    resources: dict[int, str] = {}  # the spans of one ResourceSpans share one resource dict
-    resource_json = []
-    for s in spans:
-        key = id(s.resource)
-        text = resources.get(key)
-        if text is None:
-            text = resources[key] = _json(s.resource)
-        resource_json.append(text)
-    return pa.table(
-        {
-            "trace_id": pa.array([s.trace_id for s in spans], pa.string()),
-            "span_id": pa.array([s.span_id for s in spans], pa.string()),
-            "parent_span_id": pa.array([s.parent_span_id or None for s in spans], pa.string()),
-            "name": pa.array([s.name for s in spans], pa.string()),
-            "kind": pa.array([s.kind_name for s in spans], pa.string()),
-            "start_time": pa.array(starts, _ts_type()),
-            "end_time": pa.array(ends, _ts_type()),
-            "duration_ms": pa.array(
-                [max(0, e - b) / 1e6 for b, e in zip(starts, ends)], pa.float64()
-            ),
-            "status_code": pa.array([s.status_name for s in spans], pa.string()),
-            "status_message": pa.array([s.status_message or None for s in spans], pa.string()),
-            "service_name": pa.array([s.service_name for s in spans], pa.string()),
-            "scope_name": pa.array([s.scope_name for s in spans], pa.string()),
-            "attributes": pa.array([_dump(dumps, s.attributes) for s in spans], pa.string()),
-            "events": pa.array(
-                [_dump(dumps, s.events) if s.events else "[]" for s in spans], pa.string()
-            ),
-            "links": pa.array(
-                [_dump(dumps, s.links) if s.links else "[]" for s in spans], pa.string()
-            ),
-            "resource": pa.array(resource_json, pa.string()),
-            "start_time_unix_nano": pa.array(starts, pa.int64()),
-            "end_time_unix_nano": pa.array(ends, pa.int64()),
-        }
-    )
-
-
-def _first_rows(data: pa.Table, key: Sequence[str]) -> pa.Table:
-    """``data`` without the rows whose ``key`` an earlier row has (order kept)."""
-    if data.num_rows < 2:
-        return data
-    index = pa.array(range(data.num_rows), pa.int64())
-    keyed = pa.table({**{k: data[k] for k in key}, "_row": index})
-    first = keyed.group_by(list(key), use_threads=False).aggregate([("_row", "min")])
-    if first.num_rows == data.num_rows:
-        return data
-    rows = first["_row_min"]
-    import pyarrow.compute as pc  # here: a command that only opens the store does not load it
-
-    return data.take(rows.take(pc.sort_indices(rows)))
-
-
-def _dump(dumps: Any, value: Any) -> str:
-    """``_json(value)``, with orjson called directly on the usual (plain JSON) values."""
-    try:
-        return dumps(value).decode()  # type: ignore[no-any-return]
-    except TypeError:
-        return _json(value)
-
-
-@dataclass(frozen=True, slots=True)
-class RunTables:
-    """Runs laid out as the rows of ``runs``, ``tool_calls`` and ``llm_calls`` (Arrow tables,
-    ``None`` when there are no rows); picklable, so a worker process can build them."""
-
-    runs: pa.Table | None = None
-    tool_calls: pa.Table | None = None
-    llm_calls: pa.Table | None = None
-
-    def without(self, trace_ids: Collection[str]) -> RunTables:
-        """These tables minus the rows of ``trace_ids``."""
-        if not trace_ids or self.runs is None:
-            return self
-        import pyarrow.compute as pc  # as in _first_rows
-
-        drop = pa.array(list(trace_ids), pa.string())
-
-        def keep(table: pa.Table | None) -> pa.Table | None:
-            if table is None:
-                return None
-            return table.filter(pc.invert(pc.is_in(table["trace_id"], value_set=drop)))
-
-        return RunTables(keep(self.runs), keep(self.tool_calls), keep(self.llm_calls))
-
-
-def run_tables(runs: Sequence[Run]) -> RunTables:
-    """The rows ``runs`` make in ``runs``, ``tool_calls`` and ``llm_calls`` (``RunRows``)."""
-    rows = RunRows()
-    rows.add(runs)
-    return rows.tables()
-
-
-class RunRows:
-    """The rows of runs in ``runs``, ``tool_calls`` and ``llm_calls``, laid out as the runs
-    come (``add``), then turned into Arrow tables a column at a time (``tables``).
-
-    A converter adds each trace's runs as soon as it has them and lets them go: laid out
-    while their values are still in the processor's caches, and their memory reused by the
-    next trace, where holding a whole batch's runs first touched each value again once out
-    of cache (convert + rows of the ingest benchmark's traces: about 25 us per span, 18 this
-    way). A run's rows read each model's ``__dict__`` (pydantic's attribute access costs
-    about three dict lookups)."""
-
-    __slots__ = ("count", "llm_calls", "runs", "tool_calls")
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.runs: list[tuple] = []
-        self.tool_calls: list[tuple] = []
-        self.llm_calls: list[tuple] = []
-
-    def add(self, runs: Iterable[Run]) -> None:
-        """Lay out the rows of ``runs`` after those added before."""
-        for run in runs:
-            r = run.__dict__
-            self.runs.append(_run_row(r))
-            started_at = _ts(r["started_at"])
-            _add_tool_call_rows(self.tool_calls, r, started_at)
-            _add_llm_call_rows(self.llm_calls, r)
-            self.count += 1
-
-    def tables(self) -> RunTables:
-        """The rows added so far as Arrow tables (``None`` for a table without rows)."""
-        if not self.runs:
-            return RunTables()
-        return RunTables(
-            _table(_RUN_NAMES, self.runs, _run_types()),
-            _table(_TOOL_CALL_NAMES, self.tool_calls, _tool_call_types())
-            if self.tool_calls
-            else None,
-            _table(_LLM_CALL_NAMES, self.llm_calls, _llm_call_types()) if self.llm_calls else None,
+        self.con.execute(
+            "DELETE FROM spool_offsets WHERE segment = ?", [self._engine.spool_key(key)]
         )
-
-
-@functools.cache
-def _run_ts() -> pa.DataType:
-    return pa.timestamp("us", tz="UTC")
-
-
-def _text_type(column: Sequence[Any]) -> pa.DataType:
-    """The type Arrow infers for a column of strings and ``None``: string, or null when the
-    column holds no value (a run table's ``error`` when nothing failed)."""
-    for value in column:
-        if value is not None:
-            return pa.string()
-    return pa.null()
-
-
-def _table(names: Sequence[str], rows: list[tuple], types: dict[str, pa.DataType]) -> pa.Table:
-    """An Arrow table from ``rows`` (tuples in the order of ``names``); a column not in
-    ``types`` holds text (strings and ``None``), typed as Arrow would infer it
-    (``_text_type``). Given, not inferred: Arrow's inference of a string column tries to
-    import pandas and dateutil (about 50 us a column when they are not installed, every
-    call), as much as building the column."""
-    columns = zip(*rows)
-    return pa.table(
-        {
-            name: pa.array(col, types.get(name) or _text_type(col))
-            for name, col in zip(names, columns)
-        }
-    )
-
-
-_RUN_NAMES = (
-    "run_id", "trace_id", "root_span_id", "parent_run_id", "agent_name", "service_name", "kind",
-    "convention", "status", "query", "response", "context", "parameters", "models",
-    "input_tokens", "output_tokens", "total_rounds", "total_llm_calls", "tool_calls_count",
-    "started_at", "duration_ms", "error", "eval_run_id", "case_id", "result",
-)  # fmt: skip
-
-
-@functools.cache
-def _run_types() -> dict[str, pa.DataType]:
-    return {
-        "input_tokens": pa.int64(),
-        "output_tokens": pa.int64(),
-        "total_rounds": pa.int32(),
-        "total_llm_calls": pa.int32(),
-        "tool_calls_count": pa.int32(),
-        "started_at": _run_ts(),
-        "duration_ms": pa.float64(),
-    }
-
-
-def _run_row(r: dict[str, Any]) -> tuple:
-    """The ``runs`` row of a run (its ``__dict__``)."""
-    result = r["result"]
-    res = result.__dict__
-    return (
-        r["run_id"],
-        r["trace_id"],
-        r["root_span_id"],
-        r["parent_run_id"],
-        r["agent_name"],
-        r["service_name"],
-        r["kind"],
-        r["convention"],
-        res["status"],
-        r["query"],
-        res["response"],
-        _json([d.to_dict() for d in r["context"]]) if r["context"] else "[]",
-        _dump(orjson.dumps, r["parameters"]) if r["parameters"] else "{}",
-        _dump(orjson.dumps, r["models"]),
-        r["input_tokens"],
-        r["output_tokens"],
-        res["total_rounds"],
-        res["total_llm_calls"],
-        len(res["tool_calls"]),
-        _ts(r["started_at"]),
-        r["duration_ms"],
-        r["error"],
-        r["eval_run_id"],
-        r["case_id"],
-        _result_json(result),
-    )
-
-
-def _result_json(result: AgentResult) -> str:
-    """``result.to_json()`` as text, built without pydantic's serializer for the plain JSON
-    values the converter makes (anything else takes the pydantic path)."""
-    res = result.__dict__
-    try:
-        return orjson.dumps(
-            {
-                "response": res["response"],
-                "tool_calls": [_tool_call_json(tc.__dict__) for tc in res["tool_calls"]],
-                "total_rounds": res["total_rounds"],
-                "total_llm_calls": res["total_llm_calls"],
-                "status": res["status"],
-            }
-        ).decode()
-    except TypeError:
-        return result.to_json().decode()
-
-
-def _tool_call_json(tc: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "round": tc["round"],
-        "tool_name": tc["tool_name"],
-        "tool_call_id": tc["tool_call_id"],
-        "arguments": tc["arguments"],
-        "result": tc["result"],
-        "duration_ms": tc["duration_ms"],
-        "error": tc["error"],
-    }
-
-
-_TOOL_CALL_NAMES = (
-    "run_id", "position", "trace_id", "round", "tool_name", "tool_call_id", "arguments",
-    "result", "duration_ms", "error", "run_started_at",
-)  # fmt: skip
-
-
-@functools.cache
-def _tool_call_types() -> dict[str, pa.DataType]:
-    return {
-        "position": pa.int32(),
-        "round": pa.int32(),
-        "duration_ms": pa.float64(),
-        "run_started_at": _run_ts(),
-    }
-
-
-def _add_tool_call_rows(rows: list[tuple], r: dict[str, Any], started_at: datetime | None) -> None:
-    """The ``tool_calls`` rows of a run (its ``__dict__``; ``started_at`` its start)."""
-    dumps = orjson.dumps
-    record: ToolCallRecord
-    for position, record in enumerate(r["result"].__dict__["tool_calls"]):
-        tc = record.__dict__
-        rows.append(
-            (
-                r["run_id"],
-                position,
-                r["trace_id"],
-                tc["round"],
-                tc["tool_name"],
-                tc["tool_call_id"],
-                _dump(dumps, tc["arguments"]),
-                tc["result"],
-                tc["duration_ms"],
-                tc["error"],
-                started_at,
-            )
-        )
-
-
-_LLM_CALL_NAMES = (
-    "run_id", "round", "trace_id", "span_id", "model", "provider", "input_tokens",
-    "output_tokens", "duration_ms", "finish_reason", "started_at", "input_messages",
-    "output_messages", "source",
-)  # fmt: skip
-
-
-@functools.cache
-def _llm_call_types() -> dict[str, pa.DataType]:
-    return {
-        "round": pa.int32(),
-        "input_tokens": pa.int64(),
-        "output_tokens": pa.int64(),
-        "duration_ms": pa.float64(),
-        "started_at": _run_ts(),
-    }
-
-
-def _add_llm_call_rows(rows: list[tuple], r: dict[str, Any]) -> None:
-    """The ``llm_calls`` rows of a run (its ``__dict__``)."""
-    dumps = orjson.dumps
-    call: LlmCall
-    for call in r["llm_calls"]:
-        c = call.__dict__
-        rows.append(
-            (
-                r["run_id"],
-                c["round"],
-                r["trace_id"],
-                c["span_id"],
-                c["model"],
-                c["provider"],
-                c["input_tokens"],
-                c["output_tokens"],
-                c["duration_ms"],
-                c["finish_reason"],
-                _ts(c["started_at"]),
-                _dump(dumps, c["input_messages"]),
-                _dump(dumps, c["output_messages"]),
-                c["source"],
-            )
-        )
-
-
-_DISK_FULL = re.compile(r"no space left|disk (is )?full|quota exceeded|file too large", re.I)
-_DAMAGED = re.compile(
-    r"could not read enough bytes|corrupt|checksum|not a valid duckdb|failed to load metadata"
-    r"|invalid (block|pointer|metadata)|serialization error",
-    re.I,
-)
-
-
-def _opening_failure(path: Path, exc: BaseException) -> StoreError | None:
-    """``store_failure`` for a file DuckDB could not attach; one that is no DuckDB file at all
-    is not a damaged store but the wrong file ("cannot open")."""
-    if "not a valid duckdb" in str(exc).lower():
-        return None
-    return store_failure(path, exc)
-
-
-def store_failure(path: Path, exc: BaseException) -> StoreError | None:
-    """A one-line ``StoreError`` for a DuckDB failure that is about the file, not the work:
-    a full disk, or a damaged (cut short, overwritten) file. ``None`` for anything else."""
-    message = one_line(exc)
-    if _DISK_FULL.search(message):
-        return StoreError(
-            f"the disk holding {path} is full ({message[:160]}); nothing of the interrupted "
-            "work was stored and the store is as it was: free some space and run the command "
-            "again"
-        )
-    if _DAMAGED.search(message):
-        damage.record(path, message)
-        return damage.damaged(path, message)
-    return None
 
 
 __all__ = [
-    "SPAN_COLUMNS",
-    "SPAN_KINDS",
-    "STATUS_CODES",
-    "RunRows",
-    "RunTables",
     "Store",
     "TimeWindow",
     "Transaction",
-    "not_stored",
-    "run_tables",
-    "spans_table",
 ]

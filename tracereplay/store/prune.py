@@ -24,7 +24,8 @@ from pathlib import Path
 
 import duckdb
 
-from tracereplay.store.db import ROW_GROUP_SIZE, Store
+from tracereplay.store.db import Store
+from tracereplay.store.engines.duckdb import ROW_GROUP_SIZE
 from tracereplay.store.lock import file_lock
 from tracereplay.store.paths import lock_path
 

@@ -12,10 +12,11 @@ import re
 from importlib import resources
 from typing import TYPE_CHECKING
 
-import duckdb
+from tracereplay.store.errors import UnknownNameError
 
 if TYPE_CHECKING:  # the store passes itself: its transactions are the only ones
     from tracereplay.store.db import Store
+    from tracereplay.store.engines.base import Connection
 
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
@@ -39,18 +40,18 @@ def migrations(engine: str = "duckdb") -> list[tuple[int, str, str]]:
 LATEST_VERSION = migrations()[-1][0]
 
 
-def current_version(con: duckdb.DuckDBPyConnection) -> int:
+def current_version(con: Connection) -> int:
     """The file's schema version (0 for a file tracereplay never migrated)."""
     try:
         rows = con.execute("SELECT max(version) FROM schema_migrations").fetchall()
-    except duckdb.CatalogException:  # no schema_migrations table yet
+    except UnknownNameError:  # no schema_migrations table yet
         return 0
     return int(rows[0][0] or 0)
 
 
 def migrate(store: Store, target: int | None = None) -> int:
     """Apply every migration above the file's version (up to ``target``); return the new version."""
-    engine = getattr(store, "engine", "duckdb")
+    engine = store.engine
     if engine != "duckdb":
         # many processes may open a new server store at once: one migrates, the others wait
         with store.transaction():
@@ -74,10 +75,7 @@ def _migrate(store: Store, engine: str, target: int | None) -> int:
     with store.transaction() if version == 0 else contextlib.nullcontext():
         for number, name, sql in pending:
             with store.transaction():
-                if engine == "duckdb":
-                    con.execute(sql)
-                else:
-                    con.execute_native(sql)  # the engine's own dialect, as written
+                con.execute_native(sql)  # the engine's own dialect, as written
                 con.execute(
                     "INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [number, name]
                 )

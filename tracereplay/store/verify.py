@@ -19,6 +19,7 @@ import duckdb
 from tracereplay.errors import one_line
 from tracereplay.store import damage, schema, spool
 from tracereplay.store.db import Store
+from tracereplay.store.errors import StatementError
 
 
 @dataclass
@@ -74,7 +75,7 @@ def _tables(con: duckdb.DuckDBPyConnection) -> list[str]:
 def _schema(con: duckdb.DuckDBPyConnection) -> Finding:
     try:
         version = schema.current_version(con)
-    except duckdb.Error as exc:
+    except (StatementError, duckdb.Error) as exc:
         return Finding("schema", False, f"its version cannot be read: {one_line(exc)}")
     latest = schema.LATEST_VERSION
     if version > latest:
@@ -88,7 +89,7 @@ def _read_table(con: duckdb.DuckDBPyConnection, table: str) -> Finding:
     quoted = '"' + table.replace('"', '""') + '"'
     try:
         rows = con.execute(f"SELECT count(*), bit_xor(hash(COLUMNS(*))) FROM {quoted}").fetchall()
-    except duckdb.Error as exc:
+    except (StatementError, duckdb.Error) as exc:  # the store's, or DuckDB's reading its rows
         return Finding(table, False, one_line(exc))
     return Finding(table, True, f"{rows[0][0]} rows read")
 

@@ -9,7 +9,7 @@ two writers each holding their inserts' lock while waiting for the other's: a de
 lock does conflict with itself, so two writers creating a day's partition run one after the
 other: the second, once the first commits, sees the partition in the catalog and creates
 nothing. A partition created in a transaction that rolls back is gone with it; the writer's
-cache of known days forgets it (``PostgresStore._rollback``).
+cache of known days forgets it (``PostgresEngine.rollback``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 if TYPE_CHECKING:
-    from tracereplay.store.engines.postgres import PgConnection
+    from tracereplay.store.engines.base import Connection
 
 DAY_NS = 86_400 * 10**9
 _FROM = re.compile(r"FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)")
@@ -54,7 +54,7 @@ def days_of(start_ns: pa.ChunkedArray | pa.Array) -> set[int]:
     return {int(v) // DAY_NS for v in start_ns.to_pylist() if v is not None}
 
 
-def partitions(con: PgConnection) -> list[Partition]:
+def partitions(con: Connection) -> list[Partition]:
     """The partitions attached to ``spans``, oldest first (read from the catalog)."""
     rows = con.execute_native(
         "SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits AS i"
@@ -68,7 +68,7 @@ def partitions(con: PgConnection) -> list[Partition]:
     return sorted(found, key=lambda p: p.lo_ns)
 
 
-def create(con: PgConnection, days: Iterable[int]) -> set[int]:
+def create(con: Connection, days: Iterable[int]) -> set[int]:
     """Attach a partition for each of ``days`` not attached yet; returns the days it created.
     Call it in a transaction: the lock taken first holds until it ends (see the module doc)."""
     con.execute_native("LOCK TABLE spans IN SHARE UPDATE EXCLUSIVE MODE")
@@ -85,7 +85,7 @@ def create(con: PgConnection, days: Iterable[int]) -> set[int]:
     return created
 
 
-def prune_spans(con: PgConnection, cutoff_ns: int, doomed: str) -> list[str]:
+def prune_spans(con: Connection, cutoff_ns: int, doomed: str) -> list[str]:
     """Remove the spans of the traces in the table ``doomed`` (``trace_id``; every span of
     each started before ``cutoff_ns``): a partition entirely before the cutoff that holds no
     other trace's span is dropped whole, the others (the boundary day, days holding a kept

@@ -1,13 +1,13 @@
-"""The PostgreSQL engine: a ``Store`` on a database server, for many machines writing one history.
+"""The PostgreSQL engine: a store on a database server, for many machines writing one history.
 
-``PostgresStore`` is a ``Store`` (every command keeps calling the same methods) whose
-engine-specific parts talk to PostgreSQL through psycopg 3:
+``PostgresEngine`` is the ``Engine`` (``engines/base.py``) of a server store; it talks to
+PostgreSQL through psycopg 3:
 
 - ``con`` is a ``PgConnection``: ``execute(sql, params)`` with the store's SQL carried over by
   ``pg_sql.to_postgres``; ``sql(query)`` gives the rows as an embedded DuckDB relation (built
   from Arrow), so the output formats, Parquet export and the columnar scorer read them as
-  they read the DuckDB store's. psycopg's errors come out as the DuckDB error classes the
-  store layer already handles (same message), so every one-line error path works unchanged.
+  they read the DuckDB store's. psycopg's errors come out as the store's statement errors
+  (``store/errors.py``, the message on one line), as DuckDB's do on the DuckDB engine.
 - bulk inserts (``append_table``) ``COPY`` the Arrow rows into a session temporary table, then
   one ``INSERT ... SELECT`` (the same statement shape DuckDB runs over a registered table);
 - rows that must be unique (spans, logs, runs, cases) have their key declared, and keyed
@@ -17,8 +17,8 @@ engine-specific parts talk to PostgreSQL through psycopg 3:
 - ``lock(keys)``: transaction-scoped advisory locks (``pg_advisory_xact_lock``) taken in one
   order, so two writers touching the same trace, suite or case run one after the other and
   the second sees the first's committed rows (READ COMMITTED: each statement's snapshot);
-- transactions are the same ``BEGIN``/``COMMIT`` the DuckDB store issues (autocommit
-  connection, explicit blocks).
+- transactions are the same ``BEGIN``/``COMMIT`` the DuckDB engine issues (autocommit
+  connection, explicit blocks); no file lock: the server keeps writers apart.
 
 What stays local to each machine: the spool of agents recording on it and the locks of its
 processes, under the URL's local anchor (``paths.StoreUrl``).
@@ -26,7 +26,6 @@ processes, under the URL's local anchor (``paths.StoreUrl``).
 
 from __future__ import annotations
 
-import re
 import socket
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -37,34 +36,42 @@ import pyarrow as pa
 
 from tracereplay.errors import StoreError, one_line
 from tracereplay.extras import require_extra
-from tracereplay.store.db import Store, _first_rows, not_stored
 from tracereplay.store.engines import pg_partitions
+from tracereplay.store.engines.base import not_stored
 from tracereplay.store.engines.pg_sql import to_postgres
+from tracereplay.store.errors import (
+    ConstraintError,
+    ConversionError,
+    ReadOnlyTransactionError,
+    SqlSyntaxError,
+    StatementError,
+    UnknownNameError,
+)
 from tracereplay.store.paths import StoreUrl
+from tracereplay.store.rows import first_rows
 
 MIGRATIONS = "postgres"
-#: keys one write locks one by one at most (see ``PostgresStore.lock``), and the key of all
+#: keys one write locks one by one at most (see ``PostgresEngine.lock``), and the key of all
 MANY_KEYS = 256
 ALL_KEYS = -0x7472616365726570  # "tracerep": outside what hashtextextended is likely to hit
-_NAMED = re.compile(r"\$([A-Za-z_]\w*)")
 
 
-def _duckdb_error(exc: Exception) -> duckdb.Error:
-    """psycopg's error as the DuckDB class the callers catch (the message kept)."""
+def statement_error(exc: Exception) -> StatementError:
+    """psycopg's error as the store's class for it (the message on one line)."""
     import psycopg.errors as pe
 
     message = one_line(exc)
     if isinstance(exc, pe.SyntaxError):
-        return duckdb.ParserException(message)
+        return SqlSyntaxError(message)
     if isinstance(exc, (pe.UndefinedTable, pe.UndefinedColumn, pe.UndefinedFunction)):
-        return duckdb.CatalogException(message)
+        return UnknownNameError(message)
     if isinstance(exc, (pe.UniqueViolation, pe.IntegrityError)):
-        return duckdb.ConstraintException(message)
+        return ConstraintError(message)
     if isinstance(exc, pe.ReadOnlySqlTransaction):
-        return duckdb.InvalidInputException(message)
+        return ReadOnlyTransactionError(message)
     if isinstance(exc, pe.DataError):
-        return duckdb.ConversionException(message)
-    return duckdb.Error(message)
+        return ConversionError(message)
+    return StatementError(message)
 
 
 class _Result:
@@ -91,12 +98,11 @@ class PgConnection:
         self.raw = raw
         self._local = duckdb.connect()  # parses statements, formats results
 
-    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = ()) -> _Result:
-        if isinstance(params, dict):  # DuckDB's $name parameters, psycopg's %(name)s
-            named = (
-                _NAMED.sub(r"%(\1)s", to_postgres(sql, True)) if params else to_postgres(sql, False)
-            )
-            return self.execute_native(named, params or None)  # type: ignore[arg-type]
+    def execute(self, sql: str, params: Sequence[Any] | Mapping[str, Any] | None = ()) -> _Result:
+        """Run the store's SQL (DuckDB's dialect: ``?``, or ``$name`` with a dict of params)
+        carried over to PostgreSQL (``pg_sql.to_postgres``)."""
+        if isinstance(params, Mapping):
+            return self.execute_native(to_postgres(sql, bool(params)), dict(params) or None)
         values = list(params or ())
         return self.execute_native(to_postgres(sql, bool(values)), values)
 
@@ -114,7 +120,7 @@ class PgConnection:
                 desc = [(c.name, c.type_code) for c in cur.description]
                 return _Result(cur.fetchall(), desc, cur.rowcount)
         except psycopg.Error as exc:
-            raise _duckdb_error(exc) from None
+            raise statement_error(exc) from None
 
     def sql(
         self, query: str, params: Sequence[Any] | None = None, *, native: bool = False
@@ -167,7 +173,7 @@ def rows_to_arrow(names: list[str], rows: list[tuple[Any, ...]]) -> pa.Table:
 def connect(url: str) -> Any:
     """A psycopg connection to ``url`` (autocommit: the store issues its own BEGIN/COMMIT;
     ``json`` columns read back as their text, as DuckDB gives them)."""
-    require_extra("postgres", ["psycopg"], "a PostgreSQL store")
+    require_extra("postgres", ["psycopg", "sqlglot"], "a PostgreSQL store")
     import psycopg
     from psycopg.adapt import Loader
 
@@ -196,32 +202,61 @@ def connect(url: str) -> Any:
     return raw
 
 
-class PostgresStore(Store):
-    """A tracereplay store in a PostgreSQL database (see the module docstring)."""
+@contextmanager
+def open_engine(
+    url: StoreUrl, *, timeout: float = 60.0, create: bool = True, damaged_ok: bool = False
+) -> Iterator[PostgresEngine]:
+    """The server store connected; disconnected on exit. ``timeout``, ``create`` and
+    ``damaged_ok`` are the file engine's: a server has no file lock to wait for, creates
+    nothing but its schema (the migrations) and keeps its own data whole."""
+    con = PgConnection(connect(str(url)))
+    try:
+        yield PostgresEngine(con, url)
+    finally:
+        con.close()
 
-    engine = "postgres"
+
+class PostgresEngine:
+    """The ``Engine`` of a PostgreSQL store (see the module docstring)."""
+
+    name = "postgres"
 
     def __init__(self, con: PgConnection, url: StoreUrl) -> None:
-        super().__init__(con, url)  # type: ignore[arg-type]
-        self.url = url
+        self.con = con
+        self.path = url
+        self.shown = url.shown
         self._host = socket.gethostname()
+        self._open = False  # a transaction is open (``begin`` ... ``commit``/``rollback``)
         self._days: set[int] | None = None  # the spans partitions' days this transaction saw
 
-    @classmethod
-    @contextmanager
-    def open_url(cls, url: StoreUrl, *, migrate: bool = True) -> Iterator[PostgresStore]:
-        con = PgConnection(connect(str(url)))
+    def configure(self) -> None:
+        """Nothing to set: ``connect`` set the session's time zone."""
+
+    def failure(self, exc: BaseException) -> StoreError | None:
+        """The server keeps its files: a failed statement is about the work."""
+        return None
+
+    def begin(self, read_only: bool) -> None:
+        self.con.execute_native("BEGIN TRANSACTION READ ONLY" if read_only else "BEGIN TRANSACTION")
+        self._open = True
+
+    def commit(self) -> None:
+        self._days = None
         try:
-            store = cls(con, url)
-            if migrate:
-                from tracereplay.store import schema
+            self.con.execute_native("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
+        self._open = False
 
-                schema.migrate(store)
-            yield store
-        finally:
-            con.close()
+    def rollback(self) -> None:
+        self._days = None
+        self._open = False
+        try:
+            self.con.execute_native("ROLLBACK")
+        except StatementError:
+            pass
 
-    # ------------------------------------------------------------------ engine-specific
     def lock(self, keys: Collection[str]) -> None:
         """Advisory locks on ``keys`` (``trace:<id>``, ``suite:<id>``...) until the transaction
         ends, taken in hash order so two writers never wait on each other in a cycle.
@@ -229,7 +264,7 @@ class PostgresStore(Store):
         PostgreSQL's lock table is small (``max_locks_per_transaction`` x connections): a write
         touching more than ``MANY_KEYS`` keys (a big file ingested whole) takes one exclusive
         lock on every key at once instead (``ALL_KEYS``), which the others take shared."""
-        if not keys or self._tx is None:
+        if not keys or not self._open:
             return
         unique = sorted(set(keys))
         if len(unique) > MANY_KEYS:
@@ -251,6 +286,9 @@ class PostgresStore(Store):
         params: Sequence[Any] = (),
         conflict: str = "",
     ) -> int:
+        """``data`` ``COPY``'d into a session temporary table, then one ``INSERT ... SELECT``
+        from it (the statement DuckDB runs over a registered table); ``conflict``: an
+        ``ON CONFLICT`` clause."""
         if not data.num_rows:
             return 0
         if table == "spans":
@@ -263,6 +301,43 @@ class PostgresStore(Store):
             + conflict
         )
         return self.con.execute(sql, list(params)).rowcount
+
+    def append_new(
+        self,
+        table: str,
+        data: pa.Table,
+        key: Sequence[str],
+        traces: Collection[str],
+        *,
+        distinct: bool = False,
+        where: str = "",
+    ) -> int:
+        """The table's declared key decides (``ON CONFLICT DO NOTHING``), so concurrent
+        writers cannot store a row twice.
+
+        The key of ``spans`` holds the start time (its partition key): a span of ``traces``
+        stored with another start time is also looked for by its ids, in ``where`` (the
+        batch's ``TimeWindow``: its days' partitions only), as on DuckDB."""
+        if not distinct:
+            data = first_rows(data, key)
+        conflict = " ON CONFLICT DO NOTHING"
+        if table != "spans" or not traces:
+            return self.append_table(table, data, conflict=conflict)
+        return self.append_table(
+            table,
+            data,
+            where=not_stored(table, key, where),
+            params=[list(traces)],
+            conflict=conflict,
+        )
+
+    def insert_columns(self, table: str, columns: Mapping[str, Sequence[Any]]) -> None:
+        """Rows given column by column, COPY'd in (as ``append_table``'s, without Arrow)."""
+        if not columns or not len(next(iter(columns.values()))):
+            return
+        batch = self._copy_batch(table, list(columns), [list(v) for v in columns.values()])
+        cols = ", ".join(f'"{c}"' for c in columns)
+        self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {batch}")
 
     def shared_prefixes(self, table: str, column: str, prefixes: Sequence[str]) -> set[str]:
         """Each prefix looked up as a range of ``column``'s bytewise index (``<table>_id_c``,
@@ -280,16 +355,23 @@ class PostgresStore(Store):
         ).fetchall()
         return {r[0] for r in rows}
 
-    def insert_columns(self, table: str, columns: Mapping[str, Sequence[Any]]) -> None:
-        """Rows given column by column, COPY'd in (as ``append_table``'s, without Arrow)."""
-        if not columns or not len(next(iter(columns.values()))):
-            return
-        batch = self._copy_batch(table, list(columns), [list(v) for v in columns.values()])
-        cols = ", ".join(f'"{c}"' for c in columns)
-        self.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {batch}")
+    @contextmanager
+    def settings(self, **values: str | int) -> Iterator[None]:
+        """DuckDB's settings (threads, checkpoints) mean nothing to the server: a no-op."""
+        yield
+
+    def deny_host_access(self, *, lock: bool = True) -> None:
+        """The server's own privileges govern what SQL reaches: nothing on this machine is
+        reachable from SQL run on the server (give ``tracereplay sql`` users a role without
+        ``pg_read_server_files``)."""
+
+    def spool_key(self, key: str) -> str:
+        """``<host>:<segment>``: each machine drains its own spool into the shared store."""
+        return f"{self._host}:{key}"
 
     def _ensure_partitions(self, start_ns: pa.ChunkedArray) -> None:
-        """Attach the spans partitions of the days of ``start_ns`` that do not exist yet.
+        """Attach the spans partitions of the days of ``start_ns`` that do not exist yet, in
+        the open transaction or, outside one, in a transaction of their own.
 
         The days known are read from the catalog once per transaction (a partition another
         process created or dropped since is seen at the next one)."""
@@ -299,17 +381,18 @@ class PostgresStore(Store):
                 p.lo_ns // pg_partitions.DAY_NS for p in pg_partitions.partitions(self.con)
             }
         missing = days - self._days
-        if missing:
-            with self.transaction():
-                self._days |= pg_partitions.create(self.con, missing)
-
-    def _commit(self) -> None:
-        self._days = None
-        super()._commit()
-
-    def _rollback(self) -> None:
-        self._days = None
-        super()._rollback()
+        if not missing:
+            return
+        if self._open:
+            self._days |= pg_partitions.create(self.con, missing)
+            return
+        self.begin(read_only=False)  # the commit forgets the days (``_days``): none to add
+        try:
+            pg_partitions.create(self.con, missing)
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
 
     def _load_batch(self, table: str, data: pa.Table) -> str:
         """``data`` COPY'd into the session's temporary table for ``table`` (emptied first)."""
@@ -335,57 +418,5 @@ class PostgresStore(Store):
                 for row in zip(*columns):
                     copy.write_row(row)
         except psycopg.Error as exc:
-            raise _duckdb_error(exc) from None
+            raise statement_error(exc) from None
         return name
-
-    def append_new(
-        self,
-        table: str,
-        data: pa.Table,
-        key: Sequence[str],
-        traces: Collection[str],
-        *,
-        distinct: bool = False,
-        where: str = "",
-    ) -> int:
-        """Rows of ``data`` whose ``key`` is not stored yet: the table's declared key decides
-        (``ON CONFLICT DO NOTHING``), so concurrent writers cannot store a row twice.
-
-        The key of ``spans`` holds the start time (its partition key): a span of ``traces``
-        stored with another start time is also looked for by its ids, in ``where`` (the
-        batch's ``TimeWindow``: its days' partitions only), as on DuckDB."""
-        if not distinct:
-            data = _first_rows(data, key)
-        conflict = " ON CONFLICT DO NOTHING"
-        if table != "spans" or not traces:
-            return self.append_table(table, data, conflict=conflict)
-        return self.append_table(
-            table,
-            data,
-            where=not_stored(table, key, where),
-            params=[list(traces)],
-            conflict=conflict,
-        )
-
-    @contextmanager
-    def settings(self, **values: str | int) -> Iterator[None]:
-        """DuckDB's settings (threads, checkpoints) mean nothing to the server: a no-op."""
-        yield
-
-    def deny_host_access(self, *, lock: bool = True) -> None:
-        """The server's own privileges govern what SQL reaches: nothing on this machine is
-        reachable from SQL run on the server (give ``tracereplay sql`` users a role without
-        ``pg_read_server_files``)."""
-
-    def spool_offset(self, key: str) -> int:
-        return super().spool_offset(f"{self._host}:{key}")
-
-    def set_spool_offset(self, key: str, offset: int) -> None:
-        self.con.execute(
-            'INSERT INTO spool_offsets (segment, "offset") VALUES (?, ?)'
-            ' ON CONFLICT (segment) DO UPDATE SET "offset" = excluded."offset"',
-            [f"{self._host}:{key}", offset],
-        )
-
-    def forget_spool_segment(self, key: str) -> None:
-        super().forget_spool_segment(f"{self._host}:{key}")

@@ -325,7 +325,7 @@ def grid(store: Store, suite_id: str, runs: int = GRID_RUNS) -> dict[str, Any]:
     if ids:
         for row in store.query_dicts(
             "SELECT case_id, eval_run_id, status, score, reason, flaky FROM case_history"
-            " WHERE eval_run_id IN (SELECT unnest(?::VARCHAR[]))",
+            " WHERE eval_run_id IN (SELECT unnest(CAST(? AS VARCHAR[])))",
             [ids],
         ):
             cells[(row["case_id"], row["eval_run_id"])] = row

@@ -197,14 +197,14 @@ def run_view(store: Store, ident: str) -> RunView:
         ids = [c["case_id"] for c in cases]
         replays = store.query_dicts(
             f"SELECT {RUN_LINK_COLUMNS}, eval_run_id, case_id FROM runs"
-            " WHERE case_id IN (SELECT unnest(?::VARCHAR[])) AND kind = 'replay'"
+            " WHERE case_id IN (SELECT unnest(CAST(? AS VARCHAR[]))) AND kind = 'replay'"
             " ORDER BY started_at DESC LIMIT 50",
             [ids],
         )
         case_results = store.query_dicts(
             "SELECT h.eval_run_id, h.suite_name, h.seq, h.label, h.mode, h.started_at, h.status,"
             " h.score, h.reason FROM case_history h"
-            " WHERE h.case_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY h.started_at DESC LIMIT 50",
+            " WHERE h.case_id IN (SELECT unnest(CAST(? AS VARCHAR[]))) ORDER BY h.started_at DESC LIMIT 50",
             [ids],
         )
     source_case = None

@@ -154,11 +154,11 @@ class RunFilter:
                 # the JSON text holds each name quoted: a cheap substring test first, then exact
                 clauses.append(
                     "(" + " OR ".join(["contains(models, ?)"] * len(chosen)) + ")"
-                    " AND list_has_any(CAST(models AS VARCHAR[]), ?::VARCHAR[])"
+                    " AND list_has_any(CAST(models AS VARCHAR[]), CAST(? AS VARCHAR[]))"
                 )
                 params.extend(orjson.dumps(v).decode() for v in chosen)
             else:
-                clauses.append(f"list_contains(?::VARCHAR[], {_expression(name)})")
+                clauses.append(f"list_contains(CAST(? AS VARCHAR[]), {_expression(name)})")
             params.append(list(chosen))
         if self.q:
             needle = self.q.lower()
