@@ -145,7 +145,7 @@ def runs(
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY started_at DESC NULLS LAST, run_id LIMIT ?"
     params.append(limit)
-    from tracereplay.ingest import open_store  # the store (duckdb, pyarrow) only once needed
+    from tracereplay.store.open import open_store  # the store (duckdb, pyarrow) only once needed
 
     with open_store(db_path()) as store:
         if monitor is not None:
@@ -245,7 +245,7 @@ def show(
       tracereplay show 3f2a        # any unique prefix works, as with git
     """
     from tracereplay.cli.content_notes import run_note
-    from tracereplay.ingest import open_store
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         run = store.get_run(run_id)

@@ -68,7 +68,7 @@ from tracereplay.evaluate.sources import (
     source_service,
 )
 from tracereplay.gcpause import gc_paused
-from tracereplay.ingest.opening import open_store
+from tracereplay.ingest import on_open
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
 from tracereplay.models.fast import build
 from tracereplay.models.parameters import (
@@ -78,6 +78,7 @@ from tracereplay.models.parameters import (
 )
 from tracereplay.store.abandoned import process_marker
 from tracereplay.store.db import Store
+from tracereplay.store.open import open_store
 from tracereplay.store.paths import DB_ENV
 from tracereplay.store.suites import get_cases, get_suite, list_cases
 
@@ -318,6 +319,7 @@ def _store_env(db: Path) -> Iterator[None]:
 def run_evaluation(settings: EvalSettings, progress: ProgressHooks | None = None) -> EvalOutcome:
     """Run an eval as ``settings`` say; store and return its results. Never leaves the eval run
     ``running``: it ends ``completed``, ``stopped`` (--fail-fast) or ``interrupted`` (Ctrl-C)."""
+    on_open.install()  # its open_store drains the spool: the source runs agents just wrote
     with _store_env(settings.db) if settings.agent else nullcontext():
         return _run_evaluation(settings, progress)
 

@@ -21,7 +21,7 @@ _TURN = threading.Lock()
 @contextmanager
 def store_for_request(config: UiConfig) -> Iterator[Store]:
     """The store for the length of a ``with`` block."""
-    from tracereplay.ingest.opening import open_store
+    from tracereplay.store.open import open_store
 
     with _TURN, open_store(config.db, timeout=config.store_timeout) as store:
         yield store
