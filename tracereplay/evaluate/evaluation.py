@@ -61,12 +61,7 @@ from tracereplay.evaluate.scoring import (
     summarize_outcomes,
 )
 from tracereplay.evaluate.sharing import shard_cases
-from tracereplay.evaluate.sources import (
-    load_result_encodings,
-    load_runs,
-    load_sub_runs,
-    source_service,
-)
+from tracereplay.evaluate.sources import source_service
 from tracereplay.gcpause import gc_paused
 from tracereplay.ingest import on_open
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
@@ -78,8 +73,10 @@ from tracereplay.models.parameters import (
 )
 from tracereplay.store.abandoned import process_marker
 from tracereplay.store.db import Store
+from tracereplay.store.eval_runs import suite_and_mode
 from tracereplay.store.open import open_store
 from tracereplay.store.paths import DB_ENV
+from tracereplay.store.runs import load_result_encodings, load_runs, load_sub_runs
 from tracereplay.store.suites import get_cases, get_suite, list_cases
 
 if TYPE_CHECKING:  # a Literal only; its module imports the SDK, the agent processes' part
@@ -605,13 +602,11 @@ def open_eval_run(store: Store, record: EvalRunRecord) -> EvalRunRecord:
 
 
 def _open_eval_run(store: Store, record: EvalRunRecord) -> EvalRunRecord:
-    stored = store.con.execute(
-        "SELECT suite_id, mode FROM eval_runs WHERE eval_run_id = ?", [record.eval_run_id]
-    ).fetchall()
-    if not stored:
+    stored = suite_and_mode(store, record.eval_run_id)
+    if stored is None:
         insert_eval_run(store, record)
         return record
-    suite_id, mode = stored[0]
+    suite_id, mode = stored
     if suite_id != record.suite_id or mode != record.mode:
         raise BadParameterError(
             f"eval run '{record.eval_run_id}' is a {mode} eval run of another suite or mode;"
