@@ -23,6 +23,7 @@ from filelock import FileLock, Timeout
 from tracereplay.ingest import on_open
 from tracereplay.ingest.stats import IngestStats
 from tracereplay.store.db import Store
+from tracereplay.store.monitors import has_monitors
 
 #: set in the background process: its own drain starts nothing more
 CHILD_ENV = "TRACEREPLAY_MONITOR_CHILD"
@@ -40,7 +41,7 @@ def after_drain(store: Store, stats: IngestStats) -> None:
     exist (never from that process itself)."""
     if not stats.runs or os.environ.get(CHILD_ENV):
         return
-    if not store.con.execute("SELECT count(*) FROM monitors").fetchall()[0][0]:
+    if not has_monitors(store):
         return
     log = store.path.with_name(store.path.name + ".monitor.log")
     with open(log, "ab") as err:

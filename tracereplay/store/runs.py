@@ -5,7 +5,7 @@ of runs, instead of two per run), and what ``ingest`` and ``show`` check runs' c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -168,6 +168,54 @@ def load_sub_runs(store: Store, sources: Iterable[Run]) -> dict[str, list[Run]]:
             wanted[source.run_id] = found
     loaded = load_runs(store, [i for ids in wanted.values() for i in ids])
     return {source_id: [loaded[i] for i in ids if i in loaded] for source_id, ids in wanted.items()}
+
+
+def runs_to_promote(store: Store, run_ids: Sequence[str]) -> list[Run]:
+    """The runs with these exact ids, in the given order (unknown ids left out), as promotion
+    needs them: query, context, parameters, result and error; LLM calls are not loaded."""
+    rows = store.con.execute(
+        "SELECT run_id, trace_id, root_span_id, agent_name, service_name, query, context,"
+        " parameters, result, error, started_at FROM runs WHERE run_id IN (SELECT unnest(?))",
+        [list(run_ids)],
+    ).fetchall()
+
+    def loads(value: str | None, default: Any) -> Any:
+        return default if value is None else orjson.loads(value)
+
+    by_id = {
+        r[0]: Run(
+            run_id=r[0],
+            trace_id=r[1],
+            root_span_id=r[2],
+            agent_name=r[3] or "",
+            service_name=r[4] or "",
+            query=r[5] or "",
+            context=[Document.model_validate(d) for d in loads(r[6], [])],
+            parameters=loads(r[7], {}),
+            result=AgentResult.model_validate(loads(r[8], {})),
+            error=r[9],
+            started_at=r[10],
+        )
+        for r in rows
+    }
+    return [by_id[i] for i in run_ids if i in by_id]
+
+
+def run_kinds(store: Store, run_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """``(run_id, kind)`` of each stored run among ``run_ids``."""
+    return store.con.execute(
+        "SELECT run_id, kind FROM runs WHERE run_id IN (SELECT unnest(?))", [list(run_ids)]
+    ).fetchall()
+
+
+def converted_at(store: Store, run_ids: Sequence[str]) -> dict[str, datetime]:
+    """When each stored run among ``run_ids`` was last converted (``converted_at``), by id."""
+    return dict(
+        store.con.execute(
+            "SELECT run_id, converted_at FROM runs WHERE run_id IN (SELECT unnest(?))",
+            [list(run_ids)],
+        ).fetchall()
+    )
 
 
 def list_runs(

@@ -221,6 +221,26 @@ def case_check_lists(store: Store, suite_id: str) -> list[str]:
     return [r[0] for r in rows]
 
 
+def suites_of_other_cases(store: Store, case_ids: Sequence[str], suite_id: str) -> dict[str, str]:
+    """The name of the suite of each case among ``case_ids`` that belongs to a suite other
+    than ``suite_id``, by case id (an imported file's ids that clash)."""
+    return dict(
+        store.con.execute(
+            "SELECT c.case_id, s.name FROM eval_cases c JOIN eval_suites s USING (suite_id)"
+            " WHERE c.case_id IN (SELECT unnest(?)) AND c.suite_id <> ?",
+            [list(case_ids), suite_id],
+        ).fetchall()
+    )
+
+
+def other_suites_have_cases(store: Store, suite_id: str) -> bool:
+    """Whether any suite but ``suite_id`` has cases."""
+    rows = store.con.execute(
+        "SELECT EXISTS (SELECT 1 FROM eval_cases WHERE suite_id <> ?)", [suite_id]
+    ).fetchall()
+    return bool(rows[0][0])
+
+
 def delete_cases(store: Store, case_ids: Iterable[str]) -> None:
     ids = list(set(case_ids))
     if ids:
