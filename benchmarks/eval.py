@@ -36,7 +36,6 @@ from tracereplay.checks import list_check_kinds
 from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
 from tracereplay.evaluate.recorded.columnar import ScoredCases, load_recorded_cases
 from tracereplay.gcpause import gc_paused
-from tracereplay.ingest import open_store
 from tracereplay.models import (
     AgentResult,
     CheckSpec,
@@ -48,6 +47,7 @@ from tracereplay.models import (
 )
 from tracereplay.scoring.runner import RunnerOptions
 from tracereplay.store import Store
+from tracereplay.store.open import open_store
 from tracereplay.store.suites import get_suite, insert_cases, insert_suite
 
 AA_VERSION = "0.4.0"

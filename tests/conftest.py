@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import pytest
 
+# every command's open_store drains the spool: the CLI registers the drain (ingest/on_open.py)
+# before opening the store; tests that call open_store themselves get it registered here
+import tracereplay.ingest  # noqa: F401
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

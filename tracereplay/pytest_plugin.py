@@ -303,7 +303,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     from tracereplay.errors import TraceReplayError
     from tracereplay.evaluate.results_store import get_eval_run
-    from tracereplay.ingest.opening import open_store
+    from tracereplay.store.open import open_store
 
     lines = []
     try:
@@ -333,7 +333,8 @@ class SuiteCollector(pytest.Collector):
     """A suite of the store: one ``CaseItem`` per case, in ``seq`` order."""
 
     def collect(self) -> list[CaseItem]:
-        from tracereplay.ingest.opening import open_store
+        import tracereplay.ingest  # noqa: F401  (registers the drain: open_store reads the spool)
+        from tracereplay.store.open import open_store
         from tracereplay.store.suites import get_suite, list_cases
 
         state = self.config.stash[_STATE]
@@ -405,7 +406,8 @@ def failure_text(report: CaseReport) -> str:
 def suite_cases(suite: str, db: str | Path | None = None) -> list[Any]:
     """The suite's cases as ``pytest.param``s (ids as the plugin names its items), for
     ``@pytest.mark.parametrize("case", suite_cases("weather"))``."""
-    from tracereplay.ingest.opening import open_store
+    import tracereplay.ingest  # noqa: F401  (registers the drain: open_store reads the spool)
+    from tracereplay.store.open import open_store
     from tracereplay.store.paths import resolve_db_path
     from tracereplay.store.suites import get_suite, list_cases
 
@@ -426,7 +428,7 @@ def tracereplay_eval(request: pytest.FixtureRequest) -> Callable[..., CaseReport
         state = config.stash[_STATE] = _Session(config)
 
     def evaluate(case: EvalCase, agent: str | None = None, llm: str | None = None) -> CaseReport:
-        from tracereplay.ingest.opening import open_store
+        from tracereplay.store.open import open_store
         from tracereplay.store.suites import find_suite_by_id
 
         with open_store(state.db, drain=False) as store:

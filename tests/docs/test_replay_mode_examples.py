@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from offline_store import offline_store, scripted_server
 
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 pytestmark = pytest.mark.slow
 

@@ -26,7 +26,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 REPO = Path(__file__).resolve().parents[2]
 #: the captures and agents, and the venvs they run in: ``make test-latest`` points them at

@@ -319,7 +319,8 @@ def calls_kept(db: Path, case: dict) -> bool:
     rep = case["repetitions"][0]
     if not rep.get("run_id"):
         return False
-    from tracereplay.ingest import open_store
+    import tracereplay.ingest  # noqa: F401  (registers the drain open_store runs)
+    from tracereplay.store.open import open_store
 
     with open_store(db) as store:
         calls = store.query_dicts(

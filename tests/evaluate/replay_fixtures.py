@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import tracereplay
 from tracereplay.cli.app import app
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 AGENTS = Path(__file__).parent / "agents"
 

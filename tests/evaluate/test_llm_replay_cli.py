@@ -15,7 +15,7 @@ import pytest
 from offline_store import offline_store, scripted_server
 from sql_pipeline import tracereplay_here
 
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from offline_store import offline_store, scripted_server
 
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ import pytest
 from drift_store import SUITE, WEATHER, drift_store
 from sql_pipeline import tracereplay
 
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 pytestmark = pytest.mark.slow
 

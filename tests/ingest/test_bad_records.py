@@ -13,9 +13,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 import tracereplay.ingest.pipeline as pipeline
-from tracereplay.ingest import open_store
 from tracereplay.sdk.exporter import SpoolSpanExporter
 from tracereplay.store import SpoolWriter, spool_dir
+from tracereplay.store.open import open_store
 from tracereplay.store.spool import KIND_TRACES_JSON, REJECTED_DIR, list_segments, read_records
 
 GOOD = {

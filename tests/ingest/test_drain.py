@@ -9,8 +9,9 @@ from pathlib import Path
 
 import synth  # noqa: E402
 
-from tracereplay.ingest import drain_spool, open_store
+from tracereplay.ingest import drain_spool
 from tracereplay.store import SpoolWriter, Store, spool_dir
+from tracereplay.store.open import open_store
 from tracereplay.store.spool import KIND_LOGS_JSON, KIND_TRACES_JSON, KIND_TRACES_PB, list_segments
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "otlp"

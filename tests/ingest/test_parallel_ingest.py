@@ -18,7 +18,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from tracereplay.convert import convert_trace
 from tracereplay.convert.messages import parse_history, parse_messages
 from tracereplay.errors import IngestError
-from tracereplay.ingest import drain, open_store, workers
+from tracereplay.ingest import drain, workers
 from tracereplay.ingest import files as files_module
 from tracereplay.ingest.files import FileReport, ingest_files
 from tracereplay.ingest.pipeline import ingest_batch
@@ -27,6 +27,7 @@ from tracereplay.otlp import read_file
 from tracereplay.otlp.files import frame_ranges
 from tracereplay.spans import LogRecord
 from tracereplay.store import SpoolWriter, Store, spool_dir
+from tracereplay.store.open import open_store
 from tracereplay.store.rows import _result_json
 from tracereplay.store.spool import KIND_TRACES_PB, list_segments
 

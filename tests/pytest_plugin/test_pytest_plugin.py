@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 pytestmark = pytest.mark.slow
 

@@ -21,7 +21,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans
 from sql_pipeline import tracereplay, tracereplay_here
 from synth import _kv, trace_spans
 
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 #: live runs on each of the 14 days, oldest first (0: a day without runs)
 RUNS_PER_DAY = [3, 0, 5, 8, 2, 0, 0, 12, 7, 4, 9, 1, 6, 10]

@@ -18,7 +18,7 @@ from pathlib import Path
 from made_once import copy_made_once
 from sql_pipeline import tracereplay, tracereplay_here
 
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 WEATHER = ROOT / "examples" / "weather_agent"

@@ -25,7 +25,7 @@ from made_once import copy_made_once
 from offline_store import record_example_agent, scripted_server
 from sql_pipeline import tracereplay
 
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "weather_agent"

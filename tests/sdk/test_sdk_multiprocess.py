@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from tracereplay.cli.common import store_exists
-from tracereplay.ingest.opening import open_store
+from tracereplay.store.open import open_store
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]

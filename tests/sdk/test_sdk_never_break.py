@@ -16,9 +16,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from sdk_helpers import Recorded
 
 import tracereplay
-from tracereplay.ingest.opening import open_store
 from tracereplay.sdk import stats
 from tracereplay.sdk.exporter import SpoolSpanExporter
+from tracereplay.store.open import open_store
 
 
 @tracereplay.tool

@@ -15,8 +15,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 import tracereplay
-from tracereplay.ingest.opening import open_store
 from tracereplay.sdk import SpoolSpanExporter, stats
+from tracereplay.store.open import open_store
 from tracereplay.store.paths import spool_dir
 from tracereplay.store.spool import list_segments
 

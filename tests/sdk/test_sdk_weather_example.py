@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tracereplay.cli.app import app
-from tracereplay.ingest.opening import open_store
+from tracereplay.store.open import open_store
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "weather_agent" / "demo.py"

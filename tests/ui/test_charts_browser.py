@@ -26,7 +26,7 @@ from headless_chromium import requires_chromium, requires_playwright, started_br
 from sql_pipeline import tracereplay
 from ui_helpers import ui_server
 
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 pytestmark = [requires_chromium, requires_playwright, pytest.mark.slow]
 

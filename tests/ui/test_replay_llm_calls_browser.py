@@ -14,7 +14,7 @@ from headless_chromium import requires_chromium, requires_playwright, started_br
 from offline_store import offline_store, scripted_server
 from ui_helpers import ui_server
 
-from tracereplay.ingest import open_store
+from tracereplay.store.open import open_store
 
 try:
     from playwright.sync_api import Page, expect

@@ -72,15 +72,18 @@ def db_path(create: bool | None = None) -> Path:
             else "run `tracereplay ingest`, capture runs with the SDK, or give --db"
         )
         raise NotFoundError(f"no tracereplay store at {path} ({hint})")
-    _install_monitor_hook()
+    _install_hooks()
     return path
 
 
-def _install_monitor_hook() -> None:
-    """The command's drain starts the monitors' background round (``monitor/embedded.py``);
-    installed here, when a command is about to open the store, so `--help` stays light."""
+def _install_hooks() -> None:
+    """The command's ``open_store`` drains the spool (``ingest/on_open.py``) and that drain
+    starts the monitors' background round (``monitor/embedded.py``); installed here, when a
+    command is about to open the store, so `--help` stays light."""
+    from tracereplay.ingest import on_open
     from tracereplay.monitor.embedded import install
 
+    on_open.install()
     install()
 
 

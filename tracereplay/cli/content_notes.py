@@ -1,6 +1,6 @@
 """The one line ``ingest`` and ``show`` print about runs recorded without content.
 
-Candidates are read from the ``runs`` table (no question, no answer), confirmed on the whole run
+Candidates are read from the ``runs`` table (no question, no answer: ``store/runs.py``), confirmed on the whole run
 (``convert.content.records_no_content``), and the instrumentation that traced them is read from
 their traces' span scopes (``convert.content.content_setting`` names what records content).
 """
@@ -17,6 +17,7 @@ from tracereplay.convert.content import (
 )
 from tracereplay.models.run import Run
 from tracereplay.store.db import Store
+from tracereplay.store.runs import live_runs_without_text, span_scopes
 
 __all__ = ["ingested_note", "run_note"]
 
@@ -24,23 +25,9 @@ __all__ = ["ingested_note", "run_note"]
 _CONFIRM = 200
 
 
-def _scopes(store: Store, trace_ids: list[str]) -> list[str]:
-    if not trace_ids:
-        return []
-    marks = ", ".join("?" for _ in trace_ids)
-    rows = store.query_dicts(
-        f"SELECT DISTINCT scope_name FROM spans WHERE trace_id IN ({marks}) ORDER BY 1", trace_ids
-    )
-    return [r["scope_name"] or "" for r in rows]
-
-
 def ingested_note(store: Store, since: datetime) -> str | None:
     """The note for the runs converted since ``since`` that hold no content, or None."""
-    rows = store.query_dicts(
-        "SELECT run_id, trace_id FROM runs WHERE converted_at >= ? AND kind = 'live' "
-        "AND coalesce(query, '') = '' AND coalesce(response, '') = '' ORDER BY run_id LIMIT ?",
-        [since, _CONFIRM],
-    )
+    rows = live_runs_without_text(store, since, _CONFIRM)
     empty = [r for r in rows if records_no_content(store.get_run(r["run_id"]))]
     if not empty:
         return None
@@ -53,7 +40,7 @@ def _note(store: Store, runs: int, trace_ids: list[str]) -> str:
     unread = unread_content(store.load_spans(trace_ids))
     if unread:
         return conversion_gap_note(runs, unread)
-    return no_content_note(runs, _scopes(store, trace_ids))
+    return no_content_note(runs, span_scopes(store, trace_ids))
 
 
 def run_note(store: Store, run: Run) -> str | None:

@@ -111,7 +111,7 @@ def diff_command(
       tracereplay diff --last weather -f markdown > summary.md
     """
     from tracereplay.evaluate.diff import diff_eval_runs, last_two
-    from tracereplay.ingest import open_store
+    from tracereplay.store.open import open_store
 
     if last and eval_run_b:
         raise BadParameterError(

@@ -43,8 +43,8 @@ def export(
 
       tracereplay export --format parquet -o ./warehouse/tracereplay
     """
-    from tracereplay.ingest import open_store
     from tracereplay.query.export import export_parquet
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         exported = export_parquet(store, output, overwrite=overwrite)

@@ -42,10 +42,10 @@ def ingest(
       tracereplay ingest ./otel-spool/       # a Collector file-exporter directory
     """
     # imported here: DuckDB and pyarrow are not needed for `--help`
-    from tracereplay.ingest import open_store
     from tracereplay.ingest.files import default_workers, ingest_files
     from tracereplay.ingest.workers import worker_pool
     from tracereplay.otlp import iter_input_files
+    from tracereplay.store.open import open_store
 
     files = iter_input_files(paths)
     if not files:

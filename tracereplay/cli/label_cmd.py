@@ -64,7 +64,7 @@ def label(
     """
     if bad and good:
         raise BadParameterError("give --bad or --good, not both")
-    from tracereplay.ingest import open_store
+    from tracereplay.store.open import open_store
 
     if not (bad or good):
         if note is not None or expected is not None:

@@ -75,9 +75,9 @@ def create(
 
       tracereplay monitor create answers --checks monitor.yaml --sample 0.1
     """
-    from tracereplay.ingest import open_store
     from tracereplay.monitor.definition import Monitor, read_monitor_file
     from tracereplay.monitor.records import save_monitor
+    from tracereplay.store.open import open_store
 
     try:
         text = checks.read_text(encoding="utf-8")
@@ -114,9 +114,9 @@ def list_() -> None:
 
       tracereplay monitor list
     """
-    from tracereplay.ingest import open_store
     from tracereplay.monitor.records import list_monitors
     from tracereplay.monitor.status import pass_rates
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         monitors = list_monitors(store)
@@ -149,8 +149,8 @@ def show(
 
       tracereplay monitor show answers > monitors/answers.yaml
     """
-    from tracereplay.ingest import open_store
     from tracereplay.monitor.records import get_monitor
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         monitor = get_monitor(store, name)
@@ -170,8 +170,8 @@ def remove(
 
       tracereplay monitor remove answers
     """
-    from tracereplay.ingest import open_store
     from tracereplay.monitor.records import remove_monitor
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         removed = remove_monitor(store, name, keep_results=keep_results)
@@ -213,10 +213,10 @@ def run(
 
       tracereplay monitor run answers --since 1d
     """
-    from tracereplay.ingest import open_store
     from tracereplay.monitor.embedded import CHILD_ENV
     from tracereplay.monitor.limiter import JudgeLimiter
     from tracereplay.monitor.rounds import score_pending
+    from tracereplay.store.open import open_store
 
     os.environ[CHILD_ENV] = "1"  # this round judges what its own drain stores: no other
     path = db_path()
@@ -285,9 +285,9 @@ def status(
 
       tracereplay monitor status answers --since 1h --max-failure-rate 0.05
     """
-    from tracereplay.ingest import open_store
     from tracereplay.monitor.records import get_monitor
     from tracereplay.monitor.status import monitor_status
+    from tracereplay.store.open import open_store
 
     cutoff = parse_since(since) if since is not None else None
     with open_store(db_path()) as store:

@@ -114,9 +114,9 @@ def promote(
         raise BadParameterError(
             "give --expected-tool or --expected-tools/--no-expected-tools, not both"
         )
-    from tracereplay.ingest import open_store
     from tracereplay.promote import PromoteOptions, parse_kind, promote_run, promote_where
     from tracereplay.promote.inputs import parse_expected_tool
+    from tracereplay.store.open import open_store
 
     options = PromoteOptions(
         kind=parse_kind(kind) if kind is not None else None,

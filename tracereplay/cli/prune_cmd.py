@@ -36,9 +36,9 @@ def prune(
 
     Exit codes: 0 done, 2 bad input (a bad --older-than, no store) or a damaged store.
     """
-    from tracereplay.ingest import open_store
     from tracereplay.store.engines import is_server_url
     from tracereplay.store.engines.duckdb import store_failure
+    from tracereplay.store.open import open_store
     from tracereplay.store.prune import compact
     from tracereplay.store.prune import prune as prune_store
 

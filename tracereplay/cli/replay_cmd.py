@@ -121,9 +121,9 @@ def replay(
         raise BadParameterError("--llm-match applies to --llm recorded")
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
-    from tracereplay.ingest import open_store
     from tracereplay.promote import promote_run
     from tracereplay.scoring.runner import RunnerOptions
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         resolved = store.resolve_run_id(run_id)

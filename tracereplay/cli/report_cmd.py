@@ -80,8 +80,8 @@ def report(
         output = Path("report.html")
     if output is not None and not output.parent.exists():
         raise BadParameterError(f"-o {output}: directory {output.parent} does not exist")
-    from tracereplay.ingest import open_store
     from tracereplay.report import pick_eval_run
+    from tracereplay.store.open import open_store
 
     if fmt is ReportFormat.markdown:
         from tracereplay.report.markdown import load_summary, markdown_summary

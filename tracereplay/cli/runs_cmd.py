@@ -117,42 +117,26 @@ def runs(
       tracereplay runs --monitor answers --failing
       tracereplay runs --label bad
     """
-    where: list[str] = []
-    params: list[Any] = []
-    if status is not None:
-        where.append("status = ?")
-        params.append(status.value)
-    if agent is not None:
-        where.append("agent_name = ?")
-        params.append(agent)
-    if kind is not RunKind.all:
-        where.append("kind = ?")
-        params.append(kind.value)
-    if since is not None:
-        where.append("started_at >= ?")
-        params.append(parse_since(since))
-    if monitor is not None or failing:
-        where.append(
-            "run_id IN (SELECT run_id FROM monitor_results WHERE (? IS NULL OR monitor = ?)"
-            " AND (NOT ? OR status = 'FAILED'))"
-        )
-        params += [monitor, monitor, failing]
-    if label is not None:
-        where.append("run_id IN (SELECT run_id FROM latest_labels WHERE verdict = ?)")
-        params.append(label.value)
-    sql = "SELECT * FROM runs"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY started_at DESC NULLS LAST, run_id LIMIT ?"
-    params.append(limit)
-    from tracereplay.ingest import open_store  # the store (duckdb, pyarrow) only once needed
+    started = parse_since(since) if since is not None else None
+    from tracereplay.store.open import open_store  # the store (duckdb, pyarrow) only once needed
+    from tracereplay.store.runs import list_runs
 
     with open_store(db_path()) as store:
         if monitor is not None:
             from tracereplay.monitor.records import get_monitor
 
             get_monitor(store, monitor)  # an unknown name is an error, not "no runs"
-        rows = store.query_dicts(sql, params)
+        rows = list_runs(
+            store,
+            status=status.value if status is not None else None,
+            agent=agent,
+            kind=None if kind is RunKind.all else kind.value,
+            since=started,
+            monitor=monitor,
+            failing=failing,
+            label=label.value if label is not None else None,
+            limit=limit,
+        )
         short = {} if wide else short_ids(store, "runs", "run_id", [r["run_id"] for r in rows])
     if fmt is OutputFormat.json:
         for row in rows:
@@ -245,7 +229,7 @@ def show(
       tracereplay show 3f2a        # any unique prefix works, as with git
     """
     from tracereplay.cli.content_notes import run_note
-    from tracereplay.ingest import open_store
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         run = store.get_run(run_id)
@@ -266,11 +250,10 @@ def replay_report_of(store: Any, run_id: str) -> Any:
     """The stored replay report (``case_results.drift``) of the replay that made ``run_id``:
     where a fork left the recording, the tool-result drift; None when there is none."""
     from tracereplay.scoring.outcomes import ReplayReport
+    from tracereplay.store.eval_runs import replay_drift
 
-    rows = store.query_dicts(
-        "SELECT drift FROM case_results WHERE run_id = ? AND drift IS NOT NULL LIMIT 1", [run_id]
-    )
-    return ReplayReport.model_validate_json(rows[0]["drift"]) if rows else None
+    drift = replay_drift(store, run_id)
+    return ReplayReport.model_validate_json(drift) if drift is not None else None
 
 
 def register(app: typer.Typer) -> None:

@@ -54,8 +54,8 @@ def _run_one(
     max_rows: int,
     host_access: bool = False,
 ) -> None:
-    from tracereplay.ingest import open_store
     from tracereplay.query import SqlError, emit, run_sql
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         if not host_access:

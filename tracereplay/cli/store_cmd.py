@@ -61,9 +61,9 @@ def copy(
 
     Exit codes: 0 done, 2 a store cannot be opened, or the target is not empty.
     """
-    from tracereplay.ingest import open_store
     from tracereplay.store.copying import copy_store
     from tracereplay.store.db import Store
+    from tracereplay.store.open import open_store
     from tracereplay.store.paths import resolve_db_path
 
     target_path = resolve_db_path(to)

@@ -71,8 +71,8 @@ def suite_list(
     from rich.table import Table
     from rich.text import Text
 
-    from tracereplay.ingest import open_store
     from tracereplay.store import suites as suite_store
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         suites = suite_store.list_suites(store)
@@ -124,8 +124,8 @@ def suite_show(
     from rich.table import Table
     from rich.text import Text
 
-    from tracereplay.ingest import open_store
     from tracereplay.store import suites as suite_store
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         suite = suite_store.get_suite(store, name)
@@ -190,9 +190,9 @@ def suite_create(
       tracereplay suite create support --checks checks.yaml --require-param org
     """
     from tracereplay.checks import load_check_modules
-    from tracereplay.ingest import open_store
     from tracereplay.promote.suite_file import detect_format, load_checks
     from tracereplay.promote.suites import create_suite
+    from tracereplay.store.open import open_store
 
     if checks_module:
         load_check_modules(checks_module)
@@ -236,9 +236,9 @@ def suite_export(
       tracereplay suite export weather -o suites/weather.yaml
       tracereplay suite export weather --format json > weather.json
     """
-    from tracereplay.ingest import open_store
     from tracereplay.promote.suite_file import dump_suite
     from tracereplay.store import suites as suite_store
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         suite = suite_store.get_suite(store, name)
@@ -323,8 +323,8 @@ def _import_file(
 ) -> str:
     """``suite import``'s work: the line saying what it did (or would do)."""
     from tracereplay.cli.lifetime import keep_until_exit
-    from tracereplay.ingest.opening import open_store
     from tracereplay.promote.suite_import import import_runs, import_suite, read_import_file
+    from tracereplay.store.open import open_store
 
     found = _report(
         lambda: read_import_file(
@@ -355,8 +355,8 @@ def suite_rm(
 
       tracereplay suite rm weather
     """
-    from tracereplay.ingest import open_store
     from tracereplay.promote.suites import remove_suite
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         suite, removed = remove_suite(store, name)
@@ -420,10 +420,10 @@ def case_add(
       tracereplay case add -s weather -q "Weather in Oslo?" \\
           --expected-tool 'get_weather:{"city": "Oslo"}' --tag smoke
     """
-    from tracereplay.ingest import open_store
     from tracereplay.promote.documents import DocumentFormatError, parse_documents
     from tracereplay.promote.inputs import parse_expected_tool, parse_params
     from tracereplay.promote.suites import add_case
+    from tracereplay.store.open import open_store
 
     if context is not None and context_file is not None:
         raise BadParameterError("give --context or --context-file, not both")
@@ -463,9 +463,9 @@ def case_show(
       tracereplay case show 8d0b6a52
       tracereplay case show 8d0b6a52 --format json
     """
-    from tracereplay.ingest import open_store
     from tracereplay.promote.suite_file import dump_case
     from tracereplay.store import suites as suite_store
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         case = suite_store.get_case(store, case_id)
@@ -488,8 +488,8 @@ def case_rm(
       tracereplay case rm 8d0b6a52
       tracereplay case rm 8d0b6a52 1f3e9c07
     """
-    from tracereplay.ingest import open_store
     from tracereplay.promote.suites import remove_cases
+    from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:
         removed = remove_cases(store, case_ids)

@@ -65,7 +65,8 @@ def ui(
     Serves a local web application over the store: runs with filters, search and facets, each
     run's trajectory and spans, promotion (one run or many), suites, cases, eval runs with trend
     charts, diffs, a production dashboard and a read-only SQL page. The store is opened per
-    request only, so serve, ingest and agents keep writing while it runs. Ctrl-C stops it.
+    request only, so serve, ingest and agents keep writing while it runs; runs agents spool are
+    drained into it in the background about every second. Ctrl-C stops it.
 
     [bold]Examples[/bold]
 
@@ -102,9 +103,14 @@ def ui(
             server_header=False,
         )
     )
+    from tracereplay.ui.access import SpoolDrainer
+
+    drainer = SpoolDrainer(path)  # pages never drain: runs agents spool are stored from here
+    drainer.start()
     try:
         server.run(sockets=[sock])
     finally:
+        drainer.stop()
         sock.close()
 
 

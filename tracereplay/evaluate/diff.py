@@ -22,6 +22,13 @@ from tracereplay.models.run import _Record
 from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord
 from tracereplay.scoring.verdicts import merge_repeats
 from tracereplay.store.db import Store
+from tracereplay.store.eval_runs import (
+    eval_run_ids_of_suite,
+    latest_eval_run_ids,
+    latest_labelled,
+    latest_suite,
+)
+from tracereplay.store.suites import case_queries
 
 Bucket = Literal["Regressed", "Fixed", "StillFailing", "Added", "Removed", "Unchanged"]
 BUCKETS: tuple[Bucket, ...] = (
@@ -156,12 +163,7 @@ def diff_eval_runs(store: Store, ident_a: str, ident_b: str) -> EvalDiff:
     runs_a = load_case_runs(store, a.eval_run_id, with_checks=False)
     runs_b = load_case_runs(store, b.eval_run_id, with_checks=False)
     ids = list({r.case_id for r in runs_a} | {r.case_id for r in runs_b})
-    queries = dict(
-        store.con.execute(
-            "SELECT case_id, query FROM eval_cases WHERE case_id IN (SELECT unnest(?))", [ids]
-        ).fetchall()
-    )
-    return compare(a, b, runs_a, runs_b, queries)
+    return compare(a, b, runs_a, runs_b, case_queries(store, ids))
 
 
 def resolve_eval_run_ref(store: Store, ref: str) -> str:
@@ -177,11 +179,7 @@ def resolve_eval_run_ref(store: Store, ref: str) -> str:
             raise NotFoundError(
                 f"'{ref}': after @ comes a run number (suite@3) or -1 for the latest"
             ) from None
-        rows = store.con.execute(
-            "SELECT eval_run_id FROM eval_runs WHERE suite_name = ?"
-            " ORDER BY started_at, eval_run_id",
-            [suite],
-        ).fetchall()
+        rows = eval_run_ids_of_suite(store, suite)
         if not rows:
             raise NotFoundError(f"'{ref}': suite '{suite}' has no eval run")
         index = n - 1 if n > 0 else len(rows) + n
@@ -189,13 +187,10 @@ def resolve_eval_run_ref(store: Store, ref: str) -> str:
             raise NotFoundError(
                 f"'{ref}': suite '{suite}' has eval runs 1 to {len(rows)} (or -1 for the latest)"
             )
-        return str(rows[index][0])
-    rows = store.con.execute(
-        "SELECT eval_run_id FROM eval_runs WHERE label = ? ORDER BY started_at DESC LIMIT 1",
-        [text],
-    ).fetchall()
-    if rows:
-        return str(rows[0][0])
+        return rows[index]
+    labelled = latest_labelled(store, text)
+    if labelled is not None:
+        return labelled
     try:
         return resolve_eval_run_id(store, text)
     except NotFoundError:
@@ -207,23 +202,14 @@ def resolve_eval_run_ref(store: Store, ref: str) -> str:
 def last_two(store: Store, suite: str | None = None) -> tuple[str, str]:
     """The latest eval run (of ``suite``, else of the suite evaluated last) and the one of the
     same suite before it: what ``diff --last`` compares."""
-    sql = "SELECT suite_id, suite_name FROM eval_runs"
-    params: list[str] = []
-    if suite is not None:
-        sql += " WHERE suite_name = ? OR suite_id = ?"
-        params = [suite, suite]
-    latest = store.con.execute(sql + " ORDER BY started_at DESC LIMIT 1", params).fetchall()
-    if not latest:
+    latest = latest_suite(store, suite)
+    if latest is None:
         where = f" of suite '{suite}'" if suite else ""
         raise NotFoundError(f"no eval run{where} in the store (run tracereplay eval first)")
-    suite_id, suite_name = latest[0]
-    rows = store.con.execute(
-        "SELECT eval_run_id FROM eval_runs WHERE suite_id = ?"
-        " ORDER BY started_at DESC, eval_run_id DESC LIMIT 2",
-        [suite_id],
-    ).fetchall()
+    suite_id, suite_name = latest
+    rows = latest_eval_run_ids(store, suite_id, 2)
     if len(rows) < 2:
         raise NotFoundError(
             f"suite '{suite_name}' has one eval run; --last needs two (run tracereplay eval again)"
         )
-    return str(rows[1][0]), str(rows[0][0])
+    return rows[1], rows[0]

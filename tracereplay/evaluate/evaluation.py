@@ -39,14 +39,9 @@ from tracereplay.evaluate.results_store import (
     update_eval_run,
 )
 from tracereplay.evaluate.sharing import shard_cases
-from tracereplay.evaluate.sources import (
-    load_result_encodings,
-    load_runs,
-    load_sub_runs,
-    source_service,
-)
+from tracereplay.evaluate.sources import source_service
 from tracereplay.gcpause import gc_paused
-from tracereplay.ingest.opening import open_store
+from tracereplay.ingest import on_open
 from tracereplay.models import EvalCase, EvalSuite, Run, Status
 from tracereplay.models.fast import build
 from tracereplay.models.parameters import (
@@ -74,7 +69,10 @@ from tracereplay.scoring.verdicts import (
 )
 from tracereplay.store.abandoned import process_marker
 from tracereplay.store.db import Store
+from tracereplay.store.eval_runs import suite_and_mode
+from tracereplay.store.open import open_store
 from tracereplay.store.paths import DB_ENV
+from tracereplay.store.runs import load_result_encodings, load_runs, load_sub_runs
 from tracereplay.store.suites import get_cases, get_suite, list_cases
 
 if TYPE_CHECKING:  # a Literal only; its module imports the SDK, the agent processes' part
@@ -314,6 +312,7 @@ def _store_env(db: Path) -> Iterator[None]:
 def run_evaluation(settings: EvalSettings, progress: ProgressHooks | None = None) -> EvalOutcome:
     """Run an eval as ``settings`` say; store and return its results. Never leaves the eval run
     ``running``: it ends ``completed``, ``stopped`` (--fail-fast) or ``interrupted`` (Ctrl-C)."""
+    on_open.install()  # its open_store drains the spool: the source runs agents just wrote
     with _store_env(settings.db) if settings.agent else nullcontext():
         return _run_evaluation(settings, progress)
 
@@ -599,13 +598,11 @@ def open_eval_run(store: Store, record: EvalRunRecord) -> EvalRunRecord:
 
 
 def _open_eval_run(store: Store, record: EvalRunRecord) -> EvalRunRecord:
-    stored = store.con.execute(
-        "SELECT suite_id, mode FROM eval_runs WHERE eval_run_id = ?", [record.eval_run_id]
-    ).fetchall()
-    if not stored:
+    stored = suite_and_mode(store, record.eval_run_id)
+    if stored is None:
         insert_eval_run(store, record)
         return record
-    suite_id, mode = stored[0]
+    suite_id, mode = stored
     if suite_id != record.suite_id or mode != record.mode:
         raise BadParameterError(
             f"eval run '{record.eval_run_id}' is a {mode} eval run of another suite or mode;"

@@ -1,12 +1,12 @@
 """The embedded default: the command that drains the spool starts the monitors' round.
 
 With no server, runs reach the store when the next ``tracereplay`` command drains the spool
-(``open_store``). That command must not wait for judges, so when its drain stored runs and the
-store has monitors, it starts ``tracereplay monitor run --background`` as a detached process and
-goes on. The background round takes the store only to read and to write (``rounds``); at most
-one such process waits for the round lock at a time (``<db>.monitor.wait.lock``), so a burst of
-commands starts at most one more round, and none is lost: the waiting one sees every run
-drained before it got the round lock.
+(``open_store``; the drain is ``ingest/on_open.py``). That command must not wait for judges, so
+when its drain stored runs and the store has monitors, it starts ``tracereplay monitor run
+--background`` as a detached process and goes on. The background round takes the store only to
+read and to write (``rounds``); at most one such process waits for the round lock at a time
+(``<db>.monitor.wait.lock``), so a burst of commands starts at most one more round, and none is
+lost: the waiting one sees every run drained before it got the round lock.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from typing import TypeVar
 
 from filelock import FileLock, Timeout
 
-from tracereplay.ingest import opening
+from tracereplay.ingest import on_open
 from tracereplay.ingest.stats import IngestStats
 from tracereplay.store.db import Store
+from tracereplay.store.monitors import has_monitors
 
 #: set in the background process: its own drain starts nothing more
 CHILD_ENV = "TRACEREPLAY_MONITOR_CHILD"
@@ -31,8 +32,8 @@ T = TypeVar("T")
 
 def install() -> None:
     """Have every command's drain start a background round when it stored runs."""
-    if after_drain not in opening.AFTER_DRAIN:
-        opening.AFTER_DRAIN.append(after_drain)
+    if after_drain not in on_open.AFTER_DRAIN:
+        on_open.AFTER_DRAIN.append(after_drain)
 
 
 def after_drain(store: Store, stats: IngestStats) -> None:
@@ -40,7 +41,7 @@ def after_drain(store: Store, stats: IngestStats) -> None:
     exist (never from that process itself)."""
     if not stats.runs or os.environ.get(CHILD_ENV):
         return
-    if not store.con.execute("SELECT count(*) FROM monitors").fetchall()[0][0]:
+    if not has_monitors(store):
         return
     log = store.path.with_name(store.path.name + ".monitor.log")
     with open(log, "ab") as err:

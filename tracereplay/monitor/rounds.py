@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pyarrow as pa
 
 from tracereplay.errors import StoreBusyError
 from tracereplay.monitor.definition import Monitor
@@ -29,7 +28,9 @@ from tracereplay.monitor.records import get_monitor, list_monitors
 from tracereplay.monitor.selection import selected_run_ids
 from tracereplay.store.db import Store
 from tracereplay.store.lock import file_lock
+from tracereplay.store.monitors import replace_results
 from tracereplay.store.paths import resolve_db_path
+from tracereplay.store.runs import converted_at
 
 #: runs loaded, judged and written at a time
 CHUNK = 32
@@ -139,31 +140,9 @@ def _monitors(store: Store, names: Sequence[str] | None) -> list[Monitor]:
 def _load(store: Store, chunk: Sequence[tuple[Monitor, str]]) -> list[tuple[Monitor, Any, Any]]:
     """The runs of a chunk with their current ``converted_at`` (runs gone since are skipped)."""
     ids = sorted({run_id for _, run_id in chunk})
-    rows = store.con.execute(
-        "SELECT run_id, converted_at FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
-    ).fetchall()
-    converted = dict(rows)
+    converted = converted_at(store, ids)
     runs = {run_id: store.get_run(run_id) for run_id in converted}
     return [(m, runs[i], converted[i]) for m, i in chunk if i in runs]
-
-
-_TS = pa.timestamp("us", tz="UTC")
-_RESULT_TYPES: dict[str, pa.DataType] = {
-    "monitor": pa.string(), "run_id": pa.string(), "trace_id": pa.string(),
-    "agent_name": pa.string(), "check_name": pa.string(), "check_kind": pa.string(),
-    "status": pa.string(), "passed": pa.bool_(), "score": pa.float64(), "reason": pa.string(),
-    "details": pa.string(), "run_started_at": _TS, "run_converted_at": _TS,
-}  # fmt: skip
-_CALL_TYPES: dict[str, pa.DataType] = {
-    "monitor": pa.string(), "run_id": pa.string(), "check_name": pa.string(),
-    "model": pa.string(),
-    "endpoint": pa.string(), "input_tokens": pa.int64(), "output_tokens": pa.int64(),
-    "duration_ms": pa.float64(), "error": pa.string(), "started_at": _TS,
-}  # fmt: skip
-
-
-def _table(rows: Sequence[dict[str, Any]], types: dict[str, pa.DataType]) -> pa.Table:
-    return pa.table({k: pa.array([r[k] for r in rows], t) for k, t in types.items()})
 
 
 def write_judged(store: Store, judged: Sequence[Judged]) -> None:
@@ -175,15 +154,4 @@ def write_judged(store: Store, judged: Sequence[Judged]) -> None:
         for r in j.results
     ]
     calls = [c for j in judged for c in j.judge_calls]
-    # keyed by monitor and run joined with a character neither holds (chr(1): PostgreSQL's
-    # text cannot hold chr(0))
-    keys = sorted({f"{j.monitor}\x01{j.run_id}" for j in judged})
-    with store.transaction():
-        store.con.execute(
-            "DELETE FROM monitor_results WHERE monitor || chr(1) || run_id IN (SELECT unnest(?))",
-            [keys],
-        )
-        if results:
-            store.append_table("monitor_results", _table(results, _RESULT_TYPES))
-        if calls:
-            store.append_table("monitor_judge_calls", _table(calls, _CALL_TYPES))
+    replace_results(store, [(j.monitor, j.run_id) for j in judged], results, calls)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -12,8 +11,6 @@ import orjson
 from tracereplay.errors import TraceReplayError
 from tracereplay.models import (
     SOURCE_KINDS,
-    AgentResult,
-    Document,
     EvalCase,
     EvalExpectedToolCall,
     EvalSuite,
@@ -26,6 +23,7 @@ from tracereplay.promote.where import matching_run_ids
 from tracereplay.store import suites as suite_store
 from tracereplay.store.db import Store
 from tracereplay.store.labels import Label
+from tracereplay.store.runs import runs_to_promote
 
 
 class PromoteError(TraceReplayError):
@@ -158,7 +156,7 @@ def promote_run(
     """Promote one run (id, unique id prefix, or a one-run trace id) into ``suite_name`` (default:
     the run's agent name). Promoting a run already in the suite returns its case unchanged."""
     run_id = store.resolve_run_id(run_ident)
-    run = load_runs(store, [run_id])[0]
+    run = runs_to_promote(store, [run_id])[0]
     name = suite_name if suite_name is not None else run.agent_name
     if suite_name is None and not name.strip():
         raise PromoteError(
@@ -194,7 +192,7 @@ def promote_where(
         return BulkPromoteResult(
             suite=suite_store.find_suite(store, suite_name), suite_created=False, matched=0
         )
-    runs = load_runs(store, run_ids)
+    runs = runs_to_promote(store, run_ids)
     agents = {r.agent_name for r in runs}
     with store.transaction():
         suite, suite_created = _suite_for(
@@ -218,33 +216,6 @@ def promote_where(
             suite_store.insert_cases(store, result.created)
             suite_store.touch_suite(store, suite.id, when)
     return result
-
-
-def load_runs(store: Store, run_ids: Sequence[str]) -> list[Run]:
-    """The runs with these exact ids, in the given order, as promotion needs them (query,
-    context, parameters, result; LLM calls are not loaded)."""
-    rows = store.con.execute(
-        "SELECT run_id, trace_id, root_span_id, agent_name, service_name, query, context,"
-        " parameters, result, error, started_at FROM runs WHERE run_id IN (SELECT unnest(?))",
-        [list(run_ids)],
-    ).fetchall()
-    by_id = {
-        r[0]: Run(
-            run_id=r[0],
-            trace_id=r[1],
-            root_span_id=r[2],
-            agent_name=r[3] or "",
-            service_name=r[4] or "",
-            query=r[5] or "",
-            context=[Document.model_validate(d) for d in _loads(r[6], [])],
-            parameters=_loads(r[7], {}),
-            result=AgentResult.model_validate(_loads(r[8], {})),
-            error=r[9],
-            started_at=r[10],
-        )
-        for r in rows
-    }
-    return [by_id[i] for i in run_ids if i in by_id]
 
 
 def new_suite(name: str, agent_name: str = "") -> EvalSuite:
@@ -276,7 +247,3 @@ def _parameters(values: dict[str, Any]) -> dict[str, str] | None:
     if not values:
         return None
     return {k: v if isinstance(v, str) else orjson.dumps(v).decode() for k, v in values.items()}
-
-
-def _loads(value: str | None, default: Any) -> Any:
-    return default if value is None else orjson.loads(value)

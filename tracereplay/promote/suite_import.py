@@ -15,6 +15,7 @@ from tracereplay.models import EvalCase, EvalSuite, Run
 from tracereplay.promote.suite_file import ParsedCase, ParsedSuite, Problem, SuiteFileError
 from tracereplay.store import suites as suite_store
 from tracereplay.store.db import Store
+from tracereplay.store.runs import run_kinds
 
 
 @dataclass
@@ -145,12 +146,7 @@ def _check_case_ids(
     ids = [p.case.id for p in parsed.cases if p.id_given]
     if not ids or not _cases_elsewhere(store, suite_id):
         return
-    rows = store.con.execute(
-        "SELECT c.case_id, s.name FROM eval_cases c JOIN eval_suites s USING (suite_id)"
-        " WHERE c.case_id IN (SELECT unnest(?)) AND c.suite_id <> ?",
-        [ids, suite_id],
-    ).fetchall()
-    elsewhere = dict(rows)
+    elsewhere = suite_store.suites_of_other_cases(store, ids, suite_id)
     for p in parsed.cases:
         if p.id_given and p.case.id in elsewhere:
             problems.append(
@@ -161,10 +157,7 @@ def _check_case_ids(
 def _cases_elsewhere(store: Store, suite_id: str) -> bool:
     """Whether the store holds cases of another suite: when not (a new store, or a store of
     this suite only), no id can clash and the file's ids are not sent to the store."""
-    rows = store.con.execute(
-        "SELECT EXISTS (SELECT 1 FROM eval_cases WHERE suite_id <> ?)", [suite_id]
-    ).fetchall()
-    return bool(rows[0][0])
+    return suite_store.other_suites_have_cases(store, suite_id)
 
 
 def _match_cases(parsed: list[ParsedCase], stored: list[EvalCase], suite_id: str) -> list[EvalCase]:
@@ -277,9 +270,7 @@ def import_runs(store: Store, runs: list[Run], *, dry_run: bool = False) -> str:
     """Store imported runs (those imported before from the same items are replaced); the line
     saying what was (or would be) done."""
     ids = [r.run_id for r in runs]
-    rows = store.con.execute(
-        "SELECT run_id, kind FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
-    ).fetchall()
+    rows = run_kinds(store, ids)
     clash = [rid for rid, kind in rows if kind != "imported"]
     if clash:
         raise SuiteFileError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import TypeAdapter
@@ -14,6 +14,9 @@ from tracereplay.errors import AmbiguousIdError, NotFoundError
 from tracereplay.models import CheckSpec, Document, EvalCase, EvalExpectedToolCall, EvalSuite
 from tracereplay.models.fast import M, build
 from tracereplay.store.db import Store
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: a case's documents and expected calls as JSON text, each list in one pydantic-core call
 #: (what ``to_dict`` per item, then orjson, gives)
@@ -182,6 +185,60 @@ def insert_cases(store: Store, cases: Sequence[EvalCase]) -> None:
         "metadata": [_json(c.metadata) for c in cases],
     }
     store.insert_columns("eval_cases", {name: columns[name] for name in CASE_COLUMNS})
+
+
+def case_queries(store: Store, case_ids: Iterable[str]) -> dict[str, str]:
+    """The query of each case among ``case_ids``, by case id (unknown ids are left out)."""
+    return dict(
+        store.con.execute(
+            "SELECT case_id, query FROM eval_cases WHERE case_id IN (SELECT unnest(?))",
+            [list(case_ids)],
+        ).fetchall()
+    )
+
+
+def cases_with_sources(store: Store, suite_id: str) -> pa.Table:
+    """The suite's cases joined with their source runs as one Arrow table, in no order:
+    ``case_id, seq, expected_output, expected_tool_calls, checks, source_run_id, run_id,
+    result, query`` (``run_id``/``result`` null when the source run is gone): what recorded
+    mode scores a whole suite from, in one query."""
+    return store.con.sql(
+        "SELECT c.case_id, c.seq, c.expected_output, c.expected_tool_calls, c.checks,"
+        " c.source_run_id, r.run_id, r.result, c.query"
+        " FROM eval_cases c LEFT JOIN runs r ON r.run_id = c.source_run_id"
+        " WHERE c.suite_id = ?",
+        params=[suite_id],
+    ).to_arrow_table()
+
+
+def case_check_lists(store: Store, suite_id: str) -> list[str]:
+    """The distinct check lists (JSON text) of the suite's cases that override its checks."""
+    rows = store.con.execute(
+        "SELECT DISTINCT CAST(checks AS VARCHAR) FROM eval_cases"
+        " WHERE suite_id = ? AND checks IS NOT NULL",
+        [suite_id],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def suites_of_other_cases(store: Store, case_ids: Sequence[str], suite_id: str) -> dict[str, str]:
+    """The name of the suite of each case among ``case_ids`` that belongs to a suite other
+    than ``suite_id``, by case id (an imported file's ids that clash)."""
+    return dict(
+        store.con.execute(
+            "SELECT c.case_id, s.name FROM eval_cases c JOIN eval_suites s USING (suite_id)"
+            " WHERE c.case_id IN (SELECT unnest(?)) AND c.suite_id <> ?",
+            [list(case_ids), suite_id],
+        ).fetchall()
+    )
+
+
+def other_suites_have_cases(store: Store, suite_id: str) -> bool:
+    """Whether any suite but ``suite_id`` has cases."""
+    rows = store.con.execute(
+        "SELECT EXISTS (SELECT 1 FROM eval_cases WHERE suite_id <> ?)", [suite_id]
+    ).fetchall()
+    return bool(rows[0][0])
 
 
 def delete_cases(store: Store, case_ids: Iterable[str]) -> None:

@@ -27,13 +27,13 @@ from tracereplay.checks.batch import CheckColumn, SubjectBatch, run_check_batch
 from tracereplay.checks.common import clip
 from tracereplay.checks.subject import CheckSubject
 from tracereplay.evaluate.recorded.scoring import source_not_found_reason, subject_for_run
-from tracereplay.evaluate.sources import load_runs
 from tracereplay.models import CheckSpec, EvalCase, EvaluationResult, Status, ToolCallRecord
 from tracereplay.models.fast import build
 from tracereplay.scoring.outcomes import CaseReport, CaseRun
 from tracereplay.scoring.verdicts import error_result, result_from_scores
 from tracereplay.store.db import Store
-from tracereplay.store.suites import get_cases
+from tracereplay.store.runs import load_runs
+from tracereplay.store.suites import case_check_lists, cases_with_sources, get_cases
 
 _TS = pa.timestamp("us", tz="UTC")
 _PASSED, _ERROR = Status.PASSED, Status.ERROR
@@ -60,13 +60,7 @@ class RecordedCases:
 
 def load_recorded_cases(store: Store, suite_id: str) -> RecordedCases:
     """The suite's cases joined with their source runs, in one query, in ``seq`` order."""
-    table = store.con.sql(
-        "SELECT c.case_id, c.seq, c.expected_output, c.expected_tool_calls, c.checks,"
-        " c.source_run_id, r.run_id, r.result, c.query"
-        " FROM eval_cases c LEFT JOIN runs r ON r.run_id = c.source_run_id"
-        " WHERE c.suite_id = ?",
-        params=[suite_id],
-    ).to_arrow_table()
+    table = cases_with_sources(store, suite_id)
     columns = [col.to_pylist() for col in table.columns]
     seq = columns[1]
     order = sorted(range(len(seq)), key=seq.__getitem__)  # cheaper here than ORDER BY's sort
@@ -77,12 +71,10 @@ def load_recorded_cases(store: Store, suite_id: str) -> RecordedCases:
 
 def case_check_overrides(store: Store, suite_id: str) -> list[list[CheckSpec]]:
     """The distinct per-case check lists of a suite (cases that override the suite's checks)."""
-    rows = store.con.execute(
-        "SELECT DISTINCT CAST(checks AS VARCHAR) FROM eval_cases"
-        " WHERE suite_id = ? AND checks IS NOT NULL",
-        [suite_id],
-    ).fetchall()
-    return [[CheckSpec.model_validate(c) for c in orjson.loads(r[0])] for r in rows]
+    return [
+        [CheckSpec.model_validate(c) for c in orjson.loads(text)]
+        for text in case_check_lists(store, suite_id)
+    ]
 
 
 def _json(value: Any) -> str:

@@ -170,14 +170,9 @@ def load_llm_recordings(
     run_ids = sorted({s.run_id for s in sources} | {i for ids in nested_of.values() for i in ids})
     if not run_ids:
         return {}
-    rows = store.con.execute(
-        "SELECT c.run_id, c.round, c.span_id, c.model, c.input_tokens, c.output_tokens,"
-        " c.finish_reason, c.started_at, c.input_messages, c.output_messages,"
-        " s.attributes, s.status_code, s.status_message"
-        " FROM llm_calls c LEFT JOIN spans s ON s.trace_id = c.trace_id AND s.span_id = c.span_id"
-        " WHERE c.run_id IN (SELECT unnest(?)) ORDER BY c.run_id, c.round",
-        [run_ids],
-    ).fetchall()
+    from tracereplay.store.runs import recorded_llm_calls  # the eval's side only
+
+    rows = recorded_llm_calls(store, run_ids)
     by_run: dict[str, list[RecordedCall]] = {}
     for (
         run_id, rnd, _span_id, model, tin, tout, finish, started, inputs, outputs, attrs, code, msg,

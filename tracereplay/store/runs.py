@@ -1,0 +1,301 @@
+"""Reads of ``runs``, their ``llm_calls`` and the spans of their traces (the caller owns the
+transaction): the commands' run listings, evaluation's source runs (two queries for any number
+of runs, instead of two per run), and what ``ingest`` and ``show`` check runs' content by.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from tracereplay.models import AgentResult, Document, LlmCall, Run
+from tracereplay.models.fast import build
+from tracereplay.semconv import TOOL_RESULT_ENCODING
+from tracereplay.store.db import Store
+
+_RUN_COLUMNS = (
+    "run_id", "trace_id", "root_span_id", "parent_run_id", "agent_name", "service_name", "kind",
+    "convention", "query", "context", "parameters", "models", "input_tokens", "output_tokens",
+    "started_at", "duration_ms", "error", "eval_run_id", "case_id", "result",
+)  # fmt: skip
+
+
+def _loads(text: str | None, default: Any) -> Any:
+    return default if not text or text in ("[]", "{}") else orjson.loads(text)
+
+
+def load_runs(store: Store, run_ids: Iterable[str]) -> dict[str, Run]:
+    """The stored runs among ``run_ids`` by id (ids not in the store are left out).
+
+    LLM calls come without their messages (checks need their count, tokens and durations).
+    """
+    ids = sorted(set(run_ids))
+    if not ids:
+        return {}
+    rows = store.con.execute(
+        f"SELECT {', '.join(_RUN_COLUMNS)} FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
+    ).fetchall()
+    llm: dict[str, list[LlmCall]] = {}
+    for run_id, rnd, span_id, model, provider, tin, tout, dur, finish, started in store.con.execute(
+        "SELECT run_id, round, span_id, model, provider, input_tokens, output_tokens,"
+        " duration_ms, finish_reason, started_at FROM llm_calls"
+        " WHERE run_id IN (SELECT unnest(?)) ORDER BY run_id, round",
+        [ids],
+    ).fetchall():
+        llm.setdefault(run_id, []).append(
+            build(
+                LlmCall,
+                {
+                    "round": rnd,
+                    "span_id": span_id or "",
+                    "model": model or "",
+                    "provider": provider or "",
+                    "input_tokens": tin,
+                    "output_tokens": tout,
+                    "duration_ms": dur or 0.0,
+                    "finish_reason": finish or "",
+                    "started_at": started,
+                    "input_messages": [],
+                    "output_messages": [],
+                },
+            )
+        )
+    runs: dict[str, Run] = {}
+    for row in rows:
+        d = dict(zip(_RUN_COLUMNS, row))
+        run_id = d["run_id"]
+        runs[run_id] = build(
+            Run,
+            {
+                "run_id": run_id,
+                "trace_id": d["trace_id"],
+                "root_span_id": d["root_span_id"],
+                "parent_run_id": d["parent_run_id"],
+                "agent_name": d["agent_name"] or "",
+                "service_name": d["service_name"] or "",
+                "kind": d["kind"] or "live",
+                "convention": d["convention"] or "",
+                "query": d["query"] or "",
+                "context": [Document.model_validate(x) for x in _loads(d["context"], [])],
+                "parameters": _loads(d["parameters"], {}),
+                "models": _loads(d["models"], []),
+                "input_tokens": d["input_tokens"] or 0,
+                "output_tokens": d["output_tokens"] or 0,
+                "started_at": d["started_at"],
+                "duration_ms": d["duration_ms"] or 0.0,
+                "error": d["error"],
+                "eval_run_id": d["eval_run_id"],
+                "case_id": d["case_id"],
+                "result": (
+                    AgentResult.model_validate_json(d["result"]) if d["result"] else AgentResult()
+                ),
+                "llm_calls": llm.get(run_id, []),
+            },
+        )
+    return runs
+
+
+#: span attribute the SDK's ``@tool`` writes: how a result was recorded ("text" or "json")
+RESULT_ENCODING = TOOL_RESULT_ENCODING
+
+
+def load_result_encodings(store: Store, runs: Iterable[Run]) -> dict[str, list[str | None]]:
+    """For each run, how each recorded tool result was encoded (aligned with its tool calls):
+    "json" (the tool returned a structure or a number: replay gives back the decoded value),
+    "text" (a string), or None when the recording does not say (not made by the SDK)."""
+    runs = [r for r in runs if r.result.tool_calls]
+    if not runs:
+        return {}
+    rows = store.con.execute(
+        "SELECT trace_id, attributes->>'gen_ai.tool.name', attributes->>'gen_ai.tool.call.id',"
+        f" attributes->>'{RESULT_ENCODING}' FROM spans"
+        " WHERE trace_id IN (SELECT unnest(?))"
+        f" AND attributes->>'{RESULT_ENCODING}' IS NOT NULL"
+        " ORDER BY trace_id, start_time_unix_nano, span_id",
+        [sorted({r.trace_id for r in runs})],
+    ).fetchall()
+    by_id: dict[tuple[str, str], str] = {}
+    by_name: dict[tuple[str, str], list[str]] = {}
+    for trace_id, tool, call_id, encoding in rows:
+        if call_id:
+            by_id[(trace_id, call_id)] = encoding
+        by_name.setdefault((trace_id, tool or ""), []).append(encoding)
+    out: dict[str, list[str | None]] = {}
+    for run in runs:
+        seen: dict[str, int] = {}
+        encodings: list[str | None] = []
+        for call in run.result.tool_calls:
+            nth = seen.get(call.tool_name, 0)
+            seen[call.tool_name] = nth + 1
+            found = by_id.get((run.trace_id, call.tool_call_id)) if call.tool_call_id else None
+            if found is None:
+                same = by_name.get((run.trace_id, call.tool_name), [])
+                found = same[nth] if nth < len(same) else None
+            encodings.append(found)
+        out[run.run_id] = encodings
+    return out
+
+
+def load_sub_runs(store: Store, sources: Iterable[Run]) -> dict[str, list[Run]]:
+    """For each source run, the runs nested under it in its trace (sub-agents, handoff
+    targets), outermost first then by start: their tool calls were made by the same recorded
+    invocation, so replay answers from them too."""
+    sources = list(sources)
+    if not sources:
+        return {}
+    rows = store.con.execute(
+        "SELECT run_id, parent_run_id FROM runs WHERE trace_id IN (SELECT unnest(?))"
+        " AND parent_run_id IS NOT NULL",
+        [sorted({r.trace_id for r in sources})],
+    ).fetchall()
+    children: dict[str, list[str]] = {}
+    for run_id, parent in rows:
+        children.setdefault(parent, []).append(run_id)
+    wanted: dict[str, list[str]] = {}
+    for source in sources:
+        found: list[str] = []
+        queue = list(children.get(source.run_id, []))
+        while queue and len(found) < 10_000:
+            run_id = queue.pop(0)
+            if run_id in found or run_id == source.run_id:
+                continue
+            found.append(run_id)
+            queue.extend(children.get(run_id, []))
+        if found:
+            wanted[source.run_id] = found
+    loaded = load_runs(store, [i for ids in wanted.values() for i in ids])
+    return {source_id: [loaded[i] for i in ids if i in loaded] for source_id, ids in wanted.items()}
+
+
+def runs_to_promote(store: Store, run_ids: Sequence[str]) -> list[Run]:
+    """The runs with these exact ids, in the given order (unknown ids left out), as promotion
+    needs them: query, context, parameters, result and error; LLM calls are not loaded."""
+    rows = store.con.execute(
+        "SELECT run_id, trace_id, root_span_id, agent_name, service_name, query, context,"
+        " parameters, result, error, started_at FROM runs WHERE run_id IN (SELECT unnest(?))",
+        [list(run_ids)],
+    ).fetchall()
+
+    def loads(value: str | None, default: Any) -> Any:
+        return default if value is None else orjson.loads(value)
+
+    by_id = {
+        r[0]: Run(
+            run_id=r[0],
+            trace_id=r[1],
+            root_span_id=r[2],
+            agent_name=r[3] or "",
+            service_name=r[4] or "",
+            query=r[5] or "",
+            context=[Document.model_validate(d) for d in loads(r[6], [])],
+            parameters=loads(r[7], {}),
+            result=AgentResult.model_validate(loads(r[8], {})),
+            error=r[9],
+            started_at=r[10],
+        )
+        for r in rows
+    }
+    return [by_id[i] for i in run_ids if i in by_id]
+
+
+def run_kinds(store: Store, run_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """``(run_id, kind)`` of each stored run among ``run_ids``."""
+    return store.con.execute(
+        "SELECT run_id, kind FROM runs WHERE run_id IN (SELECT unnest(?))", [list(run_ids)]
+    ).fetchall()
+
+
+def converted_at(store: Store, run_ids: Sequence[str]) -> dict[str, datetime]:
+    """When each stored run among ``run_ids`` was last converted (``converted_at``), by id."""
+    return dict(
+        store.con.execute(
+            "SELECT run_id, converted_at FROM runs WHERE run_id IN (SELECT unnest(?))",
+            [list(run_ids)],
+        ).fetchall()
+    )
+
+
+def list_runs(
+    store: Store,
+    *,
+    status: str | None = None,
+    agent: str | None = None,
+    kind: str | None = None,
+    since: datetime | None = None,
+    monitor: str | None = None,
+    failing: bool = False,
+    label: str | None = None,
+    limit: int,
+) -> list[dict[str, Any]]:
+    """Rows of ``runs`` (every column), newest first, as ``tracereplay runs`` filters them:
+    each given filter must hold; ``monitor``/``failing`` keep runs with ``monitor_results``
+    (of that monitor, FAILED ones), ``label`` runs whose latest label has that verdict."""
+    where: list[str] = []
+    params: list[Any] = []
+    if status is not None:
+        where.append("status = ?")
+        params.append(status)
+    if agent is not None:
+        where.append("agent_name = ?")
+        params.append(agent)
+    if kind is not None:
+        where.append("kind = ?")
+        params.append(kind)
+    if since is not None:
+        where.append("started_at >= ?")
+        params.append(since)
+    if monitor is not None or failing:
+        where.append(
+            "run_id IN (SELECT run_id FROM monitor_results WHERE (? IS NULL OR monitor = ?)"
+            " AND (NOT ? OR status = 'FAILED'))"
+        )
+        params += [monitor, monitor, failing]
+    if label is not None:
+        where.append("run_id IN (SELECT run_id FROM latest_labels WHERE verdict = ?)")
+        params.append(label)
+    sql = "SELECT * FROM runs"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY started_at DESC NULLS LAST, run_id LIMIT ?"
+    params.append(limit)
+    return store.query_dicts(sql, params)
+
+
+def live_runs_without_text(store: Store, since: datetime, limit: int) -> list[dict[str, Any]]:
+    """``run_id`` and ``trace_id`` of live runs converted since ``since`` with neither query nor
+    response (by id, at most ``limit``): the candidates of the "recorded without content"
+    note, cheap to find here and confirmed on the whole run by the caller."""
+    return store.query_dicts(
+        "SELECT run_id, trace_id FROM runs WHERE converted_at >= ? AND kind = 'live' "
+        "AND coalesce(query, '') = '' AND coalesce(response, '') = '' ORDER BY run_id LIMIT ?",
+        [since, limit],
+    )
+
+
+def span_scopes(store: Store, trace_ids: list[str]) -> list[str]:
+    """The distinct instrumentation scopes of the traces' spans, sorted ('' for none)."""
+    if not trace_ids:
+        return []
+    marks = ", ".join("?" for _ in trace_ids)
+    rows = store.query_dicts(
+        f"SELECT DISTINCT scope_name FROM spans WHERE trace_id IN ({marks}) ORDER BY 1", trace_ids
+    )
+    return [r["scope_name"] or "" for r in rows]
+
+
+def recorded_llm_calls(store: Store, run_ids: list[str]) -> list[tuple[Any, ...]]:
+    """The runs' LLM calls with their messages and their span's attributes and status, by run
+    then round: ``(run_id, round, span_id, model, input_tokens, output_tokens, finish_reason,
+    started_at, input_messages, output_messages, attributes, status_code, status_message)``,
+    what a replay is answered from (``--llm recorded``)."""
+    return store.con.execute(
+        "SELECT c.run_id, c.round, c.span_id, c.model, c.input_tokens, c.output_tokens,"
+        " c.finish_reason, c.started_at, c.input_messages, c.output_messages,"
+        " s.attributes, s.status_code, s.status_message"
+        " FROM llm_calls c LEFT JOIN spans s ON s.trace_id = c.trace_id AND s.span_id = c.span_id"
+        " WHERE c.run_id IN (SELECT unnest(?)) ORDER BY c.run_id, c.round",
+        [run_ids],
+    ).fetchall()
