@@ -34,7 +34,8 @@ from tracereplay.replay.frameworks.base import (
     SharedContext,
     SharedPatch,
     ToolAnswer,
-    mark_replayed,
+    arun_live,
+    ask,
     mro_names,
 )
 
@@ -57,26 +58,19 @@ _WORKFLOW = "agent_framework._workflows._workflow.Workflow"
 def _install() -> None:
     from agent_framework import FunctionTool
 
-    from tracereplay.sdk.replay_hook import RUN_LIVE, tool_interceptor
-
     original = FunctionTool._invoke_function
 
     async def _invoke_function(self: Any, call_kwargs: Any) -> Any:
-        answer = _answer.get()
-        if answer is None:
-            return await original(self, call_kwargs)
         context_name = getattr(self, "_context_parameter_name", None)
-        arguments = {k: v for k, v in dict(call_kwargs).items() if k != context_name}
-        try:
-            value = answer(self.name, arguments)
-        except Exception:
-            mark_replayed()
-            raise  # the framework makes it the error result the model sees
-        if value is RUN_LIVE:
-            with tool_interceptor(None):  # the real tool: an @tracereplay.tool inside runs
-                return await original(self, call_kwargs)
-        mark_replayed()
-        return value
+        # a recorded failure is raised: the framework makes it the error result the model sees
+        asked = ask(
+            _answer,
+            self.name,
+            lambda: {k: v for k, v in dict(call_kwargs).items() if k != context_name},
+        )
+        if asked.live:
+            return await arun_live(asked, original, self, call_kwargs)
+        return asked.value
 
     FunctionTool._invoke_function = _invoke_function  # type: ignore[method-assign]
     _originals["invoke"] = original
@@ -95,6 +89,8 @@ class AgentFrameworkAgent(FrameworkAgent):
     """A Microsoft Agent Framework agent or workflow."""
 
     framework: ClassVar[str] = "agent-framework"
+    distribution: ClassVar[str] = "agent-framework-core"
+    tested: ClassVar[tuple[str, ...]] = ("==1.23.*",)
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

@@ -172,6 +172,8 @@ class AutoGenAgent(FrameworkAgent):
     """An AutoGen AgentChat agent or team."""
 
     framework: ClassVar[str] = "autogen"
+    distribution: ClassVar[str] = "autogen-agentchat"
+    tested: ClassVar[tuple[str, ...]] = ("==0.7.*",)
     one_case_at_a_time = True  # a run's conversation lives on the object
 
     @classmethod

@@ -18,9 +18,9 @@ from __future__ import annotations
 import abc
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from tracereplay.semconv import TOOL_REPLAYED
 
@@ -30,11 +30,15 @@ if TYPE_CHECKING:
 __all__ = [
     "REPLAYED_ATTRIBUTE",
     "AnswerCounter",
+    "Asked",
     "FrameworkAgent",
     "ToolAnswer",
+    "arun_live",
+    "ask",
     "count_answers",
     "mark_replayed",
     "mro_names",
+    "run_live",
 ]
 
 #: ``answer(tool_name, arguments_dict)``: the tool's result, ``RUN_LIVE``, or raise
@@ -84,6 +88,74 @@ def mark_replayed() -> None:
     counter = _counter.get()
     if counter is not None:
         counter.add()
+
+
+class Asked(NamedTuple):
+    """What the replay said of one tool execution (``ask``)."""
+
+    live: bool  # run the real tool
+    value: Any = None  # the tool's result when answered
+    replaying: bool = True  # a replay's answer is set in this context (else nothing asked)
+
+
+_NOT_REPLAYING = Asked(live=True, replaying=False)
+_RUN_IT = Asked(live=True)
+
+
+def ask(
+    var: ContextVar[ToolAnswer | None] | ToolAnswer | None,
+    name: str,
+    arguments: dict[str, Any] | Callable[[], dict[str, Any]],
+    *,
+    failure: Callable[[Exception], BaseException] | None = None,
+) -> Asked:
+    """One tool execution asked of the replay answering this context (``var``: the adapter's
+    ``ContextVar``, or the answer itself):
+    its recorded result (the execution marked replayed: ``mark_replayed``), or ``live`` when
+    nothing replays here or the answer is ``RUN_LIVE``. A recorded failure is marked and raised
+    where the tool would have raised it (``failure`` makes it the framework's own exception).
+    ``arguments`` may be a callable, read only when a replay asks. Every adapter answers
+    through this one function, so the rule (mark, raise, run live) is written once."""
+    from tracereplay.sdk.replay_hook import RUN_LIVE
+
+    answer = var.get() if isinstance(var, ContextVar) else var
+    if answer is None:
+        return _NOT_REPLAYING
+    args = arguments() if callable(arguments) else arguments
+    try:
+        value = answer(name, args)
+    except Exception as exc:
+        mark_replayed()
+        if failure is None:
+            raise
+        raise failure(exc) from exc
+    if value is RUN_LIVE:
+        return _RUN_IT
+    mark_replayed()
+    return Asked(live=False, value=value)
+
+
+def run_live(asked: Asked, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run the real tool ``fn`` for a ``live`` answer: in a replay, with ``@tracereplay.tool``
+    interception off inside it (the tool's own functions are not asked again)."""
+    if not asked.replaying:
+        return fn(*args, **kwargs)
+    from tracereplay.sdk.replay_hook import tool_interceptor
+
+    with tool_interceptor(None):
+        return fn(*args, **kwargs)
+
+
+async def arun_live(
+    asked: Asked, fn: Callable[..., Awaitable[Any]], *args: Any, **kwargs: Any
+) -> Any:
+    """``run_live`` for an async tool."""
+    if not asked.replaying:
+        return await fn(*args, **kwargs)
+    from tracereplay.sdk.replay_hook import tool_interceptor
+
+    with tool_interceptor(None):
+        return await fn(*args, **kwargs)
 
 
 class SharedPatch:
@@ -141,6 +213,12 @@ class FrameworkAgent(abc.ABC):
     #: cases on it at once would share it, so an agent process runs one case at a time and the
     #: eval starts a process per case running instead (``dispatch``)
     one_case_at_a_time: ClassVar[bool] = False
+    #: the distribution that installs the framework, and the versions of it the adapter was
+    #: tested with (PEP 440 specifiers, any of which may match): another version is named in
+    #: one line when the agent loads (``version_note``), since a framework's internals, which
+    #: an adapter patches, change between releases
+    distribution: ClassVar[str] = ""
+    tested: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, obj: Any, spec: str) -> None:
         self.obj, self.spec = obj, spec
@@ -171,6 +249,28 @@ class FrameworkAgent(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec}>"
+
+    @classmethod
+    def version_note(cls) -> str | None:
+        """One line naming the installed framework version when the adapter was not tested
+        with it (None when it was, or when nothing says)."""
+        if not cls.distribution or not cls.tested:
+            return None
+        from importlib.metadata import PackageNotFoundError, version
+
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            installed = version(cls.distribution)
+            if any(Version(installed) in SpecifierSet(spec) for spec in cls.tested):
+                return None
+        except (PackageNotFoundError, InvalidVersion):
+            return None
+        return (
+            f"{cls.distribution} {installed} is not a version the {cls.framework} adapter was "
+            f"tested with ({' or '.join(cls.tested)}): if its replay goes wrong, that may be why"
+        )
 
 
 class SharedContext:

@@ -278,6 +278,8 @@ class CrewAIAgent(FrameworkAgent):
     """A CrewAI ``Crew`` or ``Agent``."""
 
     framework: ClassVar[str] = "crewai"
+    distribution: ClassVar[str] = "crewai"
+    tested: ClassVar[tuple[str, ...]] = ("==1.15.*",)
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

@@ -33,7 +33,8 @@ from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
     SharedPatch,
     ToolAnswer,
-    mark_replayed,
+    arun_live,
+    ask,
     mro_names,
 )
 
@@ -58,20 +59,12 @@ def _install() -> None:
     original = _caller._call_tool_async
 
     async def _call_tool_async(tool: Any, args: dict[str, Any], tool_context: Any) -> object:
-        answer = _answer.get()
-        if answer is None:
-            return await original(tool, args=args, tool_context=tool_context)
-        from tracereplay.sdk.replay_hook import RUN_LIVE
-
-        try:
-            value = answer(tool.name, dict(args))
-        except Exception:
-            mark_replayed()
-            raise  # where the tool raises: the agent's on_tool_error_callback sees it
-        if value is RUN_LIVE:
-            return await original(tool, args=args, tool_context=tool_context)
-        mark_replayed()
-        return value
+        # a recorded failure is raised where the tool raises: the agent's
+        # on_tool_error_callback sees it
+        asked = ask(_answer, tool.name, lambda: dict(args))
+        if asked.live:
+            return await arun_live(asked, original, tool, args=args, tool_context=tool_context)
+        return asked.value
 
     originals = []
     for name in _CALLER_MODULES:
@@ -98,6 +91,8 @@ class GoogleAdkAgent(FrameworkAgent):
     """A Google ADK agent (any ``google.adk.agents.BaseAgent``)."""
 
     framework: ClassVar[str] = "google-adk"
+    distribution: ClassVar[str] = "google-adk"
+    tested: ClassVar[tuple[str, ...]] = ("==2.13.*",)
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

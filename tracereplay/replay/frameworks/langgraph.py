@@ -42,7 +42,7 @@ import inspect
 import typing
 from collections.abc import Iterator
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
@@ -65,6 +65,8 @@ class LangGraphAgent(FrameworkAgent):
     """A compiled LangGraph graph whose state has ``messages``."""
 
     framework = "langgraph"
+    distribution: ClassVar[str] = "langgraph"
+    tested: ClassVar[tuple[str, ...]] = ("==1.2.*",)
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

@@ -37,7 +37,8 @@ from tracereplay.replay.frameworks.base import (
     SharedContext,
     SharedPatch,
     ToolAnswer,
-    mark_replayed,
+    arun_live,
+    ask,
     mro_names,
 )
 from tracereplay.replay.frameworks.instrumentors import instrumented
@@ -91,25 +92,20 @@ def _install() -> None:
     from llama_index.core.instrumentation import get_dispatcher
     from llama_index.core.tools.function_tool import FunctionTool
 
-    from tracereplay.sdk.replay_hook import RUN_LIVE, tool_interceptor
-
     original = FunctionTool.__dict__["acall"]
     body = getattr(original, "__wrapped__", original)  # the method under its dispatcher span
 
     async def acall(self: Any, *args: Any, **kwargs: Any) -> Any:
-        answer = _answer.get()
-        if answer is None:
-            return await body(self, *args, **kwargs)
-        arguments = _arguments(self, args, {**self.partial_params, **kwargs})
-        try:
-            value = answer(self.metadata.get_name(), arguments)
-        except Exception:
-            mark_replayed()
-            raise  # where the function raises: _call_tool makes it the error ToolOutput
-        if value is RUN_LIVE:
-            with tool_interceptor(None):
-                return await body(self, *args, **kwargs)
-        mark_replayed()
+        # a recorded failure is raised where the function raises: _call_tool makes it the
+        # error ToolOutput
+        asked = ask(
+            _answer,
+            self.metadata.get_name(),
+            lambda: _arguments(self, args, {**self.partial_params, **kwargs}),
+        )
+        if asked.live:
+            return await arun_live(asked, body, self, *args, **kwargs)
+        value = asked.value
         if _routes(self):  # the recording agrees it succeeded: run it to route the workflow
             return await body(self, *args, **kwargs)
         return _tool_output(self, value, args, kwargs)
@@ -136,6 +132,8 @@ class LlamaIndexAgent(FrameworkAgent):
     """A LlamaIndex workflow agent or ``AgentWorkflow``."""
 
     framework: ClassVar[str] = "llama-index"
+    distribution: ClassVar[str] = "llama-index-core"
+    tested: ClassVar[tuple[str, ...]] = ("==0.14.*",)
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

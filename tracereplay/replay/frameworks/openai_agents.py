@@ -41,7 +41,7 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
@@ -65,6 +65,8 @@ class OpenAIAgentsAgent(FrameworkAgent):
     """An OpenAI Agents SDK ``Agent``, run with ``Runner.run``."""
 
     framework = "openai-agents"
+    distribution: ClassVar[str] = "openai-agents"
+    tested: ClassVar[tuple[str, ...]] = ("==0.24.*",)
     records_tool_spans = True  # the SDK's function span, through an instrumentor or ours
 
     @classmethod

@@ -32,7 +32,8 @@ from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
     SharedPatch,
     ToolAnswer,
-    mark_replayed,
+    arun_live,
+    ask,
     mro_names,
 )
 
@@ -57,20 +58,10 @@ class _AnsweringToolset:
         return getattr(self._inner, name)
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any, tool: Any) -> Any:
-        from tracereplay.sdk.replay_hook import RUN_LIVE, tool_interceptor
-
-        try:
-            value = self._answer(name, dict(tool_args))
-        except Exception as exc:
-            mark_replayed()
-            raise _as_tool_failure(exc) from exc
-        if value is RUN_LIVE:
-            with tool_interceptor(
-                None
-            ):  # the real tool: an @tracereplay.tool inside is not asked again
-                return await self._inner.call_tool(name, tool_args, ctx, tool)
-        mark_replayed()
-        return value
+        asked = ask(self._answer, name, dict(tool_args), failure=_as_tool_failure)
+        if asked.live:
+            return await arun_live(asked, self._inner.call_tool, name, tool_args, ctx, tool)
+        return asked.value
 
 
 def _as_tool_failure(exc: Exception) -> Exception:
@@ -118,6 +109,8 @@ class PydanticAiAgent(FrameworkAgent):
     """A ``pydantic_ai.Agent`` (or any pydantic-ai ``AbstractAgent``)."""
 
     framework: ClassVar[str] = "pydantic-ai"
+    distribution: ClassVar[str] = "pydantic-ai-slim"
+    tested: ClassVar[tuple[str, ...]] = ("==2.68.*",)
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

@@ -38,8 +38,9 @@ from tracereplay.replay.frameworks.base import (
     SharedContext,
     SharedPatch,
     ToolAnswer,
-    mark_replayed,
+    ask,
     mro_names,
+    run_live,
 )
 from tracereplay.replay.frameworks.instrumentors import instrumented
 
@@ -104,26 +105,15 @@ _forwards = _Forwards()
 
 
 def _answering_forward(tool: Any, forward: Any) -> Any:
-    from tracereplay.sdk.replay_hook import RUN_LIVE, tool_interceptor
-
     names = list(getattr(tool, "inputs", None) or {})
 
     @functools.wraps(forward)
     def replayed_forward(*args: Any, **kwargs: Any) -> Any:
-        answer = _answer.get()
-        if answer is None:
-            return forward(*args, **kwargs)
-        arguments = {**dict(zip(names, args)), **kwargs}
-        try:
-            value = answer(tool.name, arguments)
-        except Exception:
-            mark_replayed()
-            raise  # where forward raises: smolagents reports it to the model
-        if value is RUN_LIVE:
-            with tool_interceptor(None):
-                return forward(*args, **kwargs)
-        mark_replayed()
-        return value
+        # a recorded failure is raised where forward raises: smolagents reports it to the model
+        asked = ask(_answer, tool.name, lambda: {**dict(zip(names, args)), **kwargs})
+        if asked.live:
+            return run_live(asked, forward, *args, **kwargs)
+        return asked.value
 
     return replayed_forward
 
@@ -131,25 +121,15 @@ def _answering_forward(tool: Any, forward: Any) -> Any:
 def _install_managed() -> None:
     from smolagents.agents import MultiStepAgent, populate_template
 
-    from tracereplay.sdk.replay_hook import RUN_LIVE
-
     original = MultiStepAgent.__call__
 
     def __call__(self: Any, task: str, **kwargs: Any) -> Any:
-        answer = _answer.get()
-        if answer is None:
-            return original(self, task, **kwargs)
-        try:
-            value = answer(self.name, {"task": task, **kwargs})
-        except Exception:
-            mark_replayed()
-            raise
-        if value is RUN_LIVE:
-            return original(self, task, **kwargs)
-        mark_replayed()
+        asked = ask(_answer, self.name, lambda: {"task": task, **kwargs})
+        if asked.live:
+            return run_live(asked, original, self, task, **kwargs)
         return populate_template(
             self.prompt_templates["managed_agent"]["report"],
-            variables={"name": self.name, "final_answer": value},
+            variables={"name": self.name, "final_answer": asked.value},
         )
 
     MultiStepAgent.__call__ = __call__  # type: ignore[method-assign]
@@ -172,6 +152,8 @@ class SmolagentsAgent(FrameworkAgent):
     """A smolagents agent (any ``MultiStepAgent``)."""
 
     framework: ClassVar[str] = "smolagents"
+    distribution: ClassVar[str] = "smolagents"
+    tested: ClassVar[tuple[str, ...]] = ("==1.26.*",)
     one_case_at_a_time = True  # a run's conversation lives on the object
 
     @classmethod

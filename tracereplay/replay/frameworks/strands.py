@@ -39,6 +39,7 @@ from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
     SharedPatch,
     ToolAnswer,
+    ask,
     mark_replayed,
     mro_names,
 )
@@ -67,8 +68,6 @@ def _replay_tool(inner: Any, answer: ToolAnswer) -> Any:
     """An ``AgentTool`` standing in for ``inner``: answers from the recording."""
     from strands.types.tools import AgentTool
 
-    from tracereplay.sdk.replay_hook import RUN_LIVE
-
     class ReplayedTool(AgentTool):
         @property
         def tool_name(self) -> str:
@@ -87,17 +86,13 @@ def _replay_tool(inner: Any, answer: ToolAnswer) -> Any:
         ) -> AsyncIterator[Any]:
             from strands.types.events import ToolResultEvent
 
-            arguments = tool_use.get("input") or {}
-            try:
-                value = answer(tool_use["name"], dict(arguments))
-            except Exception:
-                mark_replayed()
-                raise  # strands makes it the error result the model sees
-            if value is RUN_LIVE:
+            # a recorded failure is raised: strands makes it the error result the model sees
+            asked = ask(answer, tool_use["name"], lambda: dict(tool_use.get("input") or {}))
+            if asked.live:
                 async for event in inner.stream(tool_use, invocation_state, **kwargs):
                     yield event
                 return
-            mark_replayed()
+            value = asked.value
             yield ToolResultEvent(
                 {
                     "toolUseId": str(tool_use.get("toolUseId")),
@@ -296,6 +291,8 @@ class StrandsAgent(FrameworkAgent):
     """A strands ``Agent``."""
 
     framework: ClassVar[str] = "strands"
+    distribution: ClassVar[str] = "strands-agents"
+    tested: ClassVar[tuple[str, ...]] = ("==0.2.*", "==1.62.*")
     one_case_at_a_time = True  # a run's conversation lives on the object
 
     @classmethod

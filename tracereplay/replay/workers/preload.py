@@ -14,11 +14,11 @@ waits for the fork server's imports, so this module imports next to nothing itse
 from __future__ import annotations
 
 from tracereplay.forkserver import worker_context
-from tracereplay.replay.frameworks import ADAPTERS
+from tracereplay.replay.frameworks import BUILTIN_MODULES
 
 PRELOAD = [
     "tracereplay.replay.workers.agent_child",
-    *(module for module, _ in ADAPTERS),
+    *BUILTIN_MODULES,
     "tracereplay.replay.workers.http_clients",  # httpx_hook.HTTP_CLIENTS, without httpx's CLI
 ]
 
