@@ -281,18 +281,19 @@ def eval_command(
       tracereplay eval weather --agent my_agent:run --llm recorded   # offline
       tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # 1 job of 4
     """
-    if agent is None and (tool_match is not None or live_tools or in_process):
-        raise BadParameterError(
-            "--tool-match, --live-tools and --in-process apply to replay: add --agent"
-        )
-    if agent is None and agent_call is not None:
-        raise BadParameterError("--agent-call applies to replay: add --agent")
-    if agent is None and (llm is not None or llm_match is not None):
-        raise BadParameterError("--llm and --llm-match apply to replay: add --agent")
-    if llm_match is not None and llm is not LlmOption.recorded:
-        raise BadParameterError("--llm-match applies to --llm recorded")
-    if llm_until is not None and llm is not LlmOption.recorded:
-        raise BadParameterError("--llm-until applies to --llm recorded")
+    # the rules and defaults eval shares with replay and the pytest plugin (no store loaded)
+    from tracereplay.evaluate.settings import check_options, eval_settings, runner_options
+
+    check_options(
+        agent=agent,
+        agent_call=agent_call,
+        tool_match=tool_match,
+        live_tools=live_tools,
+        in_process=in_process,
+        llm=llm,
+        llm_match=llm_match,
+        llm_until=llm_until,
+    )
     if agent and not in_process:
         from tracereplay.evaluate.replay.preload import start_agent_server
 
@@ -300,44 +301,39 @@ def eval_command(
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.cli.lifetime import keep_until_exit
-    from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
-    from tracereplay.evaluate.runner import RunnerOptions
+    from tracereplay.evaluate.evaluation import run_evaluation
+    from tracereplay.evaluate.sharing import parse_shard, shared_eval_run_id
 
     if output is not None and result_format is None:
         raise BadParameterError("--output applies to --format")
-    # what is left unset the suite's eval defaults set, once the eval has read the suite
-    unset = {"timeout": timeout, "retries": retries, "fail_fast": fail_fast}
-    suite_defaults = frozenset(name for name, value in unset.items() if value is None)
-    timeout = 60.0 if timeout is None else timeout
-    from tracereplay.evaluate.sharing import parse_shard, shared_eval_run_id
-
     shard_of = parse_shard(shard) if shard is not None else None
     eval_run_id = shared_eval_run_id(eval_run, shard_of, label, suite)
-    settings = EvalSettings(
-        suite=suite,
-        db=db_path(),
+    runner, suite_defaults = runner_options(
+        concurrency=concurrency,
+        timeout=timeout,
+        retries=retries,
+        fail_fast=fail_fast,
+        repeat=repeat,
+    )
+    settings = eval_settings(
+        suite,
+        db_path(),
         agent=agent,
         agent_call=agent_call,
-        tool_match=(tool_match or ToolMatchOption.strict).value,  # type: ignore[arg-type]
+        tool_match=tool_match,
         live_tools=live_tools,
-        runner=RunnerOptions(
-            concurrency=concurrency,
-            timeout_s=timeout or None,
-            retries=retries or 0,
-            fail_fast=bool(fail_fast),
-            repeat=repeat,
-        ),
-        tags=tuple(tag or ()),
-        case_ids=tuple(case or ()),
-        check_modules=tuple(checks or ()),
-        label=label,
-        llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
-        llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
+        llm=llm,
+        llm_match=llm_match,
         llm_until=llm_until,
         in_process=in_process,
+        runner=runner,
+        suite_defaults=suite_defaults,
+        tags=tag,
+        case_ids=case,
+        check_modules=checks,
+        label=label,
         eval_run=eval_run_id,
         shard=shard_of,
-        suite_defaults=suite_defaults,
     )
     # see gcpause: the pause run_evaluation takes lasts until the results are kept (frozen,
     # never scanned again); were it to end when the run returns, the first allocation after

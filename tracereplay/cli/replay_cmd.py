@@ -24,7 +24,6 @@ from tracereplay.cli.eval_cmd import (
     results_table,
     write_json,
 )
-from tracereplay.errors import BadParameterError
 
 #: the suite a replayed run's case is stored in: ``replay:`` and the run's agent name
 SUITE_PREFIX = "replay:"
@@ -115,12 +114,20 @@ def replay(
       tracereplay replay 3f2a --agent my_agent:run --llm recorded
       tracereplay replay 3f2a --agent my_agent:run_v2 --llm recorded --llm-until 2
     """
-    if llm_until is not None and llm is not LlmOption.recorded:
-        raise BadParameterError("--llm-until applies to --llm recorded")
-    if llm_match is not None and llm is not LlmOption.recorded:
-        raise BadParameterError("--llm-match applies to --llm recorded")
+    from tracereplay.evaluate.settings import check_options, eval_settings
+
+    check_options(
+        agent=agent,
+        agent_call=agent_call,
+        tool_match=tool_match,
+        live_tools=live_tools,
+        in_process=in_process,
+        llm=llm,
+        llm_match=llm_match,
+        llm_until=llm_until,
+    )
     from tracereplay.cli.eval_progress import BarProgress
-    from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
+    from tracereplay.evaluate.evaluation import run_evaluation
     from tracereplay.evaluate.runner import RunnerOptions
     from tracereplay.ingest import open_store
     from tracereplay.promote import promote_run
@@ -130,20 +137,20 @@ def replay(
         source = store.get_run(resolved)
         suite = replay_suite_name(source.agent_name)
         case = promote_run(store, resolved, suite_name=suite).case
-    settings = EvalSettings(
-        suite=suite,
-        db=db_path(),
+    settings = eval_settings(
+        suite,
+        db_path(),
         agent=agent,
         agent_call=agent_call,
-        tool_match=(tool_match or ToolMatchOption.strict).value,  # type: ignore[arg-type]
+        tool_match=tool_match,
         live_tools=live_tools,
+        llm=llm,
+        llm_match=llm_match,
+        llm_until=llm_until,
+        in_process=in_process,
         runner=RunnerOptions(concurrency=1, timeout_s=timeout or None, retries=0),
         case_ids=(case.id,),
         label=f"replay of run {source.run_id}",
-        llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
-        llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
-        llm_until=llm_until,
-        in_process=in_process,
     )
     outcome = run_evaluation(settings, BarProgress(f"replay {source.run_id[:8]}"))
     console.print(results_table(list(outcome.reports), False))
