@@ -13,7 +13,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path, err_console
+from tracereplay.cli.options import LlmMatchOption, LlmOption, ToolMatchOption
 from tracereplay.errors import BadParameterError
 from tracereplay.evaluate.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
 from tracereplay.gcpause import gc_paused
@@ -31,21 +33,6 @@ _OUTPUT = "Output"
 TABLE_ALL_UP_TO = 200
 
 
-class ToolMatchOption(str, Enum):
-    strict = "strict"
-    fifo = "fifo"
-
-
-class LlmOption(str, Enum):
-    live = "live"
-    recorded = "recorded"
-
-
-class LlmMatchOption(str, Enum):
-    order = "order"
-    strict = "strict"
-
-
 class ResultFormat(str, Enum):
     agenticassure_json = "agenticassure-json"
     testing_api_json = "testing-api-json"
@@ -55,84 +42,20 @@ def eval_command(
     suite: Annotated[str, typer.Argument(help="Suite name (or a unique prefix of its id).")],
     agent: Annotated[
         Optional[str],
-        typer.Option(
-            help="Call this agent (module:callable, imported from the current directory "
+        options.agent(
+            "Call this agent (module:callable, imported from the current directory "
             "or PYTHONPATH) for every case, its @tracereplay.tool calls answered from the "
             "recording. Without it, recorded mode scores each case's source run as recorded.",
-            rich_help_panel=_REPLAY,
+            panel=_REPLAY,
         ),
     ] = None,
-    agent_call: Annotated[
-        Optional[str],
-        typer.Option(
-            "--agent-call",
-            metavar="NAME",
-            help="The agent object's method to run it by (run, invoke...).",
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    tool_match: Annotated[
-        Optional[ToolMatchOption],
-        typer.Option(
-            "--tool-match",
-            help="strict (default) answers a tool call from a recording with the same "
-            "name and arguments; fifo from the next unused recording of that name.",
-            show_default=False,
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    live_tools: Annotated[
-        bool,
-        typer.Option(
-            "--live-tools",
-            help="Run the real tool for a call no recording answers (with --llm recorded: "
-            "every tool, its result compared), instead of failing the case.",
-            rich_help_panel=_REPLAY,
-        ),
-    ] = False,
-    llm: Annotated[
-        Optional[LlmOption],
-        typer.Option(
-            "--llm",
-            help="live (default) calls the agent's model; recorded answers every LLM "
-            "call from the recording (no network, no API key; OpenAI and Anthropic clients and "
-            "OpenAI-compatible clients on httpx).",
-            show_default=False,
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    llm_match: Annotated[
-        Optional[LlmMatchOption],
-        typer.Option(
-            "--llm-match",
-            help="With --llm recorded: order (default) answers LLM calls in order and reports "
-            "prompt drift; strict makes a request that differs from the recorded one an ERROR.",
-            show_default=False,
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    llm_until: Annotated[
-        Optional[int],
-        typer.Option(
-            "--llm-until",
-            min=0,
-            metavar="N",
-            help="With --llm recorded: fork at LLM call N (calls 1..N and their tools from the "
-            "recording, the rest live).",
-            show_default=False,
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    in_process: Annotated[
-        bool,
-        typer.Option(
-            "--in-process",
-            help="Run the agent in this process (threads) instead of agent processes: "
-            "a debugger can step into it, but an agent that crashes the interpreter ends the "
-            "eval and a case past --timeout is abandoned, not stopped.",
-            rich_help_panel=_REPLAY,
-        ),
-    ] = False,
+    agent_call: Annotated[Optional[str], options.agent_call(panel=_REPLAY)] = None,
+    tool_match: Annotated[Optional[ToolMatchOption], options.tool_match(panel=_REPLAY)] = None,
+    live_tools: Annotated[bool, options.live_tools(panel=_REPLAY)] = False,
+    llm: Annotated[Optional[LlmOption], options.llm(panel=_REPLAY)] = None,
+    llm_match: Annotated[Optional[LlmMatchOption], options.llm_match(panel=_REPLAY)] = None,
+    llm_until: Annotated[Optional[int], options.llm_until(panel=_REPLAY)] = None,
+    in_process: Annotated[bool, options.in_process(panel=_REPLAY)] = False,
     concurrency: Annotated[
         int,
         typer.Option(
@@ -144,12 +67,11 @@ def eval_command(
     ] = 4,
     timeout: Annotated[
         Optional[float],
-        typer.Option(
-            min=0.0,
-            help="Seconds one attempt of a case may take before it is an ERROR (0: no limit). "
+        options.timeout(
+            "Seconds one attempt of a case may take before it is an ERROR (0: no limit). "
             "Default: the suite's eval_defaults, else 60.",
+            panel=_RUNNING,
             show_default=False,
-            rich_help_panel=_RUNNING,
         ),
     ] = None,
     retries: Annotated[
@@ -237,9 +159,7 @@ def eval_command(
     ] = None,
     json_file: Annotated[
         Optional[Path],
-        typer.Option(
-            "--json", help="Also write the results as JSON to this file.", rich_help_panel=_OUTPUT
-        ),
+        options.json_file("Also write the results as JSON to this file.", panel=_OUTPUT),
     ] = None,
     junit_file: Annotated[
         Optional[Path],

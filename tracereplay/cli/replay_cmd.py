@@ -14,16 +14,15 @@ from typing import Annotated, Optional
 
 import typer
 
+from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path
 from tracereplay.cli.eval_cmd import (
-    LlmMatchOption,
-    LlmOption,
-    ToolMatchOption,
     print_problems,
     print_summary,
     results_table,
     write_json,
 )
+from tracereplay.cli.options import LlmMatchOption, LlmOption, ToolMatchOption
 
 #: the suite a replayed run's case is stored in: ``replay:`` and the run's agent name
 SUITE_PREFIX = "replay:"
@@ -41,67 +40,47 @@ def replay(
     ],
     agent: Annotated[
         str,
-        typer.Option(
-            "--agent",
-            metavar="MODULE:ATTR",
-            help="The agent to replay the run with (as for eval --agent).",
+        options.agent(
+            "The agent to replay the run with (as for eval --agent).", metavar="MODULE:ATTR"
         ),
     ],
-    agent_call: Annotated[
-        Optional[str],
-        typer.Option(
-            "--agent-call",
-            metavar="NAME",
-            help="The agent object's method to run it by (run, invoke...).",
-        ),
-    ] = None,
+    agent_call: Annotated[Optional[str], options.agent_call()] = None,
     llm: Annotated[
         Optional[LlmOption],
-        typer.Option(
-            "--llm",
-            help="live (default) calls the agent's model; recorded answers its LLM calls from "
-            "the run's recording.",
-            show_default=False,
+        options.llm(
+            "live (default) calls the agent's model; recorded answers its LLM calls from "
+            "the run's recording."
         ),
     ] = None,
     llm_until: Annotated[
         Optional[int],
-        typer.Option(
-            "--llm-until",
-            min=0,
-            metavar="N",
-            help="With --llm recorded: fork at LLM call N (the first N answered from the "
-            "recording, the later ones live).",
-            show_default=False,
+        options.llm_until(
+            "With --llm recorded: fork at LLM call N (the first N answered from the "
+            "recording, the later ones live)."
         ),
     ] = None,
     llm_match: Annotated[
-        Optional[LlmMatchOption],
-        typer.Option("--llm-match", help="As for eval --llm-match.", show_default=False),
+        Optional[LlmMatchOption], options.llm_match("As for eval --llm-match.")
     ] = None,
     live_tools: Annotated[
         bool,
-        typer.Option(
-            "--live-tools",
-            help="Run the real tool for a call no recording answers; with --llm recorded, "
-            "every tool, each result compared with the recorded one.",
+        options.live_tools(
+            "Run the real tool for a call no recording answers; with --llm recorded, "
+            "every tool, each result compared with the recorded one."
         ),
     ] = False,
     tool_match: Annotated[
-        Optional[ToolMatchOption],
-        typer.Option("--tool-match", help="As for eval --tool-match.", show_default=False),
+        Optional[ToolMatchOption], options.tool_match("As for eval --tool-match.")
     ] = None,
     in_process: Annotated[
-        bool,
-        typer.Option("--in-process", help="Run the agent in this process (a debugger works)."),
+        bool, options.in_process("Run the agent in this process (a debugger works).")
     ] = False,
     timeout: Annotated[
-        float,
-        typer.Option(min=0.0, help="Seconds the replay may take before it is an ERROR (0: none)."),
+        float, options.timeout("Seconds the replay may take before it is an ERROR (0: none).")
     ] = 60.0,
     json_file: Annotated[
         Optional[Path],
-        typer.Option("--json", metavar="FILE", help="Write the result as JSON (as eval --json)."),
+        options.json_file("Write the result as JSON (as eval --json).", metavar="FILE"),
     ] = None,
 ) -> None:
     """Replay one recorded run with an agent and print the verdict and drift, as eval does.
