@@ -398,7 +398,7 @@ class CaseItem(pytest.Item):
 
 def failure_text(report: CaseReport) -> str:
     """The verdict, its reason, every check that did not pass, the response and the drift."""
-    from tracereplay.cli.eval_cmd import problem_notes
+    from tracereplay.evaluate.formats.notes import problem_notes
 
     r = report.result
     lines = [f"{r.status.value}: {r.reason}", f"query: {report.case.query}"]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import orjson
 import typer
@@ -17,12 +17,14 @@ from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path, err_console
 from tracereplay.cli.options import LlmMatchOption, LlmOption, ToolMatchOption
 from tracereplay.errors import BadParameterError
+from tracereplay.evaluate.formats.json import write_json
+from tracereplay.evaluate.formats.notes import problem_notes
 from tracereplay.evaluate.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
 from tracereplay.gcpause import gc_paused
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
-    from tracereplay.evaluate.outcomes import CaseReport, LlmReport, ReplayReport
+    from tracereplay.evaluate.outcomes import CaseReport
 
 STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
 _REPLAY = "Replay (--agent)"
@@ -278,7 +280,7 @@ def _report(
     repeat: int,
 ) -> None:
     """Print and write what the eval gives (exits with its exit code)."""
-    from tracereplay.evaluate.junit import write_junit
+    from tracereplay.evaluate.formats.junit import write_junit
 
     if result_format is not None and write_format(outcome, result_format.value, output):
         _write_files(outcome, json_file, junit_file)  # stdout holds the document: no table
@@ -354,71 +356,6 @@ def print_problems(reports: Sequence[CaseReport]) -> None:
             console.print(Text(f"       {note}", style="dim"))
 
 
-def problem_notes(report: CaseReport) -> list[str]:
-    """What the replay of a case saw that a reader should know (drift, recorded calls never
-    made, live calls, LLM drift): of its first repetition, which is representative."""
-    for run in report.runs:
-        if run.replay is None:
-            continue
-        notes = []
-        for d in run.replay.drift:
-            if d.answered:
-                notes.append(f"argument drift: {d.tool} " + "; ".join(d.differences[:3]))
-        if run.replay.unused:
-            names = ", ".join(u.tool for u in run.replay.unused[:5])
-            notes.append(f"{len(run.replay.unused)} recorded call(s) never made: {names}")
-        if run.replay.live_calls:
-            notes.append(f"{run.replay.live_calls} tool call(s) ran live")
-        return notes + llm_notes(run.replay.llm) + tool_result_notes(run.replay)
-    return []
-
-
-def llm_notes(report: LlmReport | None) -> list[str]:
-    """``--llm recorded``: the prompt drift of a replay (with the messages' diff), and the
-    recorded LLM calls it never asked."""
-    if report is None:
-        return []
-    notes = []
-    if report.fork_round is not None:
-        notes.append(fork_note(report))
-    for d in report.drift[:3]:
-        where = " (live)" if d.live else ""
-        notes.append(f"prompt drift: LLM call {d.round}{where}: " + "; ".join(d.differences[:3]))
-        notes += ["  " + line for line in d.diff.splitlines()[:12]]
-    if len(report.drift) > 3:
-        notes.append(f"prompt drift in {len(report.drift) - 3} more LLM call(s) (see --json)")
-    if report.unused:
-        rounds = ", ".join(str(r) for r in report.unused[:5])
-        notes.append(f"{len(report.unused)} recorded LLM call(s) never asked: round {rounds}")
-    return notes
-
-
-def tool_result_notes(report: ReplayReport) -> list[str]:
-    """``--llm recorded --live-tools``: the tools' results against the recording (a diff per
-    drifting call), and the LLM call from which the recording no longer answers the run."""
-    said = report.tool_results_note()
-    if not said:
-        return []
-    drift = report.tool_result_drift
-    notes = [said]
-    for d in drift[:3]:
-        if d.recorded_position is None:
-            notes.append(f"tool-result drift: {d.tool} (round {d.round}): no recorded call")
-            continue
-        notes.append(f"tool-result drift: {d.tool} (round {d.round}):")
-        notes += ["  " + line for line in d.diff.splitlines()[:12]]
-    if len(drift) > 3:
-        notes.append(f"tool-result drift in {len(drift) - 3} more call(s) (see --json)")
-    if report.diverged_at is not None:
-        notes.append(report.diverged_note())
-    return notes
-
-
-def fork_note(report: LlmReport) -> str:
-    """Where a fork (``--llm-until N``) left the recording (``LlmReport.fork_note``)."""
-    return report.fork_note()
-
-
 def print_summary(outcome: EvalOutcome) -> None:
     rec = outcome.record
     line = Text()
@@ -449,39 +386,8 @@ def print_summary(outcome: EvalOutcome) -> None:
         )
 
 
-def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
-    """The ``--json`` document: the eval run and each case with its checks and repetitions."""
-    cases = []
-    for r in outcome.reports:
-        cases.append(
-            {
-                "case_id": r.case.id,
-                "seq": r.case.seq,
-                "query": r.case.query,
-                "tags": r.case.tags,
-                **r.result.model_dump(mode="json"),
-                "repetitions": [
-                    {
-                        "repetition": x.repetition,
-                        "attempts": x.attempts,
-                        "status": x.status.value,
-                        "score": x.result.score,
-                        "reason": x.result.reason,
-                        "run_id": x.result.run_id,
-                        "source_run_id": x.source_run_id,
-                        "response": x.response,
-                        "tool_calls": [t.to_dict() for t in x.tool_calls],
-                        "replay": x.replay.to_dict() if x.replay is not None else None,
-                    }
-                    for x in r.runs
-                ],
-            }
-        )
-    return {"eval_run": outcome.record.to_dict(), "cases": cases}
-
-
 def _write_files(outcome: EvalOutcome, json_file: Path | None, junit_file: Path | None) -> None:
-    from tracereplay.evaluate.junit import write_junit
+    from tracereplay.evaluate.formats.junit import write_junit
 
     if json_file is not None:
         write_json(json_file, outcome)
@@ -492,7 +398,7 @@ def _write_files(outcome: EvalOutcome, json_file: Path | None, junit_file: Path 
 def write_format(outcome: EvalOutcome, fmt: str, output: Path | None) -> bool:
     """``--format``: the results in another tool's shape, to ``output`` or else to stdout
     (True: stdout, so the table is left out)."""
-    from tracereplay.evaluate.foreign_formats import format_results
+    from tracereplay.evaluate.formats.foreign import format_results
 
     data = orjson.dumps(format_results(outcome, fmt), option=orjson.OPT_INDENT_2) + b"\n"
     if output is None or str(output) == "-":
@@ -501,12 +407,6 @@ def write_format(outcome: EvalOutcome, fmt: str, output: Path | None) -> bool:
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_bytes(data)
     return False
-
-
-def write_json(path: Path, outcome: EvalOutcome) -> None:
-    data = orjson.dumps(outcome_json(outcome), option=orjson.OPT_INDENT_2) + b"\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
 
 
 def register(app: typer.Typer) -> None:

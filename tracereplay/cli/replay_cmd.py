@@ -20,9 +20,9 @@ from tracereplay.cli.eval_cmd import (
     print_problems,
     print_summary,
     results_table,
-    write_json,
 )
 from tracereplay.cli.options import LlmMatchOption, LlmOption, ToolMatchOption
+from tracereplay.evaluate.formats.json import write_json
 
 #: the suite a replayed run's case is stored in: ``replay:`` and the run's agent name
 SUITE_PREFIX = "replay:"

@@ -3,7 +3,8 @@
 ``tracereplay eval``, ``tracereplay replay`` and the pytest plugin each read their own options
 (typer, pytest's ini and flags) but share the rules between them (``check_options``: which
 options need ``--agent`` or ``--llm recorded``) and the defaults of what was left unset
-(``eval_settings``, ``runner_options``), so the three cannot drift apart. The module imports
+(``eval_settings``, ``runner_options``) or left to the suite (``suite_eval_defaults``), so
+the three cannot drift apart. The module imports
 no store and no replay code: the CLI checks its options before the evaluator loads.
 """
 
@@ -202,11 +203,55 @@ def eval_settings(
     )
 
 
+#: the key of a suite's metadata that holds its eval defaults
+EVAL_DEFAULTS = "eval_defaults"
+
+
+@dataclass(frozen=True)
+class EvalDefaults:
+    """The runner options a suite asks for (``None``: not set, the CLI default applies)."""
+
+    timeout: float | None = None
+    retries: int | None = None
+    fail_fast: bool | None = None
+
+
+def suite_eval_defaults(suite: EvalSuite) -> EvalDefaults:
+    """``metadata.eval_defaults`` of a suite (``timeout`` seconds, ``retries``, ``fail_fast``:
+    ``suite import`` of an AgenticAssure suite writes them from its ``config``, any suite file
+    may give them); a value of the wrong type is a one-line error."""
+    raw = suite.metadata.get(EVAL_DEFAULTS)
+    if raw is None:
+        return EvalDefaults()
+    where = f"suite '{suite.name}': metadata.{EVAL_DEFAULTS}"
+    if not isinstance(raw, dict):
+        raise BadParameterError(f"{where} must be a mapping (timeout, retries, fail_fast)")
+    unknown = sorted(set(raw) - {"timeout", "retries", "fail_fast"})
+    if unknown:
+        raise BadParameterError(
+            f"{where}.{unknown[0]}: unknown (known: timeout, retries, fail_fast)"
+        )
+    timeout, retries, fail_fast = raw.get("timeout"), raw.get("retries"), raw.get("fail_fast")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0
+    ):
+        raise BadParameterError(f"{where}.timeout must be seconds, 0 or more (0: no limit)")
+    if retries is not None and (
+        isinstance(retries, bool) or not isinstance(retries, int) or retries < 0
+    ):
+        raise BadParameterError(f"{where}.retries must be a whole number, 0 or more")
+    if fail_fast is not None and not isinstance(fail_fast, bool):
+        raise BadParameterError(f"{where}.fail_fast must be true or false")
+    return EvalDefaults(
+        None if timeout is None else float(timeout),
+        retries,
+        fail_fast,
+    )
+
+
 def with_suite_defaults(settings: EvalSettings, suite: EvalSuite) -> EvalSettings:
     """``settings`` with the runner options it left unset taken from ``suite``'s eval
     defaults, where the suite sets them (a value of the wrong type: ``BadParameterError``)."""
-    from tracereplay.evaluate.foreign_formats import suite_eval_defaults
-
     defaults = suite_eval_defaults(suite)
     given = {
         "timeout_s": None if defaults.timeout is None else (defaults.timeout or None),
