@@ -16,7 +16,7 @@ import typer
 
 from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path
-from tracereplay.cli.eval_cmd import (
+from tracereplay.cli.eval_view import (
     print_problems,
     print_summary,
     results_table,
