@@ -121,6 +121,10 @@ def _parts(files: Sequence[Path], part_bytes: int) -> list[_Part]:
     return parts
 
 
+#: what a file ingest's worker pool preloads (``workers.WorkerPool``): its jobs are this module's
+WORKER_PRELOAD = (__name__,)
+
+
 def default_workers(files: Sequence[Path]) -> int:
     """Worker processes worth starting for ``files``: none for one small file, else up to the
     CPU count (at least 2, so decoding overlaps the DuckDB writes)."""
