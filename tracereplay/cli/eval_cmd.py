@@ -254,14 +254,14 @@ def eval_command(
     )
     # see gcpause: the pause run_evaluation takes lasts until the results are kept (frozen,
     # never scanned again); were it to end when the run returns, the first allocation after
-    # would collect every object the run made (0.2 s of a 10,000-case eval). Not while the
+    # would collect every object the run made, all still alive. Not while the
     # agent's own code runs in this process (--in-process): its cycles are its own
     with nullcontext() if in_process else gc_paused():
         outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
         keep_until_exit(outcome)  # its cases and results: freed by the process's end
         # the report (table, JSON, JUnit) builds many small objects next to every case's
-        # result: the cyclic GC would rescan them all again and again (two thirds of writing a
-        # 10,000-case JUnit file); no agent code runs from here on
+        # result: the cyclic GC would rescan them all again and again (most of writing a big
+        # JUnit file, benchmarks/RESULTS.md); no agent code runs from here on
         with gc_paused():
             _report(outcome, result_format, output, json_file, junit_file, repeat)
 

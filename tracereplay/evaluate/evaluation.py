@@ -253,7 +253,7 @@ def run_evaluation(settings: EvalSettings, progress: ProgressHooks | None = None
 
 def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> EvalOutcome:
     # loading, scoring and reporting allocate many small acyclic objects that the cyclic GC
-    # would only rescan (it more than doubled the time of 10,000 cases): it is paused for the
+    # would only rescan, again and again as they accumulate: it is paused for the
     # whole run, unless the agent's own code runs in this process (--in-process)
     if settings.agent and not settings.in_process:
         setup = AgentSetup(settings.agent, settings.db, settings.check_modules, settings.agent_call)
