@@ -8,7 +8,7 @@ imports a preload list once when it starts, so each child starts with those modu
 every user's modules are kept, whoever starts it first). ``ensure_server()`` starts it with the
 program's main script among what it imports: Python (3.11 to 3.13) looks the script's path up
 under a key its own ``get_preparation_data`` no longer gives, so each child ran the main script
-again (for the ``tracereplay`` command, the whole CLI's imports: about 0.2 s of CPU a child).
+again (for the ``tracereplay`` command, the whole CLI's imports, in every child).
 ``started_child(parent)`` is the first thing a child does: Ctrl-C is the parent's to handle, and
 the child leaves when the parent's process is gone (a fork server's child is not the parent's
 child, so the kernel would not tell).
@@ -131,7 +131,7 @@ def end_workers(grace_s: float = 5.0, *, every_child: bool = True) -> None:
     server = multiprocessing.forkserver._forkserver  # type: ignore[attr-defined]
     with _lock, server._lock:
         # nothing left in it to finish (its children are gone): killed at once, not waited for
-        # while it tears down every module it imported (0.4 s of a loaded machine's time)
+        # while it tears down every module it imported
         _stop_helper(server, "_forkserver_pid", "_forkserver_alive_fd", time.monotonic())
         address = server._forkserver_address
         server._forkserver_address = None

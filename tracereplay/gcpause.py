@@ -1,14 +1,14 @@
 """Pause the cyclic garbage collector around batch work (decoding, converting, scoring).
 
 Decoding allocates many small containers (dicts, lists, spans) that hold no reference cycles;
-with the collector running, each batch triggers collections that scan every live object, which
-more than doubled the cost of decoding OTLP/JSON in ``benchmarks/decode.py``.
+with the collector running, each batch triggers collections that scan every live object again
+and again (figures: ``benchmarks/RESULTS.md``, "gcpause").
 
 The pause is taken once, by the entry point that owns the batch work, never by the library
 functions it calls (decoders, ``prepare_batch``, ``store_prepared``): ``ingest_files``,
 ``drain_spool``, ``ingest_batch``, every ingest worker job (``ingest.workers``), the receiver's
-JSON validation (``serve.intake``), ``suite import`` (reading, validating and storing the file:
-the GC took 0.8 s of a 10,000-case file's 1.3 s), and an eval run (``run_evaluation``, and
+JSON validation (``serve.intake``), ``suite import`` (reading, validating and storing the file),
+and an eval run (``run_evaluation``, and
 ``eval`` from the run to its report: never while the agent's code runs in this process). A
 caller of a decoder in a loop of its own (a benchmark) pauses around its loop.
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from tracereplay.evaluate.evaluation import EvalSettings
+    from tracereplay.evaluate.settings import EvalSettings
     from tracereplay.models import EvalCase
     from tracereplay.scoring.outcomes import CaseReport
 
@@ -144,12 +144,24 @@ class _Session:
         self.failures: dict[str, str] = {}
 
     def _check_replay_options(self) -> None:
-        """A fork needs the recorded LLM, as ``tracereplay eval --llm-until`` does (a usage
-        error); like ``--tracereplay-llm``, the replay options do nothing without an agent."""
-        if self.llm_until is not None and self.llm != "recorded":
-            raise pytest.UsageError(
-                "tracereplay: --tracereplay-llm-until applies to --tracereplay-llm recorded"
+        """The rules of ``tracereplay eval``'s options (``settings.check_options``) under the
+        plugin's names: a fork needs the recorded LLM (a usage error); unlike the command, the
+        replay options do nothing without an agent (the ini file may set them for sessions
+        run with and without one)."""
+        from tracereplay.errors import BadParameterError
+        from tracereplay.evaluate.settings import check_options
+
+        try:
+            check_options(
+                agent=self.agent,
+                llm=self.llm,
+                llm_until=self.llm_until,
+                live_tools=self.live_tools,
+                prefix="--tracereplay-",
+                agent_required=False,
             )
+        except BadParameterError as err:
+            raise pytest.UsageError(f"tracereplay: {err}") from None
 
     def eval_run_id(self, suite: str) -> str:
         """One eval run per suite and session (the same in every xdist worker)."""
@@ -162,13 +174,11 @@ class _Session:
         return str(uuid.uuid5(namespace, suite))
 
     def settings(self, suite: str, case_ids: tuple[str, ...], **changes: Any) -> EvalSettings:
-        from tracereplay.evaluate.evaluation import EvalSettings
+        from tracereplay.evaluate.settings import eval_settings
         from tracereplay.scoring.runner import RunnerOptions
 
         fail_fast = self.config.option.maxfail == 1  # -x
         values: dict[str, Any] = {
-            "suite": suite,
-            "db": self.db,
             "agent": self.agent,
             "tool_match": self.tool_match,
             "llm": self.llm if self.agent else "live",
@@ -186,7 +196,8 @@ class _Session:
             ),
         }
         values.update(changes)
-        return EvalSettings(**values)
+        # checked once, as the session's options (check_options): a fixture's overrides are not
+        return eval_settings(suite, self.db, **values)
 
     def report_for(self, item: CaseItem) -> CaseReport | None:
         """The case's report: evaluated now (an xdist worker), or with the session's other
@@ -388,7 +399,7 @@ class CaseItem(pytest.Item):
 
 def failure_text(report: CaseReport) -> str:
     """The verdict, its reason, every check that did not pass, the response and the drift."""
-    from tracereplay.cli.eval_cmd import problem_notes
+    from tracereplay.evaluate.formats.notes import problem_notes
 
     r = report.result
     lines = [f"{r.status.value}: {r.reason}", f"query: {report.case.query}"]

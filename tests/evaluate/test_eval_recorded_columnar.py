@@ -185,7 +185,7 @@ def test_runner_options_that_need_the_runner_take_the_case_by_case_path(tmp_path
 def test_junit_of_the_columnar_path_builds_only_what_did_not_pass(tmp_path: Path) -> None:
     import xml.etree.ElementTree as ET
 
-    from tracereplay.evaluate.junit import junit_tree
+    from tracereplay.evaluate.formats.junit import junit_tree
 
     db = tmp_path / "store.duckdb"
     build(db)

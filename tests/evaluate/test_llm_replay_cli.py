@@ -341,7 +341,7 @@ def test_no_tool_runs_live_before_the_fork(recorded: Path, tmp_path: Path, model
 
 
 def test_the_fork_note_reads_for_every_n() -> None:
-    from tracereplay.cli.eval_cmd import fork_note
+    from tracereplay.evaluate.formats.notes import fork_note
     from tracereplay.scoring.outcomes import LlmReport
 
     assert fork_note(LlmReport(fork_round=0, live=[1, 2])) == (

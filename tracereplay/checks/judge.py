@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from pydantic import AliasChoices, Field
 
 from tracereplay.checks.common import clip
-from tracereplay.checks.registry import CheckError, Verdict, builtin_check
+from tracereplay.checks.kinds import CheckError, Verdict, builtin_check
 from tracereplay.checks.subject import CheckSubject
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"

@@ -12,7 +12,7 @@ It passes when all of these hold (each part only when the case sets it):
 from __future__ import annotations
 
 from tracereplay.checks.common import clip
-from tracereplay.checks.registry import Verdict, builtin_check
+from tracereplay.checks.kinds import Verdict, builtin_check
 from tracereplay.checks.subject import CheckSubject
 
 

@@ -1,5 +1,8 @@
 """The check registry: ``@check`` registers a function, ``run_check`` runs a configured spec.
 
+The kinds and their registration are ``kinds.py`` (re-exported here); this module loads the
+built-in check modules on its first lookup and prepares and runs specs.
+
 A check is a plain function ``fn(subject, **options)``. Its keyword parameters *are* its options:
 their annotations and defaults become a strict pydantic model that validates a ``CheckSpec``'s
 extra fields once per spec (then cached), so a typo'd, missing or mistyped option is an ERROR
@@ -12,22 +15,54 @@ raises ``CheckError`` when it cannot run (nothing to judge, endpoint down, bad p
 from __future__ import annotations
 
 import importlib
-import inspect
-import threading
 import typing
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import ValidationError
 
-from tracereplay.errors import TraceReplayError
+from tracereplay.checks.kinds import (
+    _LOCK,
+    _REGISTRY,
+    CheckDefinitionError,
+    CheckError,
+    CheckKind,
+    Verdict,
+    batch_form,
+    builtin_check,
+    on_change,
+)
+from tracereplay.checks.kinds import register_check as _register_kind
 from tracereplay.models.evals import CheckSpec, ScoreResult, Status
 from tracereplay.models.fast import build
 
 if typing.TYPE_CHECKING:
     from tracereplay.checks.subject import CheckSubject
+
+#: the kinds' names are re-exported: checks written against the registry keep importing them here
+__all__ = [
+    "BUILTIN_MODULES",
+    "CheckDefinitionError",
+    "CheckError",
+    "CheckKind",
+    "PreparedCheck",
+    "Verdict",
+    "batch_form",
+    "builtin_check",
+    "check",
+    "clear_prepared",
+    "error_score",
+    "get_check_kind",
+    "list_check_kinds",
+    "load_builtins",
+    "prepare_check",
+    "prepared",
+    "register_check",
+    "run_check",
+    "validate_check_specs",
+]
 
 #: Modules that register the built-in checks (imported on first registry lookup).
 BUILTIN_MODULES: tuple[str, ...] = (
@@ -44,52 +79,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
 _PASSED, _FAILED = Status.PASSED, Status.FAILED
 
 
-class CheckError(Exception):
-    """Raised inside a check that cannot run: the result is ERROR with this message as reason."""
-
-
-class CheckDefinitionError(TraceReplayError):
-    """A check function cannot be registered (bad signature, kind already taken)."""
-
-
-@dataclass(slots=True)
-class Verdict:
-    """What a check function returns: pass/fail, a 0..1 score (default 1.0/0.0), and why."""
-
-    passed: bool
-    score: float | None = None
-    explanation: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class CheckKind:
-    """A registered check: its kind name, function and options model."""
-
-    kind: str
-    func: Callable[..., Any]
-    options_model: type[BaseModel]
-    description: str
-    builtin: bool
-    option_fields: dict[str, str] = field(default_factory=dict)
-    pass_extra: bool = False
-    validate: Callable[[dict[str, Any]], None] | None = None
-    #: optional batch form (see ``checks/batch.py``): same options, same results, many rows
-    batch: Callable[..., Any] | None = None
-
-    def options_schema(self) -> dict[str, Any]:
-        """JSON schema of the options (what a suite may put next to ``kind``)."""
-        return self.options_model.model_json_schema(by_alias=True)
-
-    @property
-    def option_names(self) -> list[str]:
-        """The option names, in declaration order."""
-        return list(self.option_fields)
-
-
-_REGISTRY: dict[str, CheckKind] = {}
 _BUILTINS_LOADED = False
-_LOCK = threading.RLock()
 
 
 def load_builtins() -> None:
@@ -107,55 +97,6 @@ def load_builtins() -> None:
         _BUILTINS_LOADED = True
 
 
-def _options_model(
-    kind: str, func: Callable[..., Any]
-) -> tuple[type[BaseModel], dict[str, str], bool]:
-    """A strict pydantic model from the keyword parameters after ``subject``; also returns
-    option name -> model field name (an option named like a BaseModel attribute, e.g.
-    ``schema``, is stored under another field name with the option name as alias)."""
-    sig = inspect.signature(func)
-    params = list(sig.parameters.values())
-    if not params or params[0].kind not in (
-        inspect.Parameter.POSITIONAL_ONLY,
-        inspect.Parameter.POSITIONAL_OR_KEYWORD,
-    ):
-        raise CheckDefinitionError(
-            f"check {kind!r}: {func.__qualname__} must take the subject as its first parameter"
-        )
-    try:
-        hints = typing.get_type_hints(func, include_extras=True)
-    except Exception as exc:  # unresolvable forward reference in a user's annotations
-        raise CheckDefinitionError(
-            f"check {kind!r}: cannot resolve annotations of {func.__qualname__}: {exc}"
-        ) from exc
-    fields: dict[str, Any] = {}
-    names: dict[str, str] = {}
-    extra = False
-    for p in params[1:]:
-        if p.kind is inspect.Parameter.VAR_KEYWORD:
-            extra = True
-            continue
-        if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.POSITIONAL_ONLY):
-            raise CheckDefinitionError(
-                f"check {kind!r}: option {p.name!r} of {func.__qualname__} must be a keyword parameter"
-            )
-        if p.name in ("kind", "name"):
-            raise CheckDefinitionError(
-                f"check {kind!r}: option name {p.name!r} is reserved (CheckSpec uses it)"
-            )
-        default = ... if p.default is inspect.Parameter.empty else p.default
-        hint = hints.get(p.name, Any)
-        field_name = p.name
-        if hasattr(BaseModel, p.name) or p.name.startswith("_"):
-            field_name = f"opt_{p.name.lstrip('_')}_"
-            hint = Annotated[hint, Field(alias=p.name)]
-        fields[field_name] = (hint, default)
-        names[p.name] = field_name
-    config = ConfigDict(extra="allow" if extra else "forbid", strict=True)
-    model = create_model(f"{kind}Options", __config__=config, **fields)
-    return model, names, extra
-
-
 def register_check(
     kind: str,
     func: Callable[..., Any],
@@ -164,54 +105,11 @@ def register_check(
     builtin: bool = False,
     validate: Callable[[dict[str, Any]], None] | None = None,
 ) -> CheckKind:
-    """Register ``func`` as check ``kind`` (what ``@check`` does).
-
-    ``validate(options)``, when given, runs once per spec after type validation and raises
-    ``CheckError`` / ``ValueError`` for options that are well typed but unusable (a bad regex).
-    """
-    if not isinstance(kind, str):
-        raise CheckDefinitionError("a check kind must be a string")
-    try:
-        CheckSpec(kind=kind)
-    except ValidationError as exc:
-        msg = exc.errors(include_url=False)[0].get("msg", "invalid")
-        raise CheckDefinitionError(
-            f"cannot register check {kind!r}: {str(msg).removeprefix('Value error, ')}"
-        ) from None
+    """Register ``func`` as check ``kind`` (what ``@check`` does); a custom kind after the
+    built-ins are loaded, so that it cannot take a built-in's name."""
     if not builtin:
         load_builtins()
-    model, option_fields, extra = _options_model(kind, func)
-    doc = description if description is not None else inspect.getdoc(func) or ""
-    summary = " ".join(doc.strip().split("\n\n")[0].split())
-    entry = CheckKind(
-        kind=kind,
-        func=func,
-        options_model=model,
-        description=summary,
-        builtin=builtin,
-        option_fields=option_fields,
-        pass_extra=extra,
-        validate=validate,
-    )
-    with _LOCK:
-        old = _REGISTRY.get(kind)
-        if old is not None:
-            if old.builtin and not builtin:
-                raise CheckDefinitionError(
-                    f"check kind {kind!r} is built in; register your check under another name"
-                )
-            same = (old.func.__module__, old.func.__qualname__) == (
-                func.__module__,
-                func.__qualname__,
-            )
-            if not same:
-                raise CheckDefinitionError(
-                    f"check kind {kind!r} is already registered by "
-                    f"{old.func.__module__}.{old.func.__qualname__}"
-                )
-        _REGISTRY[kind] = entry
-        clear_prepared()
-    return entry
+    return _register_kind(kind, func, description=description, builtin=builtin, validate=validate)
 
 
 def check(kind: str | Callable[..., Any] | None = None, *, description: str | None = None):
@@ -228,35 +126,6 @@ def check(kind: str | Callable[..., Any] | None = None, *, description: str | No
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         register_check(kind or func.__name__, func, description=description)
-        return func
-
-    return decorate
-
-
-def builtin_check(
-    kind: str, *, validate: Callable[[dict[str, Any]], None] | None = None
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator used by tracereplay's own check modules."""
-
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        register_check(kind, func, builtin=True, validate=validate)
-        return func
-
-    return decorate
-
-
-def batch_form(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator registering the batch form of built-in check ``kind`` (registered just before
-    it): ``fn(batch, **options) -> BatchVerdicts``, giving row by row what the scalar check
-    gives (see ``tracereplay.checks.batch``)."""
-
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        with _LOCK:
-            entry = _REGISTRY.get(kind)
-            if entry is None or not entry.builtin:
-                raise CheckDefinitionError(f"batch form for {kind!r}: no built-in check {kind!r}")
-            _REGISTRY[kind] = replace(entry, batch=func)
-            clear_prepared()
         return func
 
     return decorate
@@ -395,6 +264,9 @@ def clear_prepared() -> None:
     """Forget every prepared check (the registry changed)."""
     _PREPARED.clear()
     _BY_VALUE.clear()
+
+
+on_change(clear_prepared)
 
 
 def _value_key(spec: CheckSpec) -> tuple[str, str | None, bytes] | None:

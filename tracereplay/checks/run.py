@@ -11,7 +11,7 @@ from pydantic import Field
 
 from tracereplay.checks.batch import BatchVerdicts, SubjectBatch
 from tracereplay.checks.common import clip
-from tracereplay.checks.registry import CheckError, Verdict, batch_form, builtin_check
+from tracereplay.checks.kinds import CheckError, Verdict, batch_form, builtin_check
 from tracereplay.checks.subject import CheckSubject
 
 NonNegInt = Annotated[int, Field(ge=0)]

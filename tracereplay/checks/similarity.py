@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from tracereplay.checks.common import NOTHING_EXPECTED, expected_text
-from tracereplay.checks.registry import CheckError, Verdict, builtin_check
+from tracereplay.checks.kinds import CheckError, Verdict, builtin_check
 from tracereplay.checks.subject import CheckSubject
 
 _WORD = re.compile(r"\w+")

@@ -11,7 +11,7 @@ from rapidfuzz import fuzz
 
 from tracereplay.checks.batch import BatchVerdicts, SubjectBatch
 from tracereplay.checks.common import NOTHING_EXPECTED, clip, expected_text
-from tracereplay.checks.registry import CheckError, Verdict, batch_form, builtin_check
+from tracereplay.checks.kinds import CheckError, Verdict, batch_form, builtin_check
 from tracereplay.checks.subject import CheckSubject
 
 #: containsExpected on a case with no expected text: skipped (it passes, saying so)

@@ -24,8 +24,8 @@ from pydantic import Field
 from rapidfuzz import fuzz
 
 from tracereplay.checks.common import clip
+from tracereplay.checks.kinds import Verdict, builtin_check
 from tracereplay.checks.matching import values_match
-from tracereplay.checks.registry import Verdict, builtin_check
 from tracereplay.checks.subject import CheckSubject
 from tracereplay.models import ToolCallRecord
 

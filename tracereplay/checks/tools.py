@@ -10,8 +10,8 @@ from pydantic import Field
 
 from tracereplay.checks.batch import BatchVerdicts, SubjectBatch
 from tracereplay.checks.common import clip
+from tracereplay.checks.kinds import Verdict, batch_form, builtin_check
 from tracereplay.checks.matching import arg_differences, max_matching, values_match
-from tracereplay.checks.registry import Verdict, batch_form, builtin_check
 from tracereplay.checks.subject import CheckSubject
 from tracereplay.models.evals import EvalExpectedToolCall
 

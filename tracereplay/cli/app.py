@@ -197,7 +197,7 @@ def _add_exit_codes(typer_app: typer.Typer) -> None:
 
 def app_for(args: Sequence[str]) -> typer.Typer:
     """The app that runs the command line ``args``: only the module of the command it names
-    (importing and building every command took a tenth of a second of each command), every
+    (importing and building every command would cost every command the import of all), every
     command for the help, a name it does not know (its suggestions) or shell completion."""
     name = _command_name(args)
     module = _MODULE_OF.get(name) if name is not None else None

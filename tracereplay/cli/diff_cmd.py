@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tracereplay.cli.common import console, db_path, short_ids
-from tracereplay.cli.eval_cmd import STATUS_STYLE
+from tracereplay.cli.eval_view import STATUS_STYLE
 from tracereplay.cli.run_view import fields_lines
 from tracereplay.errors import BadParameterError
 

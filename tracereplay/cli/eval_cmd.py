@@ -2,48 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from contextlib import nullcontext
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import orjson
 import typer
-from rich.table import Table
-from rich.text import Text
 
+from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path, err_console
+from tracereplay.cli.eval_view import print_problems, print_summary, results_table
+from tracereplay.cli.options import LlmMatchOption, LlmOption, ToolMatchOption
 from tracereplay.errors import BadParameterError
+from tracereplay.evaluate.formats.json import write_json
 from tracereplay.gcpause import gc_paused
 from tracereplay.scoring.limits import MAX_CONCURRENCY, MAX_REPEAT, MAX_RETRIES
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
-    from tracereplay.scoring.outcomes import CaseReport, LlmReport, ReplayReport
 
-STATUS_STYLE = {"PASSED": "green", "FAILED": "red", "ERROR": "yellow"}
 _REPLAY = "Replay (--agent)"
 _RUNNING = "Running"
 _CASES = "Cases and checks"
 _OUTPUT = "Output"
 #: suites up to this size list every case; bigger ones list the cases that did not pass
 TABLE_ALL_UP_TO = 200
-
-
-class ToolMatchOption(str, Enum):
-    strict = "strict"
-    fifo = "fifo"
-
-
-class LlmOption(str, Enum):
-    live = "live"
-    recorded = "recorded"
-
-
-class LlmMatchOption(str, Enum):
-    order = "order"
-    strict = "strict"
 
 
 class ResultFormat(str, Enum):
@@ -55,84 +39,20 @@ def eval_command(
     suite: Annotated[str, typer.Argument(help="Suite name (or a unique prefix of its id).")],
     agent: Annotated[
         Optional[str],
-        typer.Option(
-            help="Call this agent (module:callable, imported from the current directory "
+        options.agent(
+            "Call this agent (module:callable, imported from the current directory "
             "or PYTHONPATH) for every case, its @tracereplay.tool calls answered from the "
             "recording. Without it, recorded mode scores each case's source run as recorded.",
-            rich_help_panel=_REPLAY,
+            panel=_REPLAY,
         ),
     ] = None,
-    agent_call: Annotated[
-        Optional[str],
-        typer.Option(
-            "--agent-call",
-            metavar="NAME",
-            help="The agent object's method to run it by (run, invoke...).",
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    tool_match: Annotated[
-        Optional[ToolMatchOption],
-        typer.Option(
-            "--tool-match",
-            help="strict (default) answers a tool call from a recording with the same "
-            "name and arguments; fifo from the next unused recording of that name.",
-            show_default=False,
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    live_tools: Annotated[
-        bool,
-        typer.Option(
-            "--live-tools",
-            help="Run the real tool for a call no recording answers (with --llm recorded: "
-            "every tool, its result compared), instead of failing the case.",
-            rich_help_panel=_REPLAY,
-        ),
-    ] = False,
-    llm: Annotated[
-        Optional[LlmOption],
-        typer.Option(
-            "--llm",
-            help="live (default) calls the agent's model; recorded answers every LLM "
-            "call from the recording (no network, no API key; OpenAI and Anthropic clients and "
-            "OpenAI-compatible clients on httpx).",
-            show_default=False,
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    llm_match: Annotated[
-        Optional[LlmMatchOption],
-        typer.Option(
-            "--llm-match",
-            help="With --llm recorded: order (default) answers LLM calls in order and reports "
-            "prompt drift; strict makes a request that differs from the recorded one an ERROR.",
-            show_default=False,
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    llm_until: Annotated[
-        Optional[int],
-        typer.Option(
-            "--llm-until",
-            min=0,
-            metavar="N",
-            help="With --llm recorded: fork at LLM call N (calls 1..N and their tools from the "
-            "recording, the rest live).",
-            show_default=False,
-            rich_help_panel=_REPLAY,
-        ),
-    ] = None,
-    in_process: Annotated[
-        bool,
-        typer.Option(
-            "--in-process",
-            help="Run the agent in this process (threads) instead of agent processes: "
-            "a debugger can step into it, but an agent that crashes the interpreter ends the "
-            "eval and a case past --timeout is abandoned, not stopped.",
-            rich_help_panel=_REPLAY,
-        ),
-    ] = False,
+    agent_call: Annotated[Optional[str], options.agent_call(panel=_REPLAY)] = None,
+    tool_match: Annotated[Optional[ToolMatchOption], options.tool_match(panel=_REPLAY)] = None,
+    live_tools: Annotated[bool, options.live_tools(panel=_REPLAY)] = False,
+    llm: Annotated[Optional[LlmOption], options.llm(panel=_REPLAY)] = None,
+    llm_match: Annotated[Optional[LlmMatchOption], options.llm_match(panel=_REPLAY)] = None,
+    llm_until: Annotated[Optional[int], options.llm_until(panel=_REPLAY)] = None,
+    in_process: Annotated[bool, options.in_process(panel=_REPLAY)] = False,
     concurrency: Annotated[
         int,
         typer.Option(
@@ -144,12 +64,11 @@ def eval_command(
     ] = 4,
     timeout: Annotated[
         Optional[float],
-        typer.Option(
-            min=0.0,
-            help="Seconds one attempt of a case may take before it is an ERROR (0: no limit). "
+        options.timeout(
+            "Seconds one attempt of a case may take before it is an ERROR (0: no limit). "
             "Default: the suite's eval_defaults, else 60.",
+            panel=_RUNNING,
             show_default=False,
-            rich_help_panel=_RUNNING,
         ),
     ] = None,
     retries: Annotated[
@@ -237,9 +156,7 @@ def eval_command(
     ] = None,
     json_file: Annotated[
         Optional[Path],
-        typer.Option(
-            "--json", help="Also write the results as JSON to this file.", rich_help_panel=_OUTPUT
-        ),
+        options.json_file("Also write the results as JSON to this file.", panel=_OUTPUT),
     ] = None,
     junit_file: Annotated[
         Optional[Path],
@@ -281,18 +198,19 @@ def eval_command(
       tracereplay eval weather --agent my_agent:run --llm recorded   # offline
       tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # 1 job of 4
     """
-    if agent is None and (tool_match is not None or live_tools or in_process):
-        raise BadParameterError(
-            "--tool-match, --live-tools and --in-process apply to replay: add --agent"
-        )
-    if agent is None and agent_call is not None:
-        raise BadParameterError("--agent-call applies to replay: add --agent")
-    if agent is None and (llm is not None or llm_match is not None):
-        raise BadParameterError("--llm and --llm-match apply to replay: add --agent")
-    if llm_match is not None and llm is not LlmOption.recorded:
-        raise BadParameterError("--llm-match applies to --llm recorded")
-    if llm_until is not None and llm is not LlmOption.recorded:
-        raise BadParameterError("--llm-until applies to --llm recorded")
+    # the rules and defaults eval shares with replay and the pytest plugin (no store loaded)
+    from tracereplay.evaluate.settings import check_options, eval_settings, runner_options
+
+    check_options(
+        agent=agent,
+        agent_call=agent_call,
+        tool_match=tool_match,
+        live_tools=live_tools,
+        in_process=in_process,
+        llm=llm,
+        llm_match=llm_match,
+        llm_until=llm_until,
+    )
     if agent and not in_process:
         from tracereplay.replay.workers.preload import start_agent_server
 
@@ -300,55 +218,50 @@ def eval_command(
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.cli.lifetime import keep_until_exit
-    from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
-    from tracereplay.scoring.runner import RunnerOptions
+    from tracereplay.evaluate.evaluation import run_evaluation
+    from tracereplay.evaluate.sharing import parse_shard, shared_eval_run_id
 
     if output is not None and result_format is None:
         raise BadParameterError("--output applies to --format")
-    # what is left unset the suite's eval defaults set, once the eval has read the suite
-    unset = {"timeout": timeout, "retries": retries, "fail_fast": fail_fast}
-    suite_defaults = frozenset(name for name, value in unset.items() if value is None)
-    timeout = 60.0 if timeout is None else timeout
-    from tracereplay.evaluate.sharing import parse_shard, shared_eval_run_id
-
     shard_of = parse_shard(shard) if shard is not None else None
     eval_run_id = shared_eval_run_id(eval_run, shard_of, label, suite)
-    settings = EvalSettings(
-        suite=suite,
-        db=db_path(),
+    runner, suite_defaults = runner_options(
+        concurrency=concurrency,
+        timeout=timeout,
+        retries=retries,
+        fail_fast=fail_fast,
+        repeat=repeat,
+    )
+    settings = eval_settings(
+        suite,
+        db_path(),
         agent=agent,
         agent_call=agent_call,
-        tool_match=(tool_match or ToolMatchOption.strict).value,  # type: ignore[arg-type]
+        tool_match=tool_match,
         live_tools=live_tools,
-        runner=RunnerOptions(
-            concurrency=concurrency,
-            timeout_s=timeout or None,
-            retries=retries or 0,
-            fail_fast=bool(fail_fast),
-            repeat=repeat,
-        ),
-        tags=tuple(tag or ()),
-        case_ids=tuple(case or ()),
-        check_modules=tuple(checks or ()),
-        label=label,
-        llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
-        llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
+        llm=llm,
+        llm_match=llm_match,
         llm_until=llm_until,
         in_process=in_process,
+        runner=runner,
+        suite_defaults=suite_defaults,
+        tags=tag,
+        case_ids=case,
+        check_modules=checks,
+        label=label,
         eval_run=eval_run_id,
         shard=shard_of,
-        suite_defaults=suite_defaults,
     )
     # see gcpause: the pause run_evaluation takes lasts until the results are kept (frozen,
     # never scanned again); were it to end when the run returns, the first allocation after
-    # would collect every object the run made (0.2 s of a 10,000-case eval). Not while the
+    # would collect every object the run made, all still alive. Not while the
     # agent's own code runs in this process (--in-process): its cycles are its own
     with nullcontext() if in_process else gc_paused():
         outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
         keep_until_exit(outcome)  # its cases and results: freed by the process's end
         # the report (table, JSON, JUnit) builds many small objects next to every case's
-        # result: the cyclic GC would rescan them all again and again (two thirds of writing a
-        # 10,000-case JUnit file); no agent code runs from here on
+        # result: the cyclic GC would rescan them all again and again (most of writing a big
+        # JUnit file, benchmarks/RESULTS.md); no agent code runs from here on
         with gc_paused():
             _report(outcome, result_format, output, json_file, junit_file, repeat)
 
@@ -362,8 +275,6 @@ def _report(
     repeat: int,
 ) -> None:
     """Print and write what the eval gives (exits with its exit code)."""
-    from tracereplay.evaluate.junit import write_junit
-
     if result_format is not None and write_format(outcome, result_format.value, output):
         _write_files(outcome, json_file, junit_file)  # stdout holds the document: no table
         raise typer.Exit(130 if outcome.runner.interrupted else outcome.exit_code)
@@ -380,192 +291,16 @@ def _report(
         )
     print_problems(outcome.needing_attention())
     print_summary(outcome)
-    if json_file is not None:
-        write_json(json_file, outcome)
-    if junit_file is not None:
-        write_junit(junit_file, outcome.record, outcome.reports)
+    _write_files(outcome, json_file, junit_file)
     if outcome.runner.interrupted:
         err_console.print("interrupted: the results so far are saved", style="yellow", markup=False)
         raise typer.Exit(130)
     raise typer.Exit(outcome.exit_code)
 
 
-def _score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
-def results_table(reports: Sequence[CaseReport], repeated: bool) -> Table:
-    """One row per case: seq, id, status, score, time, query."""
-    table = Table(header_style="bold", pad_edge=False)
-    table.add_column("#", justify="right", no_wrap=True, min_width=2)
-    table.add_column("case", no_wrap=True, style="cyan", min_width=8)
-    table.add_column("status", no_wrap=True, min_width=6)
-    table.add_column("score", justify="right", no_wrap=True, min_width=5)
-    if repeated:
-        table.add_column("passed", justify="right", no_wrap=True, min_width=6)
-    table.add_column("ms", justify="right", no_wrap=True, min_width=5)
-    table.add_column("query", ratio=1, min_width=12)
-    for r in reports:
-        status = r.result.status.value
-        row = [
-            str(r.case.seq),
-            Text(r.case.id[:8]),
-            Text(status, style=STATUS_STYLE[status]),
-            _score(r.result.score),
-        ]
-        if repeated:
-            ok = sum(1 for x in r.runs if x.status.value == "PASSED")
-            row.append(f"{ok}/{len(r.runs)}")
-        query = Text(" ".join(r.case.query.split()), no_wrap=True, overflow="ellipsis")
-        row += [f"{r.result.duration_ms:.0f}", query]
-        table.add_row(*row)
-    return table
-
-
-def print_problems(reports: Sequence[CaseReport]) -> None:
-    """Why each case that did not pass did not, and what the replay saw."""
-    for r in reports:
-        status = r.result.status.value
-        notes = problem_notes(r)
-        if status == "PASSED" and not notes:
-            continue
-        head = Text(f"{status:<6} ", style=STATUS_STYLE[status])
-        head.append(f"#{r.case.seq} {r.case.id[:8]}", style="cyan")
-        if status != "PASSED":
-            head.append(f"  {r.result.reason}")
-        console.print(head)
-        for note in notes:
-            console.print(Text(f"       {note}", style="dim"))
-
-
-def problem_notes(report: CaseReport) -> list[str]:
-    """What the replay of a case saw that a reader should know (drift, recorded calls never
-    made, live calls, LLM drift): of its first repetition, which is representative."""
-    for run in report.runs:
-        if run.replay is None:
-            continue
-        notes = []
-        for d in run.replay.drift:
-            if d.answered:
-                notes.append(f"argument drift: {d.tool} " + "; ".join(d.differences[:3]))
-        if run.replay.unused:
-            names = ", ".join(u.tool for u in run.replay.unused[:5])
-            notes.append(f"{len(run.replay.unused)} recorded call(s) never made: {names}")
-        if run.replay.live_calls:
-            notes.append(f"{run.replay.live_calls} tool call(s) ran live")
-        return notes + llm_notes(run.replay.llm) + tool_result_notes(run.replay)
-    return []
-
-
-def llm_notes(report: LlmReport | None) -> list[str]:
-    """``--llm recorded``: the prompt drift of a replay (with the messages' diff), and the
-    recorded LLM calls it never asked."""
-    if report is None:
-        return []
-    notes = []
-    if report.fork_round is not None:
-        notes.append(fork_note(report))
-    for d in report.drift[:3]:
-        where = " (live)" if d.live else ""
-        notes.append(f"prompt drift: LLM call {d.round}{where}: " + "; ".join(d.differences[:3]))
-        notes += ["  " + line for line in d.diff.splitlines()[:12]]
-    if len(report.drift) > 3:
-        notes.append(f"prompt drift in {len(report.drift) - 3} more LLM call(s) (see --json)")
-    if report.unused:
-        rounds = ", ".join(str(r) for r in report.unused[:5])
-        notes.append(f"{len(report.unused)} recorded LLM call(s) never asked: round {rounds}")
-    return notes
-
-
-def tool_result_notes(report: ReplayReport) -> list[str]:
-    """``--llm recorded --live-tools``: the tools' results against the recording (a diff per
-    drifting call), and the LLM call from which the recording no longer answers the run."""
-    said = report.tool_results_note()
-    if not said:
-        return []
-    drift = report.tool_result_drift
-    notes = [said]
-    for d in drift[:3]:
-        if d.recorded_position is None:
-            notes.append(f"tool-result drift: {d.tool} (round {d.round}): no recorded call")
-            continue
-        notes.append(f"tool-result drift: {d.tool} (round {d.round}):")
-        notes += ["  " + line for line in d.diff.splitlines()[:12]]
-    if len(drift) > 3:
-        notes.append(f"tool-result drift in {len(drift) - 3} more call(s) (see --json)")
-    if report.diverged_at is not None:
-        notes.append(report.diverged_note())
-    return notes
-
-
-def fork_note(report: LlmReport) -> str:
-    """Where a fork (``--llm-until N``) left the recording (``LlmReport.fork_note``)."""
-    return report.fork_note()
-
-
-def print_summary(outcome: EvalOutcome) -> None:
-    rec = outcome.record
-    line = Text()
-    line.append(f"eval run {rec.eval_run_id}", style="bold")
-    line.append(f"  suite {rec.suite_name}  {rec.mode}")
-    if rec.agent:
-        line.append(f" ({rec.agent})")
-    console.print(line)
-    parts = Text()
-    # the pass rate is the headline: the share of cases that passed, every case counted
-    rate = rec.pass_rate if rec.pass_rate is not None else 0.0
-    parts.append(f"pass rate {rate:.1%}", style="bold")
-    parts.append(f": {rec.passed} of {rec.total_cases} cases passed, ")
-    parts.append(f"{rec.failed} failed", style="red" if rec.failed else "")
-    parts.append(", ")
-    parts.append(f"{rec.errored} errored", style="yellow" if rec.errored else "")
-    if rec.aggregate_score is not None:
-        parts.append(f"  score {rec.aggregate_score:.3f}")
-    if rec.finished_at is not None:
-        parts.append(f"  {(rec.finished_at - rec.started_at).total_seconds():.2f}s")
-    console.print(parts)
-    not_run = outcome.selected - len(outcome.reports)
-    if outcome.runner.stopped and not_run:
-        console.print(
-            f"--fail-fast: stopped after the first case that did not pass; {not_run} case(s) not run",
-            style="yellow",
-            markup=False,
-        )
-
-
-def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
-    """The ``--json`` document: the eval run and each case with its checks and repetitions."""
-    cases = []
-    for r in outcome.reports:
-        cases.append(
-            {
-                "case_id": r.case.id,
-                "seq": r.case.seq,
-                "query": r.case.query,
-                "tags": r.case.tags,
-                **r.result.model_dump(mode="json"),
-                "repetitions": [
-                    {
-                        "repetition": x.repetition,
-                        "attempts": x.attempts,
-                        "status": x.status.value,
-                        "score": x.result.score,
-                        "reason": x.result.reason,
-                        "run_id": x.result.run_id,
-                        "source_run_id": x.source_run_id,
-                        "response": x.response,
-                        "tool_calls": [t.to_dict() for t in x.tool_calls],
-                        "replay": x.replay.to_dict() if x.replay is not None else None,
-                    }
-                    for x in r.runs
-                ],
-            }
-        )
-    return {"eval_run": outcome.record.to_dict(), "cases": cases}
-
-
 def _write_files(outcome: EvalOutcome, json_file: Path | None, junit_file: Path | None) -> None:
-    from tracereplay.evaluate.junit import write_junit
+    """``--json`` and ``--junit``, when asked."""
+    from tracereplay.evaluate.formats.junit import write_junit
 
     if json_file is not None:
         write_json(json_file, outcome)
@@ -576,7 +311,7 @@ def _write_files(outcome: EvalOutcome, json_file: Path | None, junit_file: Path 
 def write_format(outcome: EvalOutcome, fmt: str, output: Path | None) -> bool:
     """``--format``: the results in another tool's shape, to ``output`` or else to stdout
     (True: stdout, so the table is left out)."""
-    from tracereplay.evaluate.foreign_formats import format_results
+    from tracereplay.evaluate.formats.foreign import format_results
 
     data = orjson.dumps(format_results(outcome, fmt), option=orjson.OPT_INDENT_2) + b"\n"
     if output is None or str(output) == "-":
@@ -585,12 +320,6 @@ def write_format(outcome: EvalOutcome, fmt: str, output: Path | None) -> bool:
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_bytes(data)
     return False
-
-
-def write_json(path: Path, outcome: EvalOutcome) -> None:
-    data = orjson.dumps(outcome_json(outcome), option=orjson.OPT_INDENT_2) + b"\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
 
 
 def register(app: typer.Typer) -> None:

@@ -42,7 +42,7 @@ def ingest(
       tracereplay ingest ./otel-spool/       # a Collector file-exporter directory
     """
     # imported here: DuckDB and pyarrow are not needed for `--help`
-    from tracereplay.ingest.files import default_workers, ingest_files
+    from tracereplay.ingest.files import WORKER_PRELOAD, default_workers, ingest_files
     from tracereplay.ingest.workers import worker_pool
     from tracereplay.otlp import iter_input_files
     from tracereplay.store.open import open_store
@@ -70,7 +70,7 @@ def ingest(
     spans_seen = 0
     # workers first: they start while the store opens (and its spool drains)
     with (
-        worker_pool(default_workers(files)) as pool,
+        worker_pool(default_workers(files), WORKER_PRELOAD) as pool,
         open_store(db_path()) as store,
         Progress(
             TextColumn("[progress.description]{task.description}"),

@@ -28,8 +28,8 @@ def workers_skip_main(entry: Callable[[], None]) -> None:
     ``entry``, and nothing else a worker could need), give that module the spec of a main
     module run by name (``python -m``), which multiprocessing runs in no worker process and in
     no fork server (a script's top level it runs again in each, in case it defines what they
-    run): the CLI's own imports (typer, rich, every command) cost each agent process about
-    0.2 s of CPU, or the fork server as much before its first child."""
+    run): the CLI's own imports (typer, rich, every command) would cost each agent process
+    their CPU, or the fork server as much before its first child."""
     main = sys.modules.get("__main__")
     if main is None or getattr(main, "__spec__", None) is not None:
         return  # python -m tracereplay, or an interpreter without a main module
@@ -92,8 +92,8 @@ def is_the_program(entry: Callable[[], None]) -> bool:
 def exit_now(code: object) -> None:
     """End the command as the interpreter would (its other threads waited for, the ``atexit``
     functions run, the output flushed, exit code ``code`` as ``sys.exit`` takes it), without
-    tearing down every module it imported: 0.3-0.4 s of a replay eval's end on a loaded
-    machine, with the store, the workers and every file closed already."""
+    tearing down every module it imported (a visible part of a replay eval's end), with the
+    store, the workers and every file closed already."""
     for thread in threading.enumerate():
         if thread is not threading.current_thread() and not thread.daemon:
             thread.join()
@@ -127,8 +127,8 @@ def keep_objects_until_exit(keep: bool) -> None:
 
 def keep_until_exit(*values: object) -> None:
     """Leave ``values`` (and all they hold) to the process's end, which hands its memory back
-    at once, instead of freeing them object by object when the command returns: a suite file
-    of 10,000 cases took 0.09 s to free, its values and its cases."""
+    at once, instead of freeing them object by object when the command returns (a big suite
+    file's values and cases)."""
     if _keeping[0]:
         _KEPT.extend(values)
         gc.freeze()  # nor are they scanned by the cyclic GC again (a collection took as long)

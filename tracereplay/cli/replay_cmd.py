@@ -14,17 +14,15 @@ from typing import Annotated, Optional
 
 import typer
 
+from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path
-from tracereplay.cli.eval_cmd import (
-    LlmMatchOption,
-    LlmOption,
-    ToolMatchOption,
+from tracereplay.cli.eval_view import (
     print_problems,
     print_summary,
     results_table,
-    write_json,
 )
-from tracereplay.errors import BadParameterError
+from tracereplay.cli.options import LlmMatchOption, LlmOption, ToolMatchOption
+from tracereplay.evaluate.formats.json import write_json
 
 #: the suite a replayed run's case is stored in: ``replay:`` and the run's agent name
 SUITE_PREFIX = "replay:"
@@ -42,67 +40,47 @@ def replay(
     ],
     agent: Annotated[
         str,
-        typer.Option(
-            "--agent",
-            metavar="MODULE:ATTR",
-            help="The agent to replay the run with (as for eval --agent).",
+        options.agent(
+            "The agent to replay the run with (as for eval --agent).", metavar="MODULE:ATTR"
         ),
     ],
-    agent_call: Annotated[
-        Optional[str],
-        typer.Option(
-            "--agent-call",
-            metavar="NAME",
-            help="The agent object's method to run it by (run, invoke...).",
-        ),
-    ] = None,
+    agent_call: Annotated[Optional[str], options.agent_call()] = None,
     llm: Annotated[
         Optional[LlmOption],
-        typer.Option(
-            "--llm",
-            help="live (default) calls the agent's model; recorded answers its LLM calls from "
-            "the run's recording.",
-            show_default=False,
+        options.llm(
+            "live (default) calls the agent's model; recorded answers its LLM calls from "
+            "the run's recording."
         ),
     ] = None,
     llm_until: Annotated[
         Optional[int],
-        typer.Option(
-            "--llm-until",
-            min=0,
-            metavar="N",
-            help="With --llm recorded: fork at LLM call N (the first N answered from the "
-            "recording, the later ones live).",
-            show_default=False,
+        options.llm_until(
+            "With --llm recorded: fork at LLM call N (the first N answered from the "
+            "recording, the later ones live)."
         ),
     ] = None,
     llm_match: Annotated[
-        Optional[LlmMatchOption],
-        typer.Option("--llm-match", help="As for eval --llm-match.", show_default=False),
+        Optional[LlmMatchOption], options.llm_match("As for eval --llm-match.")
     ] = None,
     live_tools: Annotated[
         bool,
-        typer.Option(
-            "--live-tools",
-            help="Run the real tool for a call no recording answers; with --llm recorded, "
-            "every tool, each result compared with the recorded one.",
+        options.live_tools(
+            "Run the real tool for a call no recording answers; with --llm recorded, "
+            "every tool, each result compared with the recorded one."
         ),
     ] = False,
     tool_match: Annotated[
-        Optional[ToolMatchOption],
-        typer.Option("--tool-match", help="As for eval --tool-match.", show_default=False),
+        Optional[ToolMatchOption], options.tool_match("As for eval --tool-match.")
     ] = None,
     in_process: Annotated[
-        bool,
-        typer.Option("--in-process", help="Run the agent in this process (a debugger works)."),
+        bool, options.in_process("Run the agent in this process (a debugger works).")
     ] = False,
     timeout: Annotated[
-        float,
-        typer.Option(min=0.0, help="Seconds the replay may take before it is an ERROR (0: none)."),
+        float, options.timeout("Seconds the replay may take before it is an ERROR (0: none).")
     ] = 60.0,
     json_file: Annotated[
         Optional[Path],
-        typer.Option("--json", metavar="FILE", help="Write the result as JSON (as eval --json)."),
+        options.json_file("Write the result as JSON (as eval --json).", metavar="FILE"),
     ] = None,
 ) -> None:
     """Replay one recorded run with an agent and print the verdict and drift, as eval does.
@@ -115,12 +93,20 @@ def replay(
       tracereplay replay 3f2a --agent my_agent:run --llm recorded
       tracereplay replay 3f2a --agent my_agent:run_v2 --llm recorded --llm-until 2
     """
-    if llm_until is not None and llm is not LlmOption.recorded:
-        raise BadParameterError("--llm-until applies to --llm recorded")
-    if llm_match is not None and llm is not LlmOption.recorded:
-        raise BadParameterError("--llm-match applies to --llm recorded")
+    from tracereplay.evaluate.settings import check_options, eval_settings
+
+    check_options(
+        agent=agent,
+        agent_call=agent_call,
+        tool_match=tool_match,
+        live_tools=live_tools,
+        in_process=in_process,
+        llm=llm,
+        llm_match=llm_match,
+        llm_until=llm_until,
+    )
     from tracereplay.cli.eval_progress import BarProgress
-    from tracereplay.evaluate.evaluation import EvalSettings, run_evaluation
+    from tracereplay.evaluate.evaluation import run_evaluation
     from tracereplay.promote import promote_run
     from tracereplay.scoring.runner import RunnerOptions
     from tracereplay.store.open import open_store
@@ -130,20 +116,20 @@ def replay(
         source = store.get_run(resolved)
         suite = replay_suite_name(source.agent_name)
         case = promote_run(store, resolved, suite_name=suite).case
-    settings = EvalSettings(
-        suite=suite,
-        db=db_path(),
+    settings = eval_settings(
+        suite,
+        db_path(),
         agent=agent,
         agent_call=agent_call,
-        tool_match=(tool_match or ToolMatchOption.strict).value,  # type: ignore[arg-type]
+        tool_match=tool_match,
         live_tools=live_tools,
+        llm=llm,
+        llm_match=llm_match,
+        llm_until=llm_until,
+        in_process=in_process,
         runner=RunnerOptions(concurrency=1, timeout_s=timeout or None, retries=0),
         case_ids=(case.id,),
         label=f"replay of run {source.run_id}",
-        llm=(llm or LlmOption.live).value,  # type: ignore[arg-type]
-        llm_match=(llm_match or LlmMatchOption.order).value,  # type: ignore[arg-type]
-        llm_until=llm_until,
-        in_process=in_process,
     )
     outcome = run_evaluation(settings, BarProgress(f"replay {source.run_id[:8]}"))
     console.print(results_table(list(outcome.reports), False))

@@ -238,7 +238,7 @@ def show(
     fork = replay.llm.fork_round if replay is not None and replay.llm is not None else None
     console.print(render_run(run, console.width, fork_round=fork))
     if replay is not None:
-        from tracereplay.cli.eval_cmd import tool_result_notes
+        from tracereplay.evaluate.formats.notes import tool_result_notes
 
         for line in tool_result_notes(replay):
             console.print(Text(line, style="dim"))

@@ -341,8 +341,8 @@ class TracePlan:
         They are reference cycles: without this, the trace's nodes, plans and spans outlive
         the conversion until the cyclic collector finds them, and ingest runs the converter
         with the collector paused (``gcpause``), so the first collection after a batch had to
-        traverse every span of the batch (about 9 us per span of the ingest benchmark, where
-        the spans alone are freed as their batch dies)."""
+        traverse every span of the batch, where the spans alone are freed as their batch
+        dies."""
         for node in self.nodes:
             node.parent = None
             node.children = []

@@ -38,7 +38,7 @@ _LAZY = {
         _SCORING,
     ),
     "EvalOutcome": "tracereplay.evaluate.evaluation",
-    "EvalSettings": "tracereplay.evaluate.evaluation",
+    "EvalSettings": "tracereplay.evaluate.settings",
     "run_evaluation": "tracereplay.evaluate.evaluation",
     "RunnerOptions": "tracereplay.scoring.runner",
 }  # fmt: skip

@@ -15,10 +15,10 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tracereplay.checks import get_check_kind, load_check_modules
 from tracereplay.errors import BadParameterError, TraceReplayError
@@ -38,6 +38,7 @@ from tracereplay.evaluate.results_store import (
     load_case_runs,
     update_eval_run,
 )
+from tracereplay.evaluate.settings import EvalSettings, with_suite_defaults
 from tracereplay.evaluate.sharing import shard_cases
 from tracereplay.evaluate.sources import source_service
 from tracereplay.gcpause import gc_paused
@@ -50,15 +51,13 @@ from tracereplay.models.parameters import (
     suite_required_parameters,
 )
 from tracereplay.replay.answering.llm import (
-    LlmMatch,
-    LlmMode,
     RecordedCall,
     load_llm_recordings,
 )
 from tracereplay.replay.workers.agent_process import AgentProcesses
 from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, ReplayPlan
 from tracereplay.scoring.outcomes import CaseReport, CaseRun, EvalRunRecord
-from tracereplay.scoring.runner import Job, RunnerOptions, RunnerReport, expand_jobs, run_jobs
+from tracereplay.scoring.runner import Job, RunnerReport, expand_jobs, run_jobs
 from tracereplay.scoring.verdicts import (
     EvalSummary,
     error_result,
@@ -75,9 +74,6 @@ from tracereplay.store.paths import DB_ENV
 from tracereplay.store.runs import load_result_encodings, load_runs, load_sub_runs
 from tracereplay.store.suites import get_cases, get_suite, list_cases
 
-if TYPE_CHECKING:  # a Literal only; its module imports the SDK, the agent processes' part
-    from tracereplay.replay.answering.recorded_tools import ToolMatch
-
 #: results are written at least this often (seconds) while cases run
 FLUSH_SECONDS = 5.0
 FLUSH_RESULTS = 10000
@@ -85,70 +81,6 @@ FLUSH_RESULTS = 10000
 
 class EmptySelectionError(TraceReplayError):
     """The suite (or the --tag / --case selection) has no case to run."""
-
-
-@dataclass(frozen=True)
-class EvalSettings:
-    """What ``tracereplay eval`` was asked to do."""
-
-    suite: str
-    db: Path
-    agent: str | None = None
-    #: ``--agent-call NAME``: the entry point of an agent object to run it through
-    agent_call: str | None = None
-    tool_match: ToolMatch = "strict"
-    live_tools: bool = False
-    runner: RunnerOptions = field(default_factory=RunnerOptions)
-    tags: tuple[str, ...] = ()
-    case_ids: tuple[str, ...] = ()
-    check_modules: tuple[str, ...] = ()
-    label: str | None = None
-    llm: LlmMode = "live"  # --llm: "recorded" answers the agent's LLM calls from the recording
-    llm_match: LlmMatch = "order"
-    #: ``--llm-until N``: a fork: the first N LLM calls of each case answered from the
-    #: recording, the later ones sent live
-    llm_until: int | None = None
-    #: replay in this process (threads) instead of agent processes: a debugger can step into
-    #: the agent, but an agent that crashes the interpreter ends the eval
-    in_process: bool = False
-    #: the eval run to add these results to (created with this id when it does not exist yet):
-    #: several processes (CI shards, pytest-xdist workers) then make one eval run together
-    eval_run: str | None = None
-    #: (I, N): only the I-th of N shares of the selected cases (``--shard I/N``)
-    shard: tuple[int, int] | None = None
-    #: what of ``runner`` the command line left unset ("timeout", "retries", "fail_fast"): the
-    #: suite's eval defaults set it once the eval has read the suite (no store open for them)
-    suite_defaults: frozenset[str] = frozenset()
-
-    @property
-    def mode(self) -> str:
-        return "replay" if self.agent else "recorded"
-
-    def options(self) -> dict[str, Any]:
-        """What is stored in ``eval_runs.options``."""
-        r = self.runner
-        return {
-            "tool_match": self.tool_match if self.agent else None,
-            "live_tools": self.live_tools,
-            "concurrency": r.concurrency,
-            "timeout_s": r.timeout_s,
-            "retries": r.retries,
-            "fail_fast": r.fail_fast,
-            "repeat": r.repeat,
-            "tags": list(self.tags),
-            "cases": list(self.case_ids),
-            "checks": list(self.check_modules),
-            **(
-                {
-                    "llm": self.llm,
-                    "llm_match": self.llm_match,
-                    "in_process": self.in_process,
-                    **({"llm_until": self.llm_until} if self.llm_until is not None else {}),
-                }
-                if self.agent
-                else {}
-            ),
-        }
 
 
 @dataclass
@@ -319,7 +251,7 @@ def run_evaluation(settings: EvalSettings, progress: ProgressHooks | None = None
 
 def _run_evaluation(settings: EvalSettings, progress: ProgressHooks | None) -> EvalOutcome:
     # loading, scoring and reporting allocate many small acyclic objects that the cyclic GC
-    # would only rescan (it more than doubled the time of 10,000 cases): it is paused for the
+    # would only rescan, again and again as they accumulate: it is paused for the
     # whole run, unless the agent's own code runs in this process (--in-process)
     if settings.agent and not settings.in_process:
         setup = AgentSetup(settings.agent, settings.db, settings.check_modules, settings.agent_call)
@@ -481,27 +413,6 @@ def _evaluate(
         final = final.model_copy(update={"status": "interrupted"})
         writer.flush(final)
     return EvalOutcome(final, suite, reports, report, len(cases))
-
-
-def with_suite_defaults(settings: EvalSettings, suite: EvalSuite) -> EvalSettings:
-    """``settings`` with the runner options it left unset taken from ``suite``'s eval
-    defaults, where the suite sets them (a value of the wrong type: ``BadParameterError``)."""
-    from tracereplay.evaluate.foreign_formats import suite_eval_defaults
-
-    defaults = suite_eval_defaults(suite)
-    given = {
-        "timeout_s": None if defaults.timeout is None else (defaults.timeout or None),
-        "retries": defaults.retries,
-        "fail_fast": defaults.fail_fast,
-    }
-    names = {"timeout": "timeout_s", "retries": "retries", "fail_fast": "fail_fast"}
-    update = {
-        names[n]: given[names[n]]
-        for n in settings.suite_defaults
-        if n in names and getattr(defaults, n) is not None
-    }
-    runner = replace(settings.runner, **update) if update else settings.runner
-    return replace(settings, runner=runner, suite_defaults=frozenset())
 
 
 def _case_inputs(

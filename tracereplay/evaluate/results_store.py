@@ -121,8 +121,8 @@ class CaseResultRows:
     """The ``case_results`` and ``check_results`` rows of an eval run's results, gathered one
     result at a time (``add``) and written as two columnar batches (``write``).
 
-    One pass over each result, not one per column over the whole batch: 10,000 replayed
-    results took 166-235 ms against 279-315 ms with a pass per column. An eval adds each result
+    One pass over each result, not one per column over the whole batch: each result is read
+    once while it is in cache (``benchmarks/RESULTS.md``, "eval"). An eval adds each result
     as it arrives, so the gathering happens while cases run, not after the last one."""
 
     def __init__(self, eval_run_id: str, suite_id: str) -> None:

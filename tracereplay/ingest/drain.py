@@ -117,7 +117,7 @@ def _worker_pool() -> WorkerPool | None:
     """The process-wide worker pool (started on first use; ``None`` on a single core)."""
     if min(WORKERS, os.cpu_count() or 1) < 2:
         return None
-    return shared_pool(WORKERS)
+    return shared_pool(WORKERS, preload=(__name__,))  # the workers run this module's jobs
 
 
 @dataclass

@@ -34,7 +34,7 @@ from tracereplay.otlp.files import decode_file_content, frame_ranges, read_file,
 from tracereplay.store.db import Store
 
 #: bytes of a big length-delimited protobuf file decoded as one part (small parts keep a
-#: worker's memory in cache and in the process: 8 MB parts cost a fifth more CPU per span)
+#: worker's memory in cache and in the process: bigger parts cost more CPU per span)
 PART_BYTES = 1024 * 1024
 #: spans of consecutive parts of a file merged into one write (DuckDB pays per statement)
 WRITE_SPANS = 10_000
@@ -121,6 +121,10 @@ def _parts(files: Sequence[Path], part_bytes: int) -> list[_Part]:
     return parts
 
 
+#: what a file ingest's worker pool preloads (``workers.WorkerPool``): its jobs are this module's
+WORKER_PRELOAD = (__name__,)
+
+
 def default_workers(files: Sequence[Path]) -> int:
     """Worker processes worth starting for ``files``: none for one small file, else up to the
     CPU count (at least 2, so decoding overlaps the DuckDB writes)."""
@@ -179,7 +183,7 @@ def ingest_files(
     parts gets a transaction of its own.
     """
     # DuckDB on one thread while worker processes keep the cores busy: a second thread of its
-    # own only competes with them (about 2 µs of CPU per span for nothing)
+    # own only competes with them (CPU per span for nothing)
     # the cyclic GC paused for the whole ingest (see gcpause): a part's decoded spans are freed
     # inside the pause, so the collector never scans them
     with gc_paused(), store.settings(threads=1) if pool is not None else nullcontext():

@@ -26,8 +26,8 @@ from tracereplay.store.rows import RunRows, RunTables, spans_table
 
 def _count_by_trace(table: pa.Table | None, into: dict[str, int]) -> None:
     """The rows of each trace of ``table`` (a batch's runs: a few per trace), counted in
-    Python: Arrow's ``group_by`` would import its query engine (about 60 ms, once per
-    process) for a thousand rows."""
+    Python: Arrow's ``group_by`` would import its query engine (once per process, more than
+    the counting costs) for a thousand rows."""
     if table is None or not table.num_rows:
         return
     into.update(Counter(table["trace_id"].to_pylist()))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -29,10 +29,6 @@ from tracereplay.ingest.handoff import Shipped, new_directory, receive, remove_d
 from tracereplay.ingest.pipeline import PreparedBatch
 
 T = TypeVar("T")
-
-#: what the fork server imports once, so that every worker it forks starts with it loaded: the
-#: modules whose functions the workers run (with pyarrow, protobuf, the converter)
-PRELOAD = ["tracereplay.ingest.files", "tracereplay.ingest.drain"]
 
 
 class Job(Generic[T]):
@@ -61,12 +57,16 @@ class Job(Generic[T]):
 
 
 class WorkerPool:
-    """``workers`` worker processes, started as jobs come (or all at once with ``start``)."""
+    """``workers`` worker processes, started as jobs come (or all at once with ``start``).
 
-    def __init__(self, workers: int) -> None:
-        # the fork server starts now: it imports PRELOAD while this process goes on (opening
-        # the store), instead of the first job waiting for that
-        ctx = worker_context(PRELOAD, start=True)
+    ``preload``: the modules whose functions the workers run (with what they import: pyarrow,
+    protobuf, the converter), imported once by the fork server so that every worker it forks
+    starts with them. The callers name their own module: the pool knows none of its jobs."""
+
+    def __init__(self, workers: int, preload: Sequence[str] = ()) -> None:
+        # the fork server starts now: it imports the preload while this process goes on
+        # (opening the store), instead of the first job waiting for that
+        ctx = worker_context(preload, start=True)
         self.size = workers
         #: where the workers leave the tables of prepared batches (see ``handoff``)
         self.directory = new_directory()
@@ -115,12 +115,12 @@ def _run(
 
 
 @contextmanager
-def worker_pool(workers: int) -> Iterator[WorkerPool | None]:
+def worker_pool(workers: int, preload: Sequence[str] = ()) -> Iterator[WorkerPool | None]:
     """A pool of ``workers`` processes for the length of the block (``None`` for 0)."""
     if workers <= 0:
         yield None
         return
-    pool = WorkerPool(workers)
+    pool = WorkerPool(workers, preload)
     try:
         yield pool
     finally:
@@ -131,7 +131,7 @@ _shared: WorkerPool | None = None
 _shared_lock = threading.Lock()
 
 
-def shared_pool(workers: int) -> WorkerPool:
+def shared_pool(workers: int, preload: Sequence[str] = ()) -> WorkerPool:
     """The process-wide pool (of ``workers`` processes the first time): kept from one use to
     the next (every drain of a server, every command opening the store) and closed at exit; a
     broken one is replaced."""
@@ -141,7 +141,7 @@ def shared_pool(workers: int) -> WorkerPool:
             _shared.close()
             _shared = None
         if _shared is None:
-            _shared = WorkerPool(workers)
+            _shared = WorkerPool(workers, preload)
             on_end(_close_shared)  # before the fork server is stopped (end_workers, at exit)
         return _shared
 

@@ -1,9 +1,9 @@
 """Suite-file YAML read by yaml-rs, a YAML 1.2 parser written in Rust (PyPI ``yaml-rs``).
 
-PyYAML builds a Python node per value and resolves every scalar in Python: a 10,000-case suite
-file takes seconds. yaml-rs parses the whole YAML 1.2 language (flow and block collections,
-every scalar style, anchors and aliases, complex keys) into Python values in one Rust pass,
-about twenty times faster. Scalars follow the YAML 1.2 core schema: ``yes``/``no``/``on``/``off``
+PyYAML builds a Python node per value and resolves every scalar in Python, slow for a big
+suite file. yaml-rs parses the whole YAML 1.2 language (flow and block collections,
+every scalar style, anchors and aliases, complex keys) into Python values in one Rust pass
+(``benchmarks/RESULTS.md``, "suite import"). Scalars follow the YAML 1.2 core schema: ``yes``/``no``/``on``/``off``
 are text, timestamps stay text (``parse_datetime=False``: pydantic reads them), a key given
 twice is an error.
 

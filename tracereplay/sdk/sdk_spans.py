@@ -1,8 +1,8 @@
 """OpenTelemetry SDK spans → tracereplay ``Span``s directly: what the OTLP protobuf encoder and
 ``decode_traces_pb`` make of them, without the protobuf between.
 
-The SDK's OTLP encoder builds a protobuf message per attribute in Python: about 200 us for
-one agent span, where reading the span's fields is about 15. The spool exporter and a replay's
+The SDK's OTLP encoder builds a protobuf message per attribute in Python, many times what
+reading the span's fields costs (``benchmarks/RESULTS.md``, "replay"). The spool exporter and a replay's
 in-process capture both need the spans, so both read them here. Anything the encoder treats
 in a way of its own (a value it drops or refuses, an id or time the decoder rejects) makes
 ``from_sdk`` return ``None``, and the caller takes the protobuf path: the result is never
@@ -70,8 +70,7 @@ def _attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def _plain(attributes: Mapping[str, Any]) -> Mapping[str, Any]:
     """The SDK's ``BoundedAttributes`` as the dict it keeps them in: its ``Mapping`` methods
-    are Python calls per item (3.3 us against 1.3 for ten attributes, four or more mappings
-    per replayed case). ``tests/test_library_internals.py`` fails when a release moves it."""
+    are Python calls per item, and a replayed case reads four or more such mappings. ``tests/test_library_internals.py`` fails when a release moves it."""
     if attributes.__class__ is BoundedAttributes:
         return attributes._dict  # type: ignore[attr-defined,no-any-return]
     return attributes
@@ -135,8 +134,7 @@ def from_sdk(spans: Sequence[ReadableSpan]) -> list[Span] | None:
 
     An ended span does not change, and a replay reads each of its spans twice (its capture,
     then the spool's export): what was read is kept on the SDK's span and given again, the same
-    object (capture + spool of a span: 12.8 us against 18.4, about 2% of a replayed case's
-    CPU). Callers only read the spans they get."""
+    object instead of reading the span twice. Callers only read the spans they get."""
     groups: list[tuple[Any, dict[Any, list[ReadableSpan]]]] = []
     by_id: dict[int, dict[Any, list[ReadableSpan]]] = {}
     for s in spans:

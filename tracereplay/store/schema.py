@@ -9,14 +9,27 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Sequence
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tracereplay.store.errors import UnknownNameError
 
-if TYPE_CHECKING:  # the store passes itself: its transactions are the only ones
-    from tracereplay.store.db import Store
+if TYPE_CHECKING:
     from tracereplay.store.engines.base import Connection
+
+
+class Store(Protocol):
+    """What migrating uses of the store, which passes itself (its transactions are the only
+    ones); a protocol, so ``db`` and this module do not import each other."""
+
+    engine: str
+    con: Any
+
+    def transaction(self) -> contextlib.AbstractContextManager[Any]: ...
+
+    def lock(self, keys: Sequence[str]) -> None: ...
+
 
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 

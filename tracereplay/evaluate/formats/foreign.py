@@ -1,5 +1,4 @@
-"""Eval results in other tools' shapes (``tracereplay eval --format ...``), and a suite's eval
-defaults.
+"""Eval results in other tools' shapes (``tracereplay eval --format ...``).
 
 - ``agenticassure-json``: AgenticAssure 0.4.0's ``RunResult`` JSON (what ``agenticassure run
   --output json`` writes): one ``ScenarioRunResult`` per case, the scenario given back from
@@ -9,19 +8,17 @@ defaults.
   ``status``, ``score``, ``reason``); ``caseId`` is the TestCase's when the case came from a
   TestSet, else the case id.
 
-A suite's eval defaults are ``metadata.eval_defaults`` (``timeout`` seconds, ``retries``,
-``fail_fast``): ``suite import`` of an AgenticAssure suite writes them from its ``config``, and
-any suite file may give them. ``eval --timeout/--retries/--fail-fast`` override them.
+The eval defaults ``suite import`` keeps of an AgenticAssure suite's ``config`` are read by
+``evaluate.settings.suite_eval_defaults``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tracereplay.errors import BadParameterError
-from tracereplay.models import EvalCase, EvalSuite, Status
+from tracereplay.models import EvalCase, Status
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
@@ -30,48 +27,6 @@ if TYPE_CHECKING:
 FORMATS = ("agenticassure-json", "testing-api-json")
 AA_META = "agenticassure"
 TESTING_API_META = "testing_api"
-EVAL_DEFAULTS = "eval_defaults"
-
-
-# ---------------------------------------------------------------------- eval defaults
-@dataclass(frozen=True)
-class EvalDefaults:
-    """The runner options a suite asks for (``None``: not set, the CLI default applies)."""
-
-    timeout: float | None = None
-    retries: int | None = None
-    fail_fast: bool | None = None
-
-
-def suite_eval_defaults(suite: EvalSuite) -> EvalDefaults:
-    """``metadata.eval_defaults`` of a suite; a value of the wrong type is a one-line error."""
-    raw = suite.metadata.get(EVAL_DEFAULTS)
-    if raw is None:
-        return EvalDefaults()
-    where = f"suite '{suite.name}': metadata.{EVAL_DEFAULTS}"
-    if not isinstance(raw, dict):
-        raise BadParameterError(f"{where} must be a mapping (timeout, retries, fail_fast)")
-    unknown = sorted(set(raw) - {"timeout", "retries", "fail_fast"})
-    if unknown:
-        raise BadParameterError(
-            f"{where}.{unknown[0]}: unknown (known: timeout, retries, fail_fast)"
-        )
-    timeout, retries, fail_fast = raw.get("timeout"), raw.get("retries"), raw.get("fail_fast")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0
-    ):
-        raise BadParameterError(f"{where}.timeout must be seconds, 0 or more (0: no limit)")
-    if retries is not None and (
-        isinstance(retries, bool) or not isinstance(retries, int) or retries < 0
-    ):
-        raise BadParameterError(f"{where}.retries must be a whole number, 0 or more")
-    if fail_fast is not None and not isinstance(fail_fast, bool):
-        raise BadParameterError(f"{where}.fail_fast must be true or false")
-    return EvalDefaults(
-        None if timeout is None else float(timeout),
-        retries,
-        fail_fast,
-    )
 
 
 # ---------------------------------------------------------------------- AgenticAssure
