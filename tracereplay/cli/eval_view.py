@@ -70,6 +70,8 @@ def print_problems(reports: Sequence[CaseReport]) -> None:
 
 def print_summary(outcome: EvalOutcome) -> None:
     rec = outcome.record
+    for note in outcome.agent_notes:
+        console.print(Text(f"note: {note}", style="yellow"))
     line = Text()
     line.append(f"eval run {rec.eval_run_id}", style="bold")
     line.append(f"  suite {rec.suite_name}  {rec.mode}")

@@ -92,6 +92,9 @@ class EvalOutcome:
     reports: Sequence[CaseReport]  # a list, or ``CaseReports`` (built on access)
     runner: RunnerReport
     selected: int
+    #: one-line notes about the replayed agent (a framework version its adapter was not
+    #: tested with), for the summary
+    agent_notes: tuple[str, ...] = ()
 
     def not_passed(self) -> list[CaseReport]:
         """The reports of the cases that did not pass (without building the others)."""
@@ -412,7 +415,14 @@ def _evaluate(
         report.interrupted = True
         final = final.model_copy(update={"status": "interrupted"})
         writer.flush(final)
-    return EvalOutcome(final, suite, reports, report, len(cases))
+    notes: tuple[str, ...] = ()
+    if processes is not None:
+        notes = processes.notes()
+    elif agent is not None:
+        from tracereplay.replay.workers.agent_child import agent_notes
+
+        notes = agent_notes(agent)
+    return EvalOutcome(final, suite, reports, report, len(cases), agent_notes=notes)
 
 
 def _case_inputs(

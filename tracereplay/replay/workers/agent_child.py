@@ -23,7 +23,7 @@ from tracereplay.errors import TraceReplayError, one_line
 from tracereplay.forkserver import started_child
 from tracereplay.replay.agent_loader import AgentCallable, load_agent
 from tracereplay.replay.answering.attempt import Replayer
-from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, ReplayPlan, Task
+from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, Ready, ReplayPlan, Task
 from tracereplay.scoring.outcomes import CaseRun
 from tracereplay.scoring.runner import Job, error_run, exits_contained, guarded_attempt
 from tracereplay.sdk import configure, current_setup, flush
@@ -45,12 +45,12 @@ def child_main(conn: Connection, setup: AgentSetup, env: dict[str, str], parent:
     os.environ.clear()
     os.environ.update(env)  # the fork server's environment may be older than the eval's
     try:
-        replayer_for, one_at_a_time = _load(setup)
+        replayer_for, ready = _load(setup)
     except BaseException as exc:  # noqa: BLE001 - reported to the eval, which raises it
         message = str(exc) if isinstance(exc, TraceReplayError) else _loading_failed(setup, exc)
         conn.send(("failed", message))
         return
-    conn.send(("ready", one_at_a_time))  # and whether it takes one case at a time
+    conn.send(("ready", ready))  # whether it takes one case at a time, notes about it
     todo: queue.SimpleQueue[Task | None] = queue.SimpleQueue()  # what an idle thread takes
     ahead: collections.deque[Task] = collections.deque()  # what a thread takes when its case ends
     done: queue.SimpleQueue[tuple[int, Job, CaseRun] | None] = queue.SimpleQueue()
@@ -166,14 +166,22 @@ def _send_results(conn: Connection, batch: list[tuple[int, Job, CaseRun]]) -> No
             conn.send(("results", [(key, error_run(job, reason, started=result.started_at))]))
 
 
-def _load(setup: AgentSetup) -> tuple[Any, bool]:
-    """Load the agent and checks; returns ``(plan, job, inputs) -> attempt function``, and
-    whether the agent takes one case at a time (``FrameworkAgent.one_case_at_a_time``)."""
+def _load(setup: AgentSetup) -> tuple[Any, Ready]:
+    """Load the agent and checks; returns ``(plan, job, inputs) -> attempt function``, and the
+    ``Ready`` message (whether the agent takes one case at a time:
+    ``FrameworkAgent.one_case_at_a_time``; the notes about it: ``agent_notes``)."""
     if setup.check_modules:
         load_check_modules(setup.check_modules)
     agent = load_replayed_agent(setup.agent, setup.db, setup.agent_call)
-    one_at_a_time = bool(getattr(agent, "one_case_at_a_time", False))
-    return (lambda plan, job, inputs: case_replayer(agent, plan, inputs).attempt), one_at_a_time
+    ready = Ready(bool(getattr(agent, "one_case_at_a_time", False)), agent_notes(agent))
+    return (lambda plan, job, inputs: case_replayer(agent, plan, inputs).attempt), ready
+
+
+def agent_notes(agent: AgentCallable) -> tuple[str, ...]:
+    """One line per framework the agent runs on whose installed version its adapter was not
+    tested with (``FrameworkAgent.version_note``)."""
+    notes = (type(adapter).version_note() for adapter in agent.adapters)
+    return tuple(dict.fromkeys(n for n in notes if n))
 
 
 def case_replayer(agent: AgentCallable, plan: ReplayPlan, inputs: CaseInputs) -> Replayer:

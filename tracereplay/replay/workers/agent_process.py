@@ -32,7 +32,7 @@ from tracereplay.errors import TraceReplayError
 from tracereplay.forkserver import ensure_server, worker_context
 from tracereplay.replay.workers.dispatch import Dispatcher, death_reason
 from tracereplay.replay.workers.preload import PRELOAD
-from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, ReplayPlan, Task
+from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, Ready, ReplayPlan, Task
 from tracereplay.scoring.outcomes import CaseRun
 from tracereplay.scoring.runner import (
     Job,
@@ -78,6 +78,7 @@ class AgentProcess:
         self.load_s: float | None = None
         #: the agent it loaded takes one case at a time (said when it is ready)
         self.one_at_a_time = False
+        self.notes: tuple[str, ...] = ()  # what its ``ready`` message said of the agent
         self.planned: ReplayPlan | None = None
         #: the cases running in it (sent to start now, or started after one of these ended),
         #: by key, and those sent ahead, to start as one running ends (``dispatch``'s tasks)
@@ -104,9 +105,10 @@ class AgentProcess:
         self.loaded(message)
         return True
 
-    def loaded(self, one_at_a_time: Any) -> None:
-        """It said it is ready (its ``ready`` message), and whether one case at a time."""
-        self.ready, self.one_at_a_time = True, bool(one_at_a_time)
+    def loaded(self, ready: Ready) -> None:
+        """It said it is ready (its ``ready`` message): whether one case at a time, notes."""
+        self.ready, self.one_at_a_time = True, ready.one_at_a_time
+        self.notes = ready.notes
         self.load_s = time.monotonic() - self.started_at
 
     def send(self, plan: ReplayPlan, tasks: list[Task], ahead: list[Task]) -> bool:
@@ -188,6 +190,10 @@ class AgentProcesses:
         if not first:
             raise AgentProcessError(f"--agent '{self.setup.agent}': no agent process could start")
         return first[0].wait_ready(self.setup, block=block)
+
+    def notes(self) -> tuple[str, ...]:
+        """What the first process to load the agent said of it (its ``Ready`` notes)."""
+        return next((p.notes for p in self._started if p.ready), ())
 
     def start(self, plan: ReplayPlan, inputs_for: Callable[[Job], CaseInputs]) -> None:
         """Run cases from now on as ``plan`` says; ``inputs_for(job)`` gives each job's

@@ -42,7 +42,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
 from tracereplay.models import Status
-from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, ReplayPlan, Task
+from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, Ready, ReplayPlan, Task
 from tracereplay.scoring.outcomes import CaseRun
 from tracereplay.scoring.runner import Job, RunnerOptions, RunnerReport, error_run
 
@@ -59,7 +59,7 @@ class AgentProcess(Protocol):
     running: dict[int, Any]
     queued: dict[int, Any]
 
-    def loaded(self, one_at_a_time: Any) -> None: ...
+    def loaded(self, ready: Ready) -> None: ...
 
     def send(self, plan: ReplayPlan, tasks: list[Task], ahead: list[Task]) -> bool: ...
 

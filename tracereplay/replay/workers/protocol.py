@@ -58,9 +58,19 @@ class CaseInputs:
     llm_calls: tuple[RecordedCall, ...] = ()
 
 
+@dataclass(frozen=True)
+class Ready:
+    """An agent process's ``ready`` message: the agent is loaded, whether it takes one case
+    at a time, and one-line notes about it (a framework version its adapter was not tested
+    with) for the eval to print."""
+
+    one_at_a_time: bool = False
+    notes: tuple[str, ...] = ()
+
+
 # ---------------------------------------------------------------------------- the messages
 #: a message to an agent process: ("plan", ReplayPlan), ("jobs", slots, [task], [task]) (how
 #: many cases the eval counts as running there, the cases to start now, then those to start
 #: as soon as one of its cases ends), ("stop",); from it:
-#: ("ready", one_at_a_time), ("failed", message), ("results", [(key, CaseRun)])
+#: ("ready", Ready), ("failed", message), ("results", [(key, CaseRun)])
 Task = tuple[int, Job, CaseInputs]
