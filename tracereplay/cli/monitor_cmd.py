@@ -115,7 +115,7 @@ def list_() -> None:
       tracereplay monitor list
     """
     from tracereplay.monitor.records import list_monitors
-    from tracereplay.monitor.status import pass_rates
+    from tracereplay.store.monitors import pass_rates
     from tracereplay.store.open import open_store
 
     with open_store(db_path()) as store:

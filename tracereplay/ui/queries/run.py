@@ -10,9 +10,9 @@ import orjson
 
 from tracereplay.models import Run, ToolCallRecord
 from tracereplay.models.failure import failure_point
-from tracereplay.monitor.status import run_monitor_results
 from tracereplay.store.db import Store
 from tracereplay.store.labels import Label
+from tracereplay.store.monitors import run_monitor_results
 
 #: spans shown in the waterfall at most (a trace can be huge)
 MAX_SPANS = 2000

@@ -9,7 +9,7 @@ from starlette.routing import Route
 
 from tracereplay.charts import Series, chart
 from tracereplay.errors import BadParameterError
-from tracereplay.monitor.status import pass_rates
+from tracereplay.store.monitors import pass_rates
 from tracereplay.ui import access
 from tracereplay.ui.pages import ms, num, pct, render
 from tracereplay.ui.queries import dashboard as queries

@@ -10,7 +10,8 @@ from starlette.routing import Route
 
 from tracereplay.charts import Series, chart
 from tracereplay.monitor.records import get_monitor, list_monitors
-from tracereplay.monitor.status import judged_runs, monitor_status, pass_rate_over_time, pass_rates
+from tracereplay.monitor.status import monitor_status
+from tracereplay.store.monitors import judged_runs, pass_rate_over_time, pass_rates
 from tracereplay.ui import access
 from tracereplay.ui.pages import pct, render
 from tracereplay.ui.queries.runs import parse_time
