@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -12,9 +11,11 @@ from tracereplay import __version__
 from tracereplay.errors import NotFoundError
 from tracereplay.evaluate.diff import CaseDiff, EvalDiff, diff_eval_runs
 from tracereplay.evaluate.results_store import get_eval_run, load_case_runs, resolve_eval_run_id
-from tracereplay.report.trajectory import Step, stored_calls, trajectory
+from tracereplay.report.trajectory import Step, trajectory
 from tracereplay.scoring.outcomes import EvalRunRecord, ReplayReport
+from tracereplay.store import eval_runs, runs
 from tracereplay.store.db import Store
+from tracereplay.store.runs import stored_tool_calls
 
 
 class TrendPoint(BaseModel):
@@ -168,26 +169,15 @@ def pick_eval_run(store: Store, ident: str | None, suite: str | None = None) -> 
     """The eval run id ``ident`` names (a unique prefix), else the latest one (of ``suite``)."""
     if ident:
         return resolve_eval_run_id(store, ident)
-    sql = "SELECT eval_run_id FROM eval_runs"
-    params: list[Any] = []
-    if suite:
-        sql += " WHERE suite_name = ?"
-        params.append(suite)
-    rows = store.query_dicts(sql + " ORDER BY started_at DESC, eval_run_id DESC LIMIT 1", params)
-    if not rows:
+    latest = eval_runs.latest_eval_run_id(store, suite)
+    if latest is None:
         where = f" of suite '{suite}'" if suite else ""
         raise NotFoundError(f"no eval run{where} in the store (run tracereplay eval first)")
-    return str(rows[0]["eval_run_id"])
+    return latest
 
 
 def _previous_run(store: Store, run: EvalRunRecord) -> str | None:
-    rows = store.query_dicts(
-        "SELECT eval_run_id FROM eval_runs WHERE suite_id = ?"
-        " AND (started_at < ? OR (started_at = ? AND eval_run_id < ?))"
-        " ORDER BY started_at DESC, eval_run_id DESC LIMIT 1",
-        [run.suite_id, run.started_at, run.started_at, run.eval_run_id],
-    )
-    return str(rows[0]["eval_run_id"]) if rows else None
+    return eval_runs.previous_eval_run_id(store, run.suite_id, run.started_at, run.eval_run_id)
 
 
 def diff_with_previous(store: Store, run: EvalRunRecord) -> EvalDiff | None:
@@ -200,9 +190,7 @@ def diff_with_previous(store: Store, run: EvalRunRecord) -> EvalDiff | None:
 def load_report(store: Store, eval_run_id: str) -> ReportData:
     """Read the eval run, its suite's trend, the diff against the previous run and every case."""
     run = get_eval_run(store, eval_run_id)
-    trend_rows = store.query_dicts(
-        "SELECT * FROM suite_trend WHERE suite_id = ? ORDER BY run_number", [run.suite_id]
-    )
+    trend_rows = eval_runs.suite_trend(store, run.suite_id)
     trend = [
         TrendPoint(**{k: r[k] for k in TrendPoint.model_fields if k in r},
                    current=r["eval_run_id"] == run.eval_run_id)
@@ -216,18 +204,9 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
     previous = diff.a if diff else None
     buckets = {c.case_id: c.bucket for c in diff.cases} if diff else {}
 
-    case_rows = store.query_dicts(
-        "SELECT h.*, c.expected_output FROM case_history AS h"
-        " LEFT JOIN eval_cases AS c ON c.case_id = h.case_id"
-        " WHERE h.eval_run_id = ? ORDER BY h.seq, h.case_id",
-        [run.eval_run_id],
-    )
+    case_rows = eval_runs.case_history_of_run(store, run.eval_run_id)
     checks: dict[tuple[str, int], list[CheckRow]] = defaultdict(list)
-    for c in store.query_dicts(
-        "SELECT case_id, repetition, check_name, check_kind, status, passed, score, explanation"
-        " FROM check_results WHERE eval_run_id = ? ORDER BY case_id, repetition, position",
-        [run.eval_run_id],
-    ):
+    for c in eval_runs.check_results_of_run(store, run.eval_run_id):
         checks[(c["case_id"], c["repetition"])].append(
             CheckRow(
                 name=c["check_name"],
@@ -239,7 +218,7 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
             )
         )
     case_runs = load_case_runs(store, run.eval_run_id, with_checks=False)
-    calls = stored_calls(
+    calls = stored_tool_calls(
         store, [id_ for r in case_runs for id_ in (r.result.run_id, r.source_run_id)]
     )
     reps: dict[str, list[RepetitionView]] = defaultdict(list)
@@ -309,16 +288,7 @@ PRODUCTION_DAYS = 30
 def _add_run_metrics(store: Store, suite_id: str, trend: list[TrendPoint]) -> None:
     """Latency and tokens of the agent runs each eval run scored (``case_results.run_id``: the
     replay run, or in recorded mode the source run)."""
-    rows = store.query_dicts(
-        "SELECT cr.eval_run_id, quantile_cont(r.duration_ms, 0.5) AS p50_ms,"
-        " quantile_cont(r.duration_ms, 0.95) AS p95_ms,"
-        " avg(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))"
-        "   FILTER (WHERE r.input_tokens IS NOT NULL OR r.output_tokens IS NOT NULL) AS tokens"
-        " FROM case_results AS cr JOIN runs AS r ON r.run_id = cr.run_id"
-        " WHERE cr.eval_run_id IN (SELECT eval_run_id FROM eval_runs WHERE suite_id = ?)"
-        " GROUP BY cr.eval_run_id",
-        [suite_id],
-    )
+    rows = eval_runs.scored_run_metrics(store, suite_id)
     by_run = {r["eval_run_id"]: r for r in rows}
     for p in trend:
         m = by_run.get(p.eval_run_id)
@@ -334,19 +304,7 @@ def load_grid(store: Store, trend: list[TrendPoint]) -> Grid:
     if len(window) < 1:
         return Grid()
     ids = [p.eval_run_id for p in window]
-    rows = store.query_dicts(
-        "WITH h AS (SELECT case_id, seq, query, eval_run_id, status, flaky,"
-        "   coalesce(status <> lag(status) OVER (PARTITION BY case_id"
-        "     ORDER BY started_at, eval_run_id), false) AS changed"
-        "   FROM case_history WHERE eval_run_id IN (SELECT unnest(?))),"
-        " c AS (SELECT case_id, max(seq) AS seq, any_value(query) AS query,"
-        "   count(*) FILTER (WHERE changed) AS changes, count(*) FILTER (WHERE flaky) AS flaky_runs,"
-        "   list(eval_run_id) AS runs, list(status) AS statuses, list(flaky) AS flakies"
-        "   FROM h GROUP BY case_id)"
-        " SELECT *, count(*) OVER () AS unstable FROM c WHERE changes > 0 OR flaky_runs > 0"
-        " ORDER BY changes + flaky_runs DESC, seq, case_id LIMIT ?",
-        [ids, GRID_ROWS],
-    )
+    rows = eval_runs.unstable_cases(store, ids, GRID_ROWS)
     column = {eval_run_id: i for i, eval_run_id in enumerate(ids)}
     out: list[GridRow] = []
     for r in rows:
@@ -371,51 +329,18 @@ def load_grid(store: Store, trend: list[TrendPoint]) -> Grid:
 def load_production(store: Store, suite_id: str) -> Production:
     """Live top-level runs of the agents the suite's cases were promoted from (every agent's
     when no case has a source run), per day over ``PRODUCTION_DAYS`` days ending at the newest."""
-    agents = sorted(
-        r["agent_name"]
-        for r in store.query_dicts(
-            "SELECT DISTINCT r.agent_name FROM eval_cases AS c"
-            " JOIN runs AS r ON r.run_id = c.source_run_id"
-            " WHERE c.suite_id = ? AND r.agent_name IS NOT NULL AND r.kind = 'live'",
-            [suite_id],
-        )
-    )
-    live = "SELECT * FROM runs WHERE kind = 'live' AND parent_run_id IS NULL"
-    live_params: list[Any] = []
-    if agents:
-        live += " AND agent_name IN (SELECT unnest(?))"
-        live_params.append(agents)
-    [last] = store.query_dicts(
-        f"SELECT CAST(max(started_at) AS DATE) AS day FROM ({live}) AS live", live_params
-    )
-    if last["day"] is None:
+    agents = runs.promoted_live_agents(store, suite_id)
+    end = runs.last_live_day(store, agents)
+    if end is None:
         return Production(agents=agents)
-    end: date = last["day"]
     start = end - timedelta(days=PRODUCTION_DAYS - 1)
-    window = f"SELECT * FROM ({live}) AS live WHERE CAST(started_at AS DATE) >= ?"
-    params = [*live_params, start]
     days = {d: DayPoint(day=d) for d in (start + timedelta(days=i) for i in range(PRODUCTION_DAYS))}
-    for r in store.query_dicts(
-        "SELECT CAST(started_at AS DATE) AS day, count(*) AS runs,"
-        f" count(*) FILTER (WHERE status <> 'success') AS failed FROM ({window}) AS w GROUP BY day",
-        params,
-    ):
+    for r in runs.live_runs_per_day(store, agents, start):
         days[r["day"]].runs, days[r["day"]].failed = r["runs"], r["failed"]
-    calls = (
-        "SELECT CAST(w.started_at AS DATE) AS day, tc.tool_name, tc.error FROM tool_calls AS tc"
-        f" JOIN ({window}) AS w ON w.trace_id = tc.trace_id"
-    )
-    for r in store.query_dicts(
-        f"SELECT day, count(*) AS calls, count(error) AS errors FROM ({calls}) AS c GROUP BY day",
-        params,
-    ):
+    for r in runs.live_tool_calls_per_day(store, agents, start):
         days[r["day"]].tool_calls, days[r["day"]].tool_errors = r["calls"], r["errors"]
     tools = [
         ToolErrors(tool_name=r["tool_name"] or "?", calls=r["calls"], errors=r["errors"])
-        for r in store.query_dicts(
-            f"SELECT tool_name, count(*) AS calls, count(error) AS errors FROM ({calls}) AS c"
-            " GROUP BY tool_name ORDER BY errors DESC, calls DESC, tool_name LIMIT 8",
-            params,
-        )
+        for r in runs.live_tool_errors(store, agents, start, limit=8)
     ]
     return Production(agents=agents, days=list(days.values()), tools=tools)

@@ -15,17 +15,15 @@ unused recording of that tool (drift computed here). What is left on either side
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-import orjson
 from pydantic import BaseModel, Field
 
 from tracereplay.checks.matching import arg_differences, values_match
 from tracereplay.models import ToolCallRecord
 from tracereplay.replay.answering.recorded_tools import arguments_equal, normalize_arguments
 from tracereplay.scoring.outcomes import ArgumentDrift, ReplayReport
-from tracereplay.store.db import Store
 
 _NOT_ANSWERED = "no recording answered this call"
 
@@ -63,36 +61,6 @@ def _differences(recorded: dict[str, Any], replayed: dict[str, Any]) -> list[str
     return out
 
 
-def stored_calls(store: Store, run_ids: Iterable[str | None]) -> dict[str, list[ToolCallRecord]]:
-    """The tool calls of each stored run among ``run_ids``, in order (a run not in the store is
-    left out; a stored run without tool calls maps to ``[]``)."""
-    ids = sorted({r for r in run_ids if r})
-    if not ids:
-        return {}
-    present = store.con.execute(
-        "SELECT run_id FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
-    ).fetchall()
-    out: dict[str, list[ToolCallRecord]] = {r: [] for (r,) in present}
-    for row in store.query_dicts(
-        "SELECT run_id, round, tool_name, tool_call_id, arguments, result, duration_ms, error"
-        " FROM tool_calls WHERE run_id IN (SELECT unnest(?)) ORDER BY run_id, position",
-        [ids],
-    ):
-        if row["run_id"] in out:
-            out[row["run_id"]].append(
-                ToolCallRecord(
-                    round=row["round"] or 0,
-                    tool_name=row["tool_name"] or "",
-                    tool_call_id=row["tool_call_id"] or "",
-                    arguments=orjson.loads(row["arguments"]) if row["arguments"] else {},
-                    result=row["result"] or "",
-                    duration_ms=row["duration_ms"] or 0.0,
-                    error=row["error"],
-                )
-            )
-    return out
-
-
 def trajectory(
     calls: Mapping[str, Sequence[ToolCallRecord]],
     *,
@@ -102,8 +70,8 @@ def trajectory(
     report: ReplayReport | None = None,
     scored: Sequence[ToolCallRecord] = (),
 ) -> list[Step]:
-    """One repetition's trajectory. ``calls``: ``stored_calls`` of the eval run's scored runs and
-    source runs; ``run_id``/``source_run_id``/``report``/``scored``: its ``case_results`` row
+    """One repetition's trajectory. ``calls``: ``store.runs.stored_tool_calls`` of the eval
+    run's scored runs and source runs; ``run_id``/``source_run_id``/``report``/``scored``: its ``case_results`` row
     (``scored``, the calls of the result it scored, stands in when the run is not stored)."""
     made = calls.get(run_id or "", scored)
     recorded = calls.get(source_run_id or "", [])

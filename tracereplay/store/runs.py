@@ -6,12 +6,12 @@ of runs, instead of two per run), and what ``ingest`` and ``show`` check runs' c
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import orjson
 
-from tracereplay.models import AgentResult, Document, LlmCall, Run
+from tracereplay.models import AgentResult, Document, LlmCall, Run, ToolCallRecord
 from tracereplay.models.fast import build
 from tracereplay.semconv import TOOL_RESULT_ENCODING
 from tracereplay.store.db import Store
@@ -299,3 +299,122 @@ def recorded_llm_calls(store: Store, run_ids: list[str]) -> list[tuple[Any, ...]
         " WHERE c.run_id IN (SELECT unnest(?)) ORDER BY c.run_id, c.round",
         [run_ids],
     ).fetchall()
+
+
+def stored_tool_calls(
+    store: Store, run_ids: Iterable[str | None]
+) -> dict[str, list[ToolCallRecord]]:
+    """The tool calls of each stored run among ``run_ids``, in order (a run not in the store is
+    left out; a stored run without tool calls maps to ``[]``): the trajectories of the report
+    and of the UI's eval pages."""
+    ids = sorted({r for r in run_ids if r})
+    if not ids:
+        return {}
+    present = store.con.execute(
+        "SELECT run_id FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
+    ).fetchall()
+    out: dict[str, list[ToolCallRecord]] = {r: [] for (r,) in present}
+    for row in store.query_dicts(
+        "SELECT run_id, round, tool_name, tool_call_id, arguments, result, duration_ms, error"
+        " FROM tool_calls WHERE run_id IN (SELECT unnest(?)) ORDER BY run_id, position",
+        [ids],
+    ):
+        if row["run_id"] in out:
+            out[row["run_id"]].append(
+                ToolCallRecord(
+                    round=row["round"] or 0,
+                    tool_name=row["tool_name"] or "",
+                    tool_call_id=row["tool_call_id"] or "",
+                    arguments=orjson.loads(row["arguments"]) if row["arguments"] else {},
+                    result=row["result"] or "",
+                    duration_ms=row["duration_ms"] or 0.0,
+                    error=row["error"],
+                )
+            )
+    return out
+
+
+def promoted_live_agents(store: Store, suite_id: str) -> list[str]:
+    """The agents of the live runs the suite's cases were promoted from, sorted (the report's
+    production section follows them)."""
+    return sorted(
+        r["agent_name"]
+        for r in store.query_dicts(
+            "SELECT DISTINCT r.agent_name FROM eval_cases AS c"
+            " JOIN runs AS r ON r.run_id = c.source_run_id"
+            " WHERE c.suite_id = ? AND r.agent_name IS NOT NULL AND r.kind = 'live'",
+            [suite_id],
+        )
+    )
+
+
+def _live(agents: Sequence[str]) -> tuple[str, list[Any]]:
+    """Live top-level runs (of ``agents``; every agent's when empty), as a query and its
+    parameters."""
+    live = "SELECT * FROM runs WHERE kind = 'live' AND parent_run_id IS NULL"
+    params: list[Any] = []
+    if agents:
+        live += " AND agent_name IN (SELECT unnest(?))"
+        params.append(list(agents))
+    return live, params
+
+
+def last_live_day(store: Store, agents: Sequence[str]) -> date | None:
+    """The day the newest live top-level run (of ``agents``; any when empty) started, or None
+    when there is none: where the report's production window ends."""
+    live, params = _live(agents)
+    [last] = store.query_dicts(
+        f"SELECT CAST(max(started_at) AS DATE) AS day FROM ({live}) AS live", params
+    )
+    return last["day"]
+
+
+def _live_window(agents: Sequence[str], start: date) -> tuple[str, list[Any]]:
+    live, params = _live(agents)
+    window = f"SELECT * FROM ({live}) AS live WHERE CAST(started_at AS DATE) >= ?"
+    return window, [*params, start]
+
+
+def live_runs_per_day(store: Store, agents: Sequence[str], start: date) -> list[dict[str, Any]]:
+    """Per day since ``start``: the live top-level runs (of ``agents``; any when empty) and how
+    many did not succeed (``day``, ``runs``, ``failed``): the report's production chart."""
+    window, params = _live_window(agents, start)
+    return store.query_dicts(
+        "SELECT CAST(started_at AS DATE) AS day, count(*) AS runs,"
+        f" count(*) FILTER (WHERE status <> 'success') AS failed FROM ({window}) AS w GROUP BY day",
+        params,
+    )
+
+
+def _live_calls(agents: Sequence[str], start: date) -> tuple[str, list[Any]]:
+    window, params = _live_window(agents, start)
+    calls = (
+        "SELECT CAST(w.started_at AS DATE) AS day, tc.tool_name, tc.error FROM tool_calls AS tc"
+        f" JOIN ({window}) AS w ON w.trace_id = tc.trace_id"
+    )
+    return calls, params
+
+
+def live_tool_calls_per_day(
+    store: Store, agents: Sequence[str], start: date
+) -> list[dict[str, Any]]:
+    """Per day since ``start``: the tool calls of the live top-level runs' traces (of
+    ``agents``; any when empty) and how many failed (``day``, ``calls``, ``errors``)."""
+    calls, params = _live_calls(agents, start)
+    return store.query_dicts(
+        f"SELECT day, count(*) AS calls, count(error) AS errors FROM ({calls}) AS c GROUP BY day",
+        params,
+    )
+
+
+def live_tool_errors(
+    store: Store, agents: Sequence[str], start: date, limit: int = 8
+) -> list[dict[str, Any]]:
+    """The tools of the live top-level runs' traces since ``start`` (of ``agents``; any when
+    empty), most errors first, at most ``limit`` (``tool_name``, ``calls``, ``errors``)."""
+    calls, params = _live_calls(agents, start)
+    return store.query_dicts(
+        f"SELECT tool_name, count(*) AS calls, count(error) AS errors FROM ({calls}) AS c"
+        f" GROUP BY tool_name ORDER BY errors DESC, calls DESC, tool_name LIMIT {int(limit)}",
+        params,
+    )

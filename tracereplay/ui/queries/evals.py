@@ -11,9 +11,10 @@ import orjson
 from tracereplay.errors import AmbiguousIdError, NotFoundError
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.replay_modes import live_step, markers, replay_modes
-from tracereplay.report.trajectory import stored_calls, summarize, trajectory
+from tracereplay.report.trajectory import summarize, trajectory
 from tracereplay.scoring.outcomes import ReplayReport
 from tracereplay.store.db import Store
+from tracereplay.store.runs import stored_tool_calls
 
 #: eval runs shown in a suite's grid (the most recent)
 GRID_RUNS = 20
@@ -241,7 +242,9 @@ def with_steps(store: Store, reps: list[dict[str, Any]], modes: dict[str, str]) 
     HTML report shows it; a fork's or live tools' ``modes`` and the trajectory's ``markers``
     and ``live_steps`` (``tracereplay.report.replay_modes``). ``modes``: each row's eval run's
     mode."""
-    calls = stored_calls(store, [r for rep in reps for r in (rep["run_id"], rep["source_run_id"])])
+    calls = stored_tool_calls(
+        store, [r for rep in reps for r in (rep["run_id"], rep["source_run_id"])]
+    )
     for rep in reps:
         report = ReplayReport.model_validate(rep["drift"]) if rep["drift"] else None
         replayed = modes.get(rep["eval_run_id"]) == "replay"
