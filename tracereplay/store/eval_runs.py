@@ -159,3 +159,188 @@ def unstable_cases(store: Store, eval_run_ids: list[str], limit: int) -> list[di
         " ORDER BY changes + flaky_runs DESC, seq, case_id LIMIT ?",
         [eval_run_ids, limit],
     )
+
+
+def suite_trend_with_metrics(store: Store, suite_id: str) -> list[dict[str, Any]]:
+    """Each eval run of the suite, oldest first: its ``suite_trend`` counts and rates, and the
+    mean latency and tokens of the runs it scored (the replay runs, or the source runs in
+    recorded mode) and of its cases (the UI's suite page)."""
+    return store.query_dicts(
+        """
+        WITH scored AS (
+            SELECT cr.eval_run_id, avg(r.duration_ms) AS latency_ms,
+                   avg(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0)) AS tokens,
+                   avg(cr.duration_ms) AS case_ms
+            FROM case_results cr LEFT JOIN runs r ON r.run_id = cr.run_id
+            WHERE cr.suite_id = ? GROUP BY cr.eval_run_id
+        )
+        SELECT t.eval_run_id, t.run_number, t.label, t.git_commit, t.mode, t.run_status,
+               t.started_at, t.finished_at, t.cases, t.passed, t.failed, t.errored, t.flaky,
+               t.pass_rate, t.aggregate_score, t.pass_rate_change, t.score_change,
+               s.latency_ms, s.tokens, s.case_ms
+        FROM suite_trend t LEFT JOIN scored s USING (eval_run_id)
+        WHERE t.suite_id = ? ORDER BY t.run_number
+        """,
+        [suite_id, suite_id],
+    )
+
+
+def case_history_with_runs(store: Store, case_id: str) -> list[dict[str, Any]]:
+    """The case's result in each eval run (newest first, at most 100), with the runs it scored
+    (``run_ids``: the replay runs, or the source run in recorded mode, one per repetition): the
+    UI's case page."""
+    return store.query_dicts(
+        "WITH runs AS (SELECT eval_run_id, list(run_id ORDER BY repetition)"
+        "   FILTER (WHERE run_id IS NOT NULL) AS run_ids"
+        "   FROM case_results WHERE case_id = ? GROUP BY eval_run_id)"
+        " SELECT h.eval_run_id, h.label, h.mode, h.started_at, h.status, h.score, h.reason,"
+        " h.repetitions, h.flaky, coalesce(r.run_ids, []) AS run_ids"
+        " FROM case_history h LEFT JOIN runs r USING (eval_run_id)"
+        " WHERE h.case_id = ? ORDER BY h.started_at DESC LIMIT 100",
+        [case_id, case_id],
+    )
+
+
+def case_repetitions(store: Store, case_id: str, eval_run_id: str) -> list[dict[str, Any]]:
+    """The ``case_results`` rows of one case in one eval run, by repetition (``tool_calls`` and
+    ``drift`` as stored JSON text): the UI's case page."""
+    return store.query_dicts(
+        "SELECT eval_run_id, repetition, status, run_id, source_run_id, tool_calls, drift"
+        " FROM case_results WHERE case_id = ? AND eval_run_id = ? ORDER BY repetition",
+        [case_id, eval_run_id],
+    )
+
+
+def eval_run_ids_by_prefix(store: Store, prefix: str) -> list[str]:
+    """Up to 3 eval run ids starting with ``prefix`` (more than one: the prefix is
+    ambiguous)."""
+    rows = store.con.execute(
+        "SELECT eval_run_id FROM eval_runs WHERE starts_with(eval_run_id, ?) LIMIT 3", [prefix]
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def eval_run_with_trend(store: Store, eval_run_id: str) -> dict[str, Any] | None:
+    """The ``eval_runs`` row of ``eval_run_id`` (``options`` as stored JSON text) with its
+    ``suite_trend`` numbers, or None: the UI's eval run and diff pages."""
+    rows = store.query_dicts(
+        "SELECT e.*, t.run_number, t.flaky, t.checks, t.checks_passed, t.check_pass_rate,"
+        " t.pass_rate_change, t.score_change FROM eval_runs e"
+        " LEFT JOIN suite_trend t USING (eval_run_id) WHERE e.eval_run_id = ?",
+        [eval_run_id],
+    )
+    return rows[0] if rows else None
+
+
+def eval_run_case_rows(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
+    """Every case of an eval run (``case_history``, with ``expected_output``), those that did
+    not pass first, then by seq: the UI's eval run page."""
+    return store.query_dicts(
+        "SELECT h.case_id, h.seq, h.query, h.status, h.score, h.reason, h.repetitions, h.flaky,"
+        " c.expected_output FROM case_history h LEFT JOIN eval_cases c USING (case_id)"
+        " WHERE h.eval_run_id = ? ORDER BY h.status = 'PASSED', h.seq",
+        [eval_run_id],
+    )
+
+
+def case_results_of_run(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
+    """The ``case_results`` rows of an eval run, by case and repetition (``tool_calls`` and
+    ``drift`` as stored JSON text): the UI's eval run page."""
+    return store.query_dicts(
+        "SELECT eval_run_id, case_id, repetition, status, score, reason, attempts, duration_ms,"
+        " run_id, source_run_id, response, tool_calls, drift FROM case_results"
+        " WHERE eval_run_id = ? ORDER BY case_id, repetition",
+        [eval_run_id],
+    )
+
+
+def check_rows_of_run(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
+    """The ``check_results`` of an eval run with their position, by case, repetition and
+    position: the UI's eval run page."""
+    return store.query_dicts(
+        "SELECT case_id, repetition, position, check_name, check_kind, status, passed, score,"
+        " explanation FROM check_results WHERE eval_run_id = ?"
+        " ORDER BY case_id, repetition, position",
+        [eval_run_id],
+    )
+
+
+def case_history_pair(store: Store, a: str, b: str) -> list[dict[str, Any]]:
+    """The cases of eval runs ``a`` and ``b`` side by side by case (``a_``/``b_`` status,
+    score, reason; a case in one run only has the other's None), by seq: the UI's diff."""
+    return store.query_dicts(
+        """
+        SELECT coalesce(x.case_id, y.case_id) AS case_id, coalesce(y.seq, x.seq) AS seq,
+               coalesce(y.query, x.query) AS query,
+               x.status AS a_status, x.score AS a_score, y.status AS b_status,
+               y.score AS b_score, y.reason AS b_reason, x.reason AS a_reason
+        FROM (SELECT * FROM case_history WHERE eval_run_id = ?) x
+        FULL OUTER JOIN (SELECT * FROM case_history WHERE eval_run_id = ?) y USING (case_id)
+        ORDER BY seq
+        """,
+        [a, b],
+    )
+
+
+def scored_run_ids(store: Store, a: str, b: str) -> list[tuple[str, str, str]]:
+    """``(eval_run_id, case_id, run_id)`` of the runs eval runs ``a`` and ``b`` scored (replay
+    runs, or the source run in recorded mode), by repetition: the UI's diff links them."""
+    rows = store.con.execute(
+        "SELECT eval_run_id, case_id, run_id FROM case_results"
+        " WHERE eval_run_id IN (?, ?) AND run_id IS NOT NULL ORDER BY repetition",
+        [a, b],
+    ).fetchall()
+    return [(str(e), str(c), str(r)) for e, c, r in rows]
+
+
+def latest_trend_rows(store: Store, suite_id: str, limit: int) -> list[dict[str, Any]]:
+    """The suite's latest ``limit`` eval runs (id, number, label, commit, mode, start, pass
+    rate), newest first: the columns of the UI's case x eval-run grid."""
+    return store.query_dicts(
+        "SELECT eval_run_id, run_number, label, git_commit, mode, started_at, pass_rate"
+        " FROM suite_trend WHERE suite_id = ? ORDER BY run_number DESC LIMIT ?",
+        [suite_id, limit],
+    )
+
+
+def case_statuses(store: Store, eval_run_ids: list[str]) -> list[dict[str, Any]]:
+    """Each case's status, score, reason and flakiness in each of ``eval_run_ids`` (the
+    cells of the UI's case x eval-run grid)."""
+    return store.query_dicts(
+        "SELECT case_id, eval_run_id, status, score, reason, flaky FROM case_history"
+        " WHERE eval_run_id IN (SELECT unnest(CAST(? AS VARCHAR[])))",
+        [eval_run_ids],
+    )
+
+
+def recent_eval_runs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
+    """The latest ``limit`` eval runs of every suite with their ``suite_trend`` numbers, newest
+    first: the UI's eval runs page."""
+    return store.query_dicts(
+        "SELECT eval_run_id, suite_name, run_number, label, git_commit, mode, run_status,"
+        " started_at, cases, passed, failed, errored, pass_rate, aggregate_score,"
+        " pass_rate_change FROM suite_trend ORDER BY started_at DESC LIMIT ?",
+        [limit],
+    )
+
+
+def eval_run_number(store: Store, suite_id: str, run_number: int) -> str | None:
+    """The id of the suite's eval run numbered ``run_number`` (``suite_trend``), or None: the
+    UI's link to an eval run's previous one."""
+    rows = store.query_dicts(
+        "SELECT eval_run_id FROM suite_trend WHERE suite_id = ? AND run_number = ?",
+        [suite_id, run_number],
+    )
+    return str(rows[0]["eval_run_id"]) if rows else None
+
+
+def case_results_of_cases(store: Store, case_ids: list[str]) -> list[dict[str, Any]]:
+    """The latest 50 results (``case_history``: eval run, suite, seq, label, mode, start,
+    status, score, reason) of the cases ``case_ids``, newest first: the run page of the run
+    they were promoted from."""
+    return store.query_dicts(
+        "SELECT h.eval_run_id, h.suite_name, h.seq, h.label, h.mode, h.started_at, h.status,"
+        " h.score, h.reason FROM case_history h"
+        " WHERE h.case_id IN (SELECT unnest(CAST(? AS VARCHAR[]))) ORDER BY h.started_at DESC LIMIT 50",
+        [case_ids],
+    )

@@ -418,3 +418,176 @@ def live_tool_errors(
         f" GROUP BY tool_name ORDER BY errors DESC, calls DESC, tool_name LIMIT {int(limit)}",
         params,
     )
+
+
+def last_live_start(store: Store, agent: str | None = None) -> datetime | None:
+    """When the newest live run (of ``agent``) started, or None: where the UI's dashboard
+    window ends."""
+    sql = "SELECT max(started_at) FROM runs WHERE kind = 'live'"
+    params: list[Any] = []
+    if agent:
+        sql += " AND agent_name = ?"
+        params.append(agent)
+    return store.con.execute(sql, params).fetchall()[0][0]
+
+
+def live_days(
+    store: Store, since: datetime, until: datetime, agent: str | None = None
+) -> list[dict[str, Any]]:
+    """Per UTC day with live runs (of ``agent``) started in ``[since, until)``: runs, failures,
+    median and 95th percentile duration, tokens, tool calls (the UI's dashboard)."""
+    agent_sql = " AND agent_name = ?" if agent else ""
+    params: list[Any] = [since, until] + ([agent] if agent else [])
+    return store.query_dicts(
+        f"""
+        SELECT CAST(timezone('UTC', started_at) AS DATE) AS day, count(*) AS runs,
+               count(*) FILTER (WHERE status <> 'success') AS failures,
+               quantile_cont(duration_ms, 0.5) AS p50_ms,
+               quantile_cont(duration_ms, 0.95) AS p95_ms,
+               sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS tokens,
+               sum(tool_calls_count) AS tool_calls
+        FROM runs WHERE kind = 'live' AND started_at >= ? AND started_at < ?{agent_sql}
+        GROUP BY day ORDER BY day
+        """,
+        params,
+    )
+
+
+def live_tool_errors_by_day(
+    store: Store, since: datetime, until: datetime, agent: str | None = None
+) -> dict[date, int]:
+    """Per UTC day: the failed tool calls of live runs (of ``agent``) started in ``[since,
+    until)`` (the UI's dashboard)."""
+    agent_sql = " AND r.agent_name = ?" if agent else ""
+    params: list[Any] = [since, until] + ([agent] if agent else [])
+    rows = store.con.execute(
+        f"""
+        SELECT CAST(timezone('UTC', r.started_at) AS DATE) AS day, count(t.error)
+        FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
+        WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
+          AND t.error IS NOT NULL{agent_sql}
+        GROUP BY day
+        """,
+        params,
+    ).fetchall()
+    return {day: int(n) for day, n in rows}
+
+
+def live_per_agent(store: Store, since: datetime, until: datetime) -> list[dict[str, Any]]:
+    """Per agent over the live runs started in ``[since, until)``, most runs first (at most
+    100): runs, failure rate, median and 95th percentile duration, tokens per run, tool calls
+    and failed ones (the UI's dashboard)."""
+    return store.query_dicts(
+        """
+        WITH errs AS (
+            SELECT r.agent_name, count(t.error) AS tool_errors
+            FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
+            WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
+              AND t.error IS NOT NULL
+            GROUP BY r.agent_name
+        )
+        SELECT r.agent_name, count(*) AS runs,
+               count(*) FILTER (WHERE r.status <> 'success') / count(*) AS failure_rate,
+               quantile_cont(r.duration_ms, 0.5) AS p50_ms,
+               quantile_cont(r.duration_ms, 0.95) AS p95_ms,
+               avg(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0)) AS tokens_per_run,
+               sum(r.tool_calls_count) AS tool_calls,
+               coalesce(any_value(e.tool_errors), 0) AS tool_errors
+        FROM runs r LEFT JOIN errs e USING (agent_name)
+        WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
+        GROUP BY r.agent_name ORDER BY runs DESC LIMIT 100
+        """,
+        [since, until, since, until],
+    )
+
+
+def live_agents(store: Store) -> list[str]:
+    """The agents of live runs, most runs first (at most 200): the UI's agent picker."""
+    return [
+        r[0]
+        for r in store.con.execute(
+            "SELECT agent_name FROM runs WHERE kind = 'live' AND agent_name IS NOT NULL"
+            " GROUP BY 1 ORDER BY count(*) DESC LIMIT 200"
+        ).fetchall()
+    ]
+
+
+#: what a link to a run shows (the run page's parent, sub-runs and replays)
+RUN_LINK_COLUMNS = (
+    "run_id, agent_name, kind, status, started_at, duration_ms, left(query, 120) AS query"
+)
+
+
+def trace_spans(
+    store: Store, trace_id: str, between: tuple[datetime, datetime] | None = None
+) -> list[tuple[Any, ...]]:
+    """The spans of a trace (``span_id``, ``parent_span_id``, ``name``, ``kind``, start and end
+    ns, ``duration_ms``, status code and message, ``attributes`` as JSON text) in start order,
+    only those started ``between`` two times when given (spans are stored about in time order:
+    a window lets DuckDB skip other days' row groups): the run page's tree and waterfall."""
+    sql = (
+        "SELECT span_id, parent_span_id, name, kind, start_time_unix_nano, end_time_unix_nano,"
+        " duration_ms, status_code, status_message, attributes FROM spans WHERE trace_id = ?"
+    )
+    if between is not None:
+        return store.con.execute(
+            sql + " AND start_time BETWEEN ? AND ? ORDER BY start_time_unix_nano, span_id",
+            [trace_id, between[0], between[1]],
+        ).fetchall()
+    return store.con.execute(sql + " ORDER BY start_time_unix_nano, span_id", [trace_id]).fetchall()
+
+
+def run_link(store: Store, run_id: str) -> dict[str, Any] | None:
+    """``RUN_LINK_COLUMNS`` of one run, or None when it is not stored."""
+    found = store.query_dicts(f"SELECT {RUN_LINK_COLUMNS} FROM runs WHERE run_id = ?", [run_id])
+    return found[0] if found else None
+
+
+def sub_run_links(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """``RUN_LINK_COLUMNS`` of the runs whose parent is ``run_id``, by start."""
+    return store.query_dicts(
+        f"SELECT {RUN_LINK_COLUMNS} FROM runs WHERE parent_run_id = ? ORDER BY started_at",
+        [run_id],
+    )
+
+
+def replay_links(store: Store, case_ids: list[str]) -> list[dict[str, Any]]:
+    """``RUN_LINK_COLUMNS``, ``eval_run_id`` and ``case_id`` of the latest 50 replay runs of
+    the cases ``case_ids``, newest first (the run page of the runs they were promoted from)."""
+    return store.query_dicts(
+        f"SELECT {RUN_LINK_COLUMNS}, eval_run_id, case_id FROM runs"
+        " WHERE case_id IN (SELECT unnest(CAST(? AS VARCHAR[]))) AND kind = 'replay'"
+        " ORDER BY started_at DESC LIMIT 50",
+        [case_ids],
+    )
+
+
+#: what the runs list shows of each run
+LIST_COLUMNS = (
+    "run_id, trace_id, parent_run_id, agent_name, service_name, kind, status, started_at,"
+    " duration_ms, input_tokens, output_tokens, tool_calls_count, total_llm_calls, models,"
+    " left(query, 160) AS query, left(error, 160) AS error"
+)
+
+
+def runs_page_rows(
+    store: Store, where: str, params: Sequence[Any], order: str, limit: int, offset: int
+) -> list[dict[str, Any]]:
+    """``LIST_COLUMNS`` of the runs matching ``where`` (a SQL condition on ``runs`` with its
+    ``params``, built by the UI's runs filter from its facets, never a person's text) in
+    ``order``, ``limit`` of them from ``offset``: a page of the UI's runs list."""
+    return store.query_dicts(
+        f"SELECT {LIST_COLUMNS} FROM runs WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+        [*params, limit, offset],
+    )
+
+
+def matching_run_ids(store: Store, where: str, params: Sequence[Any], limit: int) -> list[str]:
+    """Ids of the recorded (not replay) runs matching ``where`` (as in ``runs_page_rows``),
+    oldest first, at most ``limit``: the UI's bulk promotion."""
+    rows = store.con.execute(
+        f"SELECT run_id FROM runs WHERE ({where}) AND kind IS DISTINCT FROM 'replay' "
+        "ORDER BY started_at NULLS LAST, run_id LIMIT ?",
+        [*params, limit],
+    ).fetchall()
+    return [r[0] for r in rows]

@@ -351,3 +351,116 @@ def _utc(dt: datetime | None) -> datetime | None:
     if dt is None:
         return None
     return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+
+
+def suite_overview(store: Store) -> list[dict[str, Any]]:
+    """Every suite (by name) with its case count and its latest eval run (id, pass rate,
+    score, start) and every eval run's pass rate, oldest first: the UI's suites page."""
+    return store.query_dicts(
+        """
+        WITH last AS (
+            SELECT suite_id, count(*) AS eval_runs,
+                   arg_max(eval_run_id, started_at) AS last_eval_run_id,
+                   arg_max(pass_rate, started_at) AS last_pass_rate,
+                   arg_max(aggregate_score, started_at) AS last_score,
+                   max(started_at) AS last_started_at,
+                   list(pass_rate ORDER BY started_at) AS pass_rates
+            FROM suite_trend GROUP BY suite_id
+        ), counts AS (
+            SELECT suite_id, count(*) AS cases FROM eval_cases GROUP BY suite_id
+        )
+        SELECT s.suite_id, s.name, s.agent_name, s.description, s.updated_at,
+               coalesce(c.cases, 0) AS cases, coalesce(l.eval_runs, 0) AS eval_runs,
+               l.last_eval_run_id, l.last_pass_rate, l.last_score, l.last_started_at,
+               l.pass_rates
+        FROM eval_suites s LEFT JOIN last l USING (suite_id) LEFT JOIN counts c USING (suite_id)
+        ORDER BY s.name
+        """
+    )
+
+
+def suite_names(store: Store) -> list[str]:
+    """Every suite's name, sorted (the UI's suite pickers)."""
+    return [
+        r[0] for r in store.con.execute("SELECT name FROM eval_suites ORDER BY name").fetchall()
+    ]
+
+
+def suite_row(store: Store, name: str) -> dict[str, Any] | None:
+    """The ``eval_suites`` row of the suite called ``name`` as stored (JSON columns as text),
+    or None: the UI's suite page."""
+    rows = store.query_dicts("SELECT * FROM eval_suites WHERE name = ?", [name])
+    return rows[0] if rows else None
+
+
+def case_overview(store: Store, suite_id: str) -> list[dict[str, Any]]:
+    """The suite's cases by seq (query cut to 160 characters, what each expects, whether it has
+    checks of its own) with each one's status and score in its latest eval run: the UI's
+    suite page."""
+    return store.query_dicts(
+        """
+        WITH latest AS (
+            SELECT case_id, arg_max(status, started_at) AS last_status,
+                   arg_max(score, started_at) AS last_score
+            FROM case_history WHERE suite_id = ? GROUP BY case_id
+        )
+        SELECT c.case_id, c.seq, left(c.query, 160) AS query, c.source_kind, c.source_run_id,
+               c.tags, c.expected_output IS NOT NULL AS has_expected,
+               json_array_length(c.expected_tool_calls) AS expected_tools,
+               c.checks IS NOT NULL AS own_checks, l.last_status, l.last_score
+        FROM eval_cases c LEFT JOIN latest l USING (case_id)
+        WHERE c.suite_id = ? ORDER BY c.seq
+        """,
+        [suite_id, suite_id],
+    )
+
+
+def case_row(store: Store, case_id: str) -> dict[str, Any] | None:
+    """The ``eval_cases`` row of ``case_id`` as stored, with its suite's name as
+    ``suite_name``, or None: the UI's case page."""
+    rows = store.query_dicts(
+        "SELECT c.*, s.name AS suite_name FROM eval_cases c JOIN eval_suites s USING (suite_id)"
+        " WHERE c.case_id = ?",
+        [case_id],
+    )
+    return rows[0] if rows else None
+
+
+def case_queries_by_seq(store: Store, suite_id: str) -> list[dict[str, Any]]:
+    """The suite's cases by seq: id, seq, query cut to 80 characters (the rows of the UI's
+    case x eval-run grid)."""
+    return store.query_dicts(
+        "SELECT case_id, seq, left(query, 80) AS query FROM eval_cases WHERE suite_id = ?"
+        " ORDER BY seq",
+        [suite_id],
+    )
+
+
+def suite_checks_text(store: Store, suite_id: str) -> str | None:
+    """The suite's ``checks`` as stored (JSON text): the UI's case editor shows them next to
+    the case's own."""
+    return store.con.execute(
+        "SELECT checks FROM eval_suites WHERE suite_id = ?", [suite_id]
+    ).fetchall()[0][0]
+
+
+def cases_from_run(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The cases promoted from run ``run_id`` (id, seq, source kind, promotion time, suite
+    name), by suite and seq: the run page."""
+    return store.query_dicts(
+        "SELECT c.case_id, c.seq, c.source_kind, c.promoted_at, s.name AS suite_name"
+        " FROM eval_cases c JOIN eval_suites s USING (suite_id)"
+        " WHERE c.source_run_id = ? ORDER BY s.name, c.seq",
+        [run_id],
+    )
+
+
+def case_link(store: Store, case_id: str) -> dict[str, Any] | None:
+    """A case's id, seq, source run and suite name, or None: the run page of a replay links
+    the case it replayed."""
+    found = store.query_dicts(
+        "SELECT c.case_id, c.seq, c.source_run_id, s.name AS suite_name FROM eval_cases c"
+        " JOIN eval_suites s USING (suite_id) WHERE c.case_id = ?",
+        [case_id],
+    )
+    return found[0] if found else None

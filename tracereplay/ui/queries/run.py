@@ -1,4 +1,5 @@
-"""One run: the run itself, its spans (tree + waterfall) and what it is linked to."""
+"""One run: the run itself, its spans (tree + waterfall) and what it is linked to, read by
+``store/runs.py``, ``store/suites.py``, ``store/eval_runs.py`` and ``store/monitors.py``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import orjson
 
 from tracereplay.models import Run, ToolCallRecord
 from tracereplay.models.failure import failure_point
+from tracereplay.store import eval_runs
+from tracereplay.store import runs as run_store
+from tracereplay.store import suites as suite_store
 from tracereplay.store.db import Store
 from tracereplay.store.labels import Label
 from tracereplay.store.monitors import run_monitor_results
@@ -100,23 +104,14 @@ def rounds_of(run: Run) -> list[Round]:
 def span_rows(store: Store, run: Run) -> tuple[list[SpanRow], int]:
     """The run's spans (its root span's subtree) in tree order, with depth and the place of each
     bar in the waterfall."""
-    sql = (
-        "SELECT span_id, parent_span_id, name, kind, start_time_unix_nano, end_time_unix_nano,"
-        " duration_ms, status_code, status_message, attributes FROM spans WHERE trace_id = ?"
-    )
     rows: list[Any] = []
     if run.started_at is not None:
         # spans are stored about in time order: a window around the run lets DuckDB skip the
         # row groups of other days (a day of margin for clock skew between services)
         end = run.started_at + timedelta(milliseconds=run.duration_ms or 0)
-        rows = store.con.execute(
-            sql + " AND start_time BETWEEN ? AND ? ORDER BY start_time_unix_nano, span_id",
-            [run.trace_id, run.started_at - SKEW, end + SKEW],
-        ).fetchall()
+        rows = run_store.trace_spans(store, run.trace_id, (run.started_at - SKEW, end + SKEW))
     if not any(r[0] == run.root_span_id for r in rows):
-        rows = store.con.execute(
-            sql + " ORDER BY start_time_unix_nano, span_id", [run.trace_id]
-        ).fetchall()
+        rows = run_store.trace_spans(store, run.trace_id)
     spans = {
         r[0]: SpanRow(
             span_id=r[0],
@@ -166,55 +161,24 @@ def _attrs(text: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-RUN_LINK_COLUMNS = (
-    "run_id, agent_name, kind, status, started_at, duration_ms, left(query, 120) AS query"
-)
-
-
 def run_view(store: Store, ident: str) -> RunView:
     """Everything the run page shows."""
     run = store.get_run(ident)
     spans, spans_total = span_rows(store, run)
     parent = None
     if run.parent_run_id:
-        found = store.query_dicts(
-            f"SELECT {RUN_LINK_COLUMNS} FROM runs WHERE run_id = ?", [run.parent_run_id]
-        )
-        parent = found[0] if found else {"run_id": run.parent_run_id}
-    sub_runs = store.query_dicts(
-        f"SELECT {RUN_LINK_COLUMNS} FROM runs WHERE parent_run_id = ? ORDER BY started_at",
-        [run.run_id],
-    )
-    cases = store.query_dicts(
-        "SELECT c.case_id, c.seq, c.source_kind, c.promoted_at, s.name AS suite_name"
-        " FROM eval_cases c JOIN eval_suites s USING (suite_id)"
-        " WHERE c.source_run_id = ? ORDER BY s.name, c.seq",
-        [run.run_id],
-    )
+        parent = run_store.run_link(store, run.parent_run_id) or {"run_id": run.parent_run_id}
+    sub_runs = run_store.sub_run_links(store, run.run_id)
+    cases = suite_store.cases_from_run(store, run.run_id)
     replays: list[dict[str, Any]] = []
     case_results: list[dict[str, Any]] = []
     if cases:
         ids = [c["case_id"] for c in cases]
-        replays = store.query_dicts(
-            f"SELECT {RUN_LINK_COLUMNS}, eval_run_id, case_id FROM runs"
-            " WHERE case_id IN (SELECT unnest(CAST(? AS VARCHAR[]))) AND kind = 'replay'"
-            " ORDER BY started_at DESC LIMIT 50",
-            [ids],
-        )
-        case_results = store.query_dicts(
-            "SELECT h.eval_run_id, h.suite_name, h.seq, h.label, h.mode, h.started_at, h.status,"
-            " h.score, h.reason FROM case_history h"
-            " WHERE h.case_id IN (SELECT unnest(CAST(? AS VARCHAR[]))) ORDER BY h.started_at DESC LIMIT 50",
-            [ids],
-        )
+        replays = run_store.replay_links(store, ids)
+        case_results = eval_runs.case_results_of_cases(store, ids)
     source_case = None
     if run.case_id:
-        found = store.query_dicts(
-            "SELECT c.case_id, c.seq, c.source_run_id, s.name AS suite_name FROM eval_cases c"
-            " JOIN eval_suites s USING (suite_id) WHERE c.case_id = ?",
-            [run.case_id],
-        )
-        source_case = found[0] if found else {"case_id": run.case_id}
+        source_case = suite_store.case_link(store, run.case_id) or {"case_id": run.case_id}
     monitors: dict[str, dict[str, Any]] = {}
     for row in run_monitor_results(store, run.run_id):
         entry = monitors.setdefault(

@@ -1,4 +1,7 @@
-"""The runs table: filters, full-text search, facets, sorting and paging, all in SQL."""
+"""The runs table: filters, full-text search, facets, sorting and paging, all in SQL. The
+filter's WHERE clause and the facet counts' queries are built here, from the page's facets
+(``FACETS``, ``LABEL``); the page of runs and bulk promotion's ids are read by
+``store/runs.py`` (``runs_page_rows``, ``matching_run_ids``) with that clause."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Any
 import orjson
 
 from tracereplay.errors import BadParameterError
+from tracereplay.store import runs as run_store
 from tracereplay.store.db import Store
 
 #: facet name -> the runs column it counts (``model`` is special: ``models`` is a JSON array;
@@ -234,20 +238,12 @@ class RunsPage:
     facets: dict[str, list[tuple[str, int]]]
 
 
-LIST_COLUMNS = (
-    "run_id, trace_id, parent_run_id, agent_name, service_name, kind, status, started_at,"
-    " duration_ms, input_tokens, output_tokens, tool_calls_count, total_llm_calls, models,"
-    " left(query, 160) AS query, left(error, 160) AS error"
-)
-
-
 def runs_page(store: Store, flt: RunFilter) -> RunsPage:
     """One page of runs, the number matching, and the facet counts."""
     where, params = flt.where()
     order = SORTS[flt.sort] + (" DESC" if flt.desc else " ASC") + " NULLS LAST, run_id"
-    rows = store.query_dicts(
-        f"SELECT {LIST_COLUMNS} FROM runs WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
-        [*params, flt.size, (flt.page - 1) * flt.size],
+    rows = run_store.runs_page_rows(
+        store, where, params, order, flt.size, (flt.page - 1) * flt.size
     )
     total, facets = facet_counts(store, flt)
     return RunsPage(rows=rows, total=total, facets=facets)
@@ -320,9 +316,4 @@ def matching_ids(store: Store, flt: RunFilter, limit: int) -> list[str]:
     """Ids of the recorded runs the filter keeps, oldest first, at most ``limit`` (bulk
     promotion)."""
     where, params = flt.where()
-    rows = store.con.execute(
-        f"SELECT run_id FROM runs WHERE ({where}) AND kind IS DISTINCT FROM 'replay' "
-        "ORDER BY started_at NULLS LAST, run_id LIMIT ?",
-        [*params, limit],
-    ).fetchall()
-    return [r[0] for r in rows]
+    return run_store.matching_run_ids(store, where, params, limit)

@@ -7,6 +7,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tracereplay.errors import BadParameterError
+from tracereplay.store import eval_runs
 from tracereplay.ui import access
 from tracereplay.ui.pages import render
 from tracereplay.ui.queries import evals as queries
@@ -24,10 +25,7 @@ def eval_run_page(request: Request) -> Response:
     with access.reading(config_of(request)) as store:
         er = queries.eval_run(store, request.path_params["eval_run_id"])
         cases = queries.eval_run_cases(store, er["eval_run_id"], er["mode"])
-        previous = store.query_dicts(
-            "SELECT eval_run_id FROM suite_trend WHERE suite_id = ? AND run_number = ?",
-            [er["suite_id"], (er["run_number"] or 0) - 1],
-        )
+        previous = eval_runs.eval_run_number(store, er["suite_id"], (er["run_number"] or 0) - 1)
         trend = queries.suite_trend(store, er["suite_id"])
     return render(
         request,
@@ -35,7 +33,7 @@ def eval_run_page(request: Request) -> Response:
         active="evals",
         er=er,
         cases=cases,
-        previous=previous[0]["eval_run_id"] if previous else None,
+        previous=previous,
         charts=trend_charts(trend, er["eval_run_id"])[:1],
     )
 

@@ -111,9 +111,7 @@ def _case_context(store, case_id: str) -> dict[str, Any]:
             "tags": ", ".join(case.tags),
         },
         "suite_checks": edits.checks_text(
-            orjson.loads(store.con.execute(
-                "SELECT checks FROM eval_suites WHERE suite_id = ?", [case.suite_id]
-            ).fetchall()[0][0])
+            orjson.loads(suite_store.suite_checks_text(store, case.suite_id) or "[]")
         ),
     }  # fmt: skip
 
