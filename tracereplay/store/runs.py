@@ -591,3 +591,64 @@ def matching_run_ids(store: Store, where: str, params: Sequence[Any], limit: int
         [*params, limit],
     ).fetchall()
     return [r[0] for r in rows]
+
+
+#: the runs list's facets: name -> the ``runs`` column it counts (``models`` is a JSON array;
+#: ``label`` is the run's latest label, ``RUN_LABEL``)
+RUN_FACETS: dict[str, str] = {
+    "status": "status",
+    "kind": "kind",
+    "agent": "agent_name",
+    "service": "service_name",
+    "model": "models",
+    "label": "label",
+}
+#: a run's latest label (``tracereplay label``, the run page's form), ``unlabelled`` for none
+RUN_LABEL = (
+    "coalesce((SELECT l.verdict FROM latest_labels AS l WHERE l.run_id = runs.run_id), "
+    "'unlabelled')"
+)
+
+
+def facet_expression(name: str) -> str:
+    """The SQL expression of a facet's value on ``runs``."""
+    return RUN_LABEL if name == "label" else RUN_FACETS[name]
+
+
+def _facet_select(name: str, source: str) -> str:
+    if name == "model":
+        return (
+            f"(SELECT 'model', v, count(*) FROM (SELECT unnest(CAST(models AS VARCHAR[])) AS v "
+            f"FROM {source}) AS mv GROUP BY v)"
+        )
+    col = RUN_FACETS[name]
+    return f"(SELECT '{name}', {col}, count(*) FROM {source} GROUP BY {col})"
+
+
+def shared_facet_counts(
+    store: Store, where: str, params: Sequence[Any], facets: Sequence[str], *, materialize: bool
+) -> list[tuple[str, Any, int]]:
+    """In one scan of the runs matching ``where`` (as in ``runs_page_rows``; materialised once
+    when ``materialize``, for an expensive condition such as a search): ``('total', None, n)``
+    and ``(facet, value, n)`` for every value of each of ``facets`` (the UI's runs list)."""
+    parts = ["SELECT 'total' AS facet, NULL AS value, count(*) AS n FROM m"]
+    for name in facets:
+        parts.append(_facet_select(name, "m"))
+    return store.con.execute(
+        f"WITH m AS {'' if materialize else 'NOT '}MATERIALIZED (SELECT status, kind, agent_name, "
+        f"service_name, models{f', {RUN_LABEL} AS label' if 'label' in facets else ''} "
+        f"FROM runs WHERE {where}) " + " UNION ALL ".join(parts),
+        list(params),
+    ).fetchall()
+
+
+def facet_value_counts(
+    store: Store, name: str, where: str, params: Sequence[Any]
+) -> list[tuple[Any, int]]:
+    """``(value, n)`` for every value of facet ``name`` among the runs matching ``where`` (the
+    UI's runs list: a facet filtered by its own values counts without that filter)."""
+    sql = (
+        f"WITH m AS (SELECT {facet_expression(name)} AS {RUN_FACETS[name]} FROM runs "
+        f"WHERE {where}) " + _facet_select(name, "m")
+    )
+    return [(v, int(n)) for _, v, n in store.con.execute(sql, list(params)).fetchall()]

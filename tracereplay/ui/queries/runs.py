@@ -1,7 +1,7 @@
 """The runs table: filters, full-text search, facets, sorting and paging, all in SQL. The
-filter's WHERE clause and the facet counts' queries are built here, from the page's facets
-(``FACETS``, ``LABEL``); the page of runs and bulk promotion's ids are read by
-``store/runs.py`` (``runs_page_rows``, ``matching_run_ids``) with that clause."""
+filter's WHERE clause is built here, from the page's address; the page of runs, the facet
+counts and bulk promotion's ids are read by ``store/runs.py`` (``runs_page_rows``,
+``shared_facet_counts``, ``facet_value_counts``, ``matching_run_ids``) with that clause."""
 
 from __future__ import annotations
 
@@ -17,21 +17,8 @@ from tracereplay.errors import BadParameterError
 from tracereplay.store import runs as run_store
 from tracereplay.store.db import Store
 
-#: facet name -> the runs column it counts (``model`` is special: ``models`` is a JSON array;
-#: ``label`` is the run's latest label, from ``LABEL``)
-FACETS: dict[str, str] = {
-    "status": "status",
-    "kind": "kind",
-    "agent": "agent_name",
-    "service": "service_name",
-    "model": "models",
-    "label": "label",
-}
-#: a run's latest label (``tracereplay label``, the run page's form), ``unlabelled`` for none
-LABEL = (
-    "coalesce((SELECT l.verdict FROM latest_labels AS l WHERE l.run_id = runs.run_id), "
-    "'unlabelled')"
-)
+#: facet name -> the runs column it counts (``store/runs.py``'s ``RUN_FACETS``)
+FACETS = run_store.RUN_FACETS
 #: sort key -> SQL expression
 SORTS: dict[str, str] = {
     "started": "started_at",
@@ -162,7 +149,9 @@ class RunFilter:
                 )
                 params.extend(orjson.dumps(v).decode() for v in chosen)
             else:
-                clauses.append(f"list_contains(CAST(? AS VARCHAR[]), {_expression(name)})")
+                clauses.append(
+                    f"list_contains(CAST(? AS VARCHAR[]), {run_store.facet_expression(name)})"
+                )
             params.append(list(chosen))
         if self.q:
             needle = self.q.lower()
@@ -257,16 +246,8 @@ def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tupl
     out: dict[str, list[tuple[str, int]]] = {}
     shared = [n for n in FACETS if n not in flt.values]
     where, params = flt.where()
-    parts = ["SELECT 'total' AS facet, NULL AS value, count(*) AS n FROM m"]
-    for name in shared:
-        parts.append(_facet_select(name, "m"))
-    rows = store.con.execute(
-        # an expensive filter (search) is evaluated once; a cheap one is cheaper to scan again
-        f"WITH m AS {'' if flt.q else 'NOT '}MATERIALIZED (SELECT status, kind, agent_name, "
-        f"service_name, models{f', {LABEL} AS label' if 'label' in shared else ''} "
-        f"FROM runs WHERE {where}) " + " UNION ALL ".join(parts),
-        params,
-    ).fetchall()
+    # an expensive filter (search) is evaluated once; a cheap one is cheaper to scan again
+    rows = run_store.shared_facet_counts(store, where, params, shared, materialize=bool(flt.q))
     total = 0
     for facet, value, n in rows:
         if facet == "total":
@@ -277,12 +258,9 @@ def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tupl
         if name in shared:
             continue
         own_where, own_params = flt.where(skip=name)
-        sql = (
-            f"WITH m AS (SELECT {_expression(name)} AS {FACETS[name]} FROM runs "
-            f"WHERE {own_where}) " + _facet_select(name, "m")
-        )
         out[name] = [
-            (_label(v), int(n)) for _, v, n in store.con.execute(sql, own_params).fetchall()
+            (_label(v), n)
+            for v, n in run_store.facet_value_counts(store, name, own_where, own_params)
         ]
     for name in FACETS:
         values = sorted(out.get(name, []), key=lambda v: (-v[1], v[0]))[:FACET_LIMIT]
@@ -291,21 +269,6 @@ def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tupl
         values.extend((v, 0) for v in flt.values.get(name, ()) if v not in listed)
         out[name] = values
     return total, out
-
-
-def _facet_select(name: str, source: str) -> str:
-    if name == "model":
-        return (
-            f"(SELECT 'model', v, count(*) FROM (SELECT unnest(CAST(models AS VARCHAR[])) AS v "
-            f"FROM {source}) AS mv GROUP BY v)"
-        )
-    col = FACETS[name]
-    return f"(SELECT '{name}', {col}, count(*) FROM {source} GROUP BY {col})"
-
-
-def _expression(name: str) -> str:
-    """The SQL expression of a facet's value on ``runs``."""
-    return LABEL if name == "label" else FACETS[name]
 
 
 def _label(value: Any) -> str:
