@@ -1,8 +1,10 @@
-"""Reads of ``eval_runs`` and ``case_results`` that name eval runs and replays (the caller owns
-the transaction): ``diff``'s references (``suite@N``, a label, ``--last``), whether an eval run
-id is taken, the stored replay report of a replay run. The writes and the full records stay
-with ``evaluate/results_store.py``, whose models (``EvalRunRecord``, ``CaseRun``) are
-evaluate's.
+"""Reads of ``eval_runs``, ``case_results``, ``check_results`` and the history views
+(``case_history``, ``suite_trend``) (the caller owns the transaction): ``diff``'s references
+(``suite@N``, a label, ``--last``), whether an eval run id is taken, the stored replay report
+of a replay run, and the rows the HTML report and the UI's eval pages are built of (their
+models are built in ``report/data.py`` and ``ui/queries/evals.py``). The writes and the full
+records stay with ``evaluate/results_store.py``, whose models (``EvalRunRecord``, ``CaseRun``)
+are evaluate's.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
-"""Reads of ``runs``, their ``llm_calls`` and the spans of their traces (the caller owns the
-transaction): the commands' run listings, evaluation's source runs (two queries for any number
-of runs, instead of two per run), and what ``ingest`` and ``show`` check runs' content by.
+"""Reads of ``runs``, their ``llm_calls``, ``tool_calls`` and the spans of their traces (the
+caller owns the transaction): the commands' run listings, evaluation's source runs (two queries
+for any number of runs, instead of two per run), what ``ingest`` and ``show`` check runs'
+content by, and the rows of the report's production section and of the UI's dashboard, run
+page and runs list (whose WHERE clause the UI's filter builds from its facets, never from a
+person's SQL).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Reads and writes of ``eval_suites`` and ``eval_cases`` (the caller owns the transaction):
-promotion writes suites and cases, evaluation reads them."""
+promotion writes suites and cases, evaluation reads them as models; the UI's pages read them
+as rows (with ``case_history``'s latest statuses), their models built in ``ui/queries/``."""
 
 from __future__ import annotations
 
