@@ -1,5 +1,6 @@
-"""docs/ARCHITECTURE.md's package layout table matches the code: every module it names exists,
-and every module of ``tracereplay`` is in it (by its own row or its package's)."""
+"""docs/ARCHITECTURE.md's package layout tables match the code: every module they name exists,
+every module of ``tracereplay`` is in them (by its own row or its package's), and a package's
+row names each of its modules."""
 
 from __future__ import annotations
 
@@ -11,21 +12,32 @@ DOC = ROOT / "docs" / "ARCHITECTURE.md"
 PACKAGE = ROOT / "tracereplay"
 
 
-def _table_paths() -> set[str]:
-    """The paths in the first column of the layout table, relative to the repository."""
+def _rows() -> list[tuple[set[str], str]]:
+    """Each row of the layout tables: the paths of its first column (relative to the
+    repository; a ``*`` pattern stands for the modules it matches, ``NNNN`` for its folder)
+    and the text of its second column."""
     text = DOC.read_text()
     section = text.split("## Package layout", 1)[1].split("\n## ", 1)[0]
-    paths = set()
+    rows = []
     for line in section.splitlines():
         if not line.startswith("| `"):
             continue
-        first = line.split("|")[1]
-        for token in re.findall(r"`([^`]+)`", first):
+        cells = line.split("|")
+        paths = set()
+        for token in re.findall(r"`([^`]+)`", cells[1]):
             path = token if token.startswith("tracereplay/") else f"tracereplay/{token}"
-            if "NNNN" in path or "*" in path:  # a pattern: its folder
-                path = path.rsplit("/", 1)[0]
-            paths.add(path.rstrip("/"))
-    return paths
+            if "*" in path:
+                paths |= {p.relative_to(ROOT).as_posix() for p in ROOT.glob(path)} or {path}
+            elif "NNNN" in path:
+                paths.add(path.rsplit("/", 1)[0])
+            else:
+                paths.add(path.rstrip("/"))
+        rows.append((paths, "|".join(cells[2:])))
+    return rows
+
+
+def _table_paths() -> set[str]:
+    return {path for paths, _ in _rows() for path in paths}
 
 
 def _modules() -> list[str]:
@@ -52,3 +64,25 @@ def test_every_module_is_in_the_table() -> None:
 
     absent = [m for m in _modules() if not covered(m)]
     assert not absent, f"add these to the table in docs/ARCHITECTURE.md: {absent}"
+
+
+def test_a_package_row_names_each_of_its_modules() -> None:
+    """A package's row (``sdk/``) names each module directly in it (`` `config` ``) and each
+    subpackage (`` `queries/` ``) that has no row of its own."""
+    paths = _table_paths()
+    unnamed = []
+    for row_paths, text in _rows():
+        named = set(re.findall(r"`([^`]+)`", text))
+        for path in row_paths:
+            folder = ROOT / path
+            if not folder.is_dir():
+                continue
+            for child in sorted(folder.iterdir()):
+                rel = child.relative_to(ROOT).as_posix()
+                module = child.suffix == ".py" and child.name not in ("__init__.py", "__main__.py")
+                package = (child / "__init__.py").exists() and rel not in paths
+                if (module and child.stem not in named) or (
+                    package and f"{child.name}/" not in named
+                ):
+                    unnamed.append(rel)
+    assert not unnamed, f"name these in their package's row of docs/ARCHITECTURE.md: {unnamed}"

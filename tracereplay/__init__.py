@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     )
     from tracereplay.sdk import AgentRunHandle, LlmCallHandle, agent_run, configure, flush, tool
 
-# Everything loads on first use: the models (pydantic: about 0.2 s), the SDK (OpenTelemetry)
+# Everything loads on first use: the models (pydantic), the SDK (OpenTelemetry)
 # and the checks (rapidfuzz, jsonschema). So importing the package costs nothing by itself: the
 # pytest plugin is imported by every pytest run of a project that has tracereplay installed,
 # an agent that only records does not pay for the checks, a command that only reads not for

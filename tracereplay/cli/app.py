@@ -254,7 +254,7 @@ def main() -> None:
 
 def start_agent_server_early(args: Sequence[str]) -> None:
     """``eval --agent`` with agent processes: start their fork server before the command's own
-    parsing and imports, which take about 0.15 s with the second core idle; the fork server's
+    parsing and imports, while the second core is idle; the fork server's
     imports, which the first agent process waits for, take place meanwhile. The command starts
     it again later (a no-op); a command line that turns out to be wrong ends it with the
     command, as every process it started (``end_processes``)."""

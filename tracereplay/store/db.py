@@ -70,8 +70,7 @@ class TimeWindow:
     times widened by ``LATE_WINDOW_NS`` either way.
 
     The tables have no index (see ``append_new``), so finding a trace's stored rows by id
-    alone reads the trace ids of the whole table: a cost that grew with the store (the drain's
-    store rate halved by 15M spans). Rows are appended roughly in time order and DuckDB keeps
+    alone reads the trace ids of the whole table: a cost that grows with the store. Rows are appended roughly in time order and DuckDB keeps
     each row group's min and max start time, so a condition on the start time skips every row
     group outside the window unread: the lookup reads the last ``LATE_WINDOW_NS`` or so of
     traffic, however big the store is. A trace's spans all start within its own duration of

@@ -151,9 +151,8 @@ class RunRows:
     A converter adds each trace's runs as soon as it has them and lets them go: laid out
     while their values are still in the processor's caches, and their memory reused by the
     next trace, where holding a whole batch's runs first touched each value again once out
-    of cache (convert + rows of the ingest benchmark's traces: about 25 us per span, 18 this
-    way). A run's rows read each model's ``__dict__`` (pydantic's attribute access costs
-    about three dict lookups)."""
+    of cache. A run's rows read each model's ``__dict__`` (pydantic's attribute access costs
+    several dict lookups)."""
 
     __slots__ = ("count", "llm_calls", "runs", "tool_calls")
 
@@ -204,8 +203,8 @@ def _table(names: Sequence[str], rows: list[tuple], types: dict[str, pa.DataType
     """An Arrow table from ``rows`` (tuples in the order of ``names``); a column not in
     ``types`` holds text (strings and ``None``), typed as Arrow would infer it
     (``_text_type``). Given, not inferred: Arrow's inference of a string column tries to
-    import pandas and dateutil (about 50 us a column when they are not installed, every
-    call), as much as building the column."""
+    import pandas and dateutil (on every call, when they are not installed), costing as much
+    as building the column."""
     columns = zip(*rows)
     return pa.table(
         {

@@ -66,8 +66,8 @@ def instrument_installed(tracer_provider: TracerProvider) -> None:
     agent's environment whose library the agent imported (and that the agent's code did not
     switch on itself): an agent no adapter knows then has its framework's spans in its replays
     (the agent run, the LLM calls, the tool executions the airtight check looks at), as its
-    recording has. They stay on for the replays that follow (switching them per attempt cost a
-    quick agent's attempt 50 us); ``uninstrument_installed()`` switches them off when the eval
+    recording has. They stay on for the replays that follow (switching them per attempt
+    would cost a quick agent's attempt more than it does); ``uninstrument_installed()`` switches them off when the eval
     ends in the eval's own process (``--in-process``: the process is left as it was found)."""
     global _active
     with _lock:

@@ -2,7 +2,7 @@
 
 The eval's side (``agent_process``: starting the processes, sending them cases) imports none of
 this: the agent loader, the SDK and the replay code are the processes' to import (the fork
-server has them preloaded), not the eval's, which saves the eval about 80 ms of imports
+server has them preloaded), not the eval's, so the eval does not wait for those imports
 before its first case. ``--in-process`` imports it into the eval instead.
 """
 
@@ -232,8 +232,8 @@ def trace_replays(db: Path, service_name: str | None) -> bool:
 
 def _spool_written_per_case() -> None:
     """An agent process's spool is written after each case but synced to disk once, when the
-    process stops (``_sync_spool``): an ``fsync`` per case cost more than the case (about 5 ms
-    of waiting against 1 ms of work for a fast agent). Written is what a killed process needs
+    process stops (``_sync_spool``): an ``fsync`` per case costs more than a fast agent's
+    case. Written is what a killed process needs
     (the kernel has the data); the sync is for the machine going down, and the eval's results
     reach the store's disk in batches too."""
     exporter = _spool_exporter()

@@ -92,8 +92,8 @@ POLL_S = 0.5
 AHEAD_S = 0.02
 AHEAD_MOST = 16
 #: seconds a case is seen running (from the eval) before it counts as a slow one, whatever
-#: the cases done took: well past the round trip of a batch of results, which reaches tens of
-#: milliseconds on a busy machine (at 20 ms, 15% of the 10,000 quick cases' looks saw one)
+#: the cases done took: well past the round trip of a batch of results, which can be tens of
+#: milliseconds on a busy machine
 SLOW_S = 0.25
 
 
@@ -303,9 +303,8 @@ class Dispatcher:
 
         Not the eval's own view (``_case_s``): results come back in batches, so a quick case
         seems to run from the last batch to the next, and the oldest case running seems to run
-        a whole round trip. Cases of 0.3 ms were taken for cases of 8 ms on average, so about
-        two were sent ahead per case where sixteen fit, and each agent process ran no case for
-        a fifth to a quarter of the eval, waiting for the next ones (an eighth now)."""
+        a whole round trip. Quick cases would be taken for slow ones, too few sent ahead, and
+        the agent processes left waiting for their next cases."""
         if not self.ran_n:
             return None
         oldest = self._oldest_start()

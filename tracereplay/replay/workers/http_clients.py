@@ -4,8 +4,7 @@ command-line client.
 The fork server imports httpx (and httpx2) so that every agent process starts with them
 (``preload``). httpx's package imports its command-line client, ``httpx._main``, whenever
 click and rich are installed, which they always are next to tracereplay (typer needs them):
-more than half of httpx's import, about 55 ms of CPU (0.06 s against 0.115), in the fork server
-the first agent process waits for. Here ``httpx._main`` is given as a module whose ``main``
+more than half of httpx's import, in the fork server the first agent process waits for. Here ``httpx._main`` is given as a module whose ``main``
 imports the real one when it is called, so ``httpx.main()`` still runs httpx's command; the
 stand-in leaves ``sys.modules`` as soon as the package is imported, so that ``import
 httpx._main`` imports the real module. This module does that when it is imported: the fork

@@ -4,7 +4,7 @@ Agent processes are forked from the fork server (``tracereplay.forkserver``), so
 imported each of them starts with: the replay code with the built-in checks
 (``agent_child``), the framework adapters (which import no framework; loading an agent asks
 each of them) and the HTTP clients the replay wraps (about 140 modules; ``http_clients``),
-which each process would otherwise import on its first case (about 90 ms of CPU each; one that
+imported once in the fork server so that each process need not on its first case (one that
 is not installed is skipped). ``start_agent_server()`` starts it at once, so that it imports
 all that while the eval imports its own code and reads the store. The first agent process
 waits for the fork server's imports, so this module imports next to nothing itself: the

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 #: rows per DuckDB row group (DuckDB's default is 122,880). A big transaction writes its full
 #: row groups to the file as it goes and the rest at COMMIT; smaller groups move most of that
 #: work from the COMMIT, where nothing else can happen, to the inserts, which overlap the
-#: worker processes decoding the next parts (ingest's last commit went from ~1 s to ~0.3 s).
+#: worker processes decoding the next parts.
 ROW_GROUP_SIZE = 16_384
 #: DuckDB before 2.0 could fail on a file whose last row group is bigger than the size it was
 #: attached with (duckdb/duckdb#22109): older versions keep DuckDB's defaults

@@ -24,9 +24,8 @@ translated (sqlglot would spell ``list_contains(l, ?)`` with its parameter twice
 every ``%s`` after it). With parameters, a literal ``%`` becomes ``%%`` (psycopg's escape).
 
 Each distinct statement is translated once (``lru_cache``): the store sends the same few
-hundred statements again and again (the PostgreSQL tests' 264 statements: a median 0.6 ms,
-p90 4 ms the first time, 0.1 us from the cache; sqlglot's import, once per process and only
-on a server store, about 0.1 s). User SQL (``tracereplay sql``) is sent as written; a
+hundred statements again and again, and a translation costs far more than a cache lookup
+(sqlglot itself is imported once per process, and only for a server store). User SQL (``tracereplay sql``) is sent as written; a
 ``--where`` predicate goes through these rules inside the command's own query, and
 one sqlglot cannot parse is a ``SqlSyntaxError``.
 """
