@@ -162,3 +162,45 @@ def test_a_framework_version_outside_the_tested_ones_is_named_in_one_line() -> N
         "(==0.0.* or ==0.1.*): if its replay goes wrong, that may be why"
     )
     assert Current.version_note() is None
+
+
+class Tool:
+    """A framework's tool class, as an adapter patches one."""
+
+    async def invoke(self, city: str, days: int = 3) -> str:
+        """The real tool."""
+        return f"real {city} {days}"
+
+    @classmethod
+    def named(cls, name: str) -> str:
+        return name
+
+
+def test_a_wrapt_patch_keeps_the_signature_and_is_undone_exactly() -> None:
+    import asyncio
+    import inspect
+
+    from tracereplay.replay.frameworks.base import wrapt_patch
+
+    original, named = vars(Tool)["invoke"], vars(Tool)["named"]
+
+    async def answering(wrapped: Any, instance: Any, args: tuple, kwargs: dict) -> str:
+        asked = ask(_answer, "invoke", lambda: dict(zip(["city", "days"], args)) | kwargs)
+        return asked.value if not asked.live else await wrapped(*args, **kwargs)
+
+    patch = wrapt_patch(lambda: Tool, "invoke", answering)
+    token = _answer.set(lambda name, args: f"recorded {args['city']}")
+    try:
+        with patch.held(), patch.held():  # two replays at once: installed once
+            assert inspect.signature(Tool.invoke) == inspect.signature(original)
+            assert Tool.invoke.__name__ == "invoke" and Tool.invoke.__doc__ == "The real tool."
+            assert inspect.iscoroutinefunction(Tool().invoke)
+            assert asyncio.run(Tool().invoke("Paris")) == "recorded Paris"
+            with wrapt_patch(lambda: Tool, "named", lambda w, i, a, k: "patched").held():
+                assert Tool.named("x") == "patched" and isinstance(vars(Tool)["named"], object)
+            assert vars(Tool)["named"] is named
+            assert vars(Tool)["invoke"] is not original
+    finally:
+        _answer.reset(token)
+    assert vars(Tool)["invoke"] is original  # the very object that was there
+    assert asyncio.run(Tool().invoke("Paris")) == "real Paris 3"

@@ -32,11 +32,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
     SharedContext,
-    SharedPatch,
     ToolAnswer,
     arun_live,
     ask,
     mro_names,
+    wrapt_patch,
 )
 
 if TYPE_CHECKING:
@@ -47,7 +47,6 @@ __all__ = ["AgentFrameworkAgent"]
 _answer: ContextVar[ToolAnswer | None] = ContextVar(
     "tracereplay_agent_framework_answer", default=None
 )
-_originals: dict[str, Any] = {}
 _tracing = SharedContext()
 
 #: Agent Framework's agent bases and its workflow
@@ -55,34 +54,28 @@ _AGENTS = ("BaseAgent", "RawAgent", "Agent")
 _WORKFLOW = "agent_framework._workflows._workflow.Workflow"
 
 
-def _install() -> None:
+def _function_tool() -> Any:
     from agent_framework import FunctionTool
 
-    original = FunctionTool._invoke_function
-
-    async def _invoke_function(self: Any, call_kwargs: Any) -> Any:
-        context_name = getattr(self, "_context_parameter_name", None)
-        # a recorded failure is raised: the framework makes it the error result the model sees
-        asked = ask(
-            _answer,
-            self.name,
-            lambda: {k: v for k, v in dict(call_kwargs).items() if k != context_name},
-        )
-        if asked.live:
-            return await arun_live(asked, original, self, call_kwargs)
-        return asked.value
-
-    FunctionTool._invoke_function = _invoke_function  # type: ignore[method-assign]
-    _originals["invoke"] = original
+    return FunctionTool
 
 
-def _uninstall() -> None:
-    from agent_framework import FunctionTool
+async def _invoke_function(wrapped: Any, tool: Any, args: tuple, kwargs: dict) -> Any:
+    """``FunctionTool._invoke_function(call_kwargs)``, asking the replay first."""
+    call_kwargs = args[0] if args else kwargs["call_kwargs"]
+    context_name = getattr(tool, "_context_parameter_name", None)
+    # a recorded failure is raised: the framework makes it the error result the model sees
+    asked = ask(
+        _answer,
+        tool.name,
+        lambda: {k: v for k, v in dict(call_kwargs).items() if k != context_name},
+    )
+    if asked.live:
+        return await arun_live(asked, wrapped, *args, **kwargs)
+    return asked.value
 
-    FunctionTool._invoke_function = _originals.pop("invoke")  # type: ignore[method-assign]
 
-
-_patch = SharedPatch(_install, _uninstall)
+_patch = wrapt_patch(_function_tool, "_invoke_function", _invoke_function)
 
 
 class AgentFrameworkAgent(FrameworkAgent):

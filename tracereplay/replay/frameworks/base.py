@@ -39,6 +39,7 @@ __all__ = [
     "mark_replayed",
     "mro_names",
     "run_live",
+    "wrapt_patch",
 ]
 
 #: ``answer(tool_name, arguments_dict)``: the tool's result, ``RUN_LIVE``, or raise
@@ -194,6 +195,31 @@ class SharedPatch:
                 self._users -= 1
                 if self._users == 0:
                     self._uninstall()
+
+
+def wrapt_patch(
+    owner: Callable[[], Any], name: str, wrapper: Callable[[Any, Any, tuple, dict], Any]
+) -> SharedPatch:
+    """A ``SharedPatch`` wrapping ``owner().name`` (a framework's class or module, found when
+    the patch is installed: the framework is imported then, not before) with ``wrapt``:
+    ``wrapper(wrapped, instance, args, kwargs)`` runs in place of it. wrapt keeps the
+    original's name, signature and descriptor kind (a method stays a method, a classmethod a
+    classmethod), so a framework that inspects it sees what it wrote; removing the patch puts
+    back the very object that was there."""
+    import wrapt
+
+    saved: list[tuple[Any, Any]] = []
+
+    def install() -> None:
+        target = owner()
+        saved.append((target, vars(target)[name]))
+        wrapt.wrap_function_wrapper(target, name, wrapper)
+
+    def uninstall() -> None:
+        target, original = saved.pop()
+        setattr(target, name, original)
+
+    return SharedPatch(install, uninstall)
 
 
 def mro_names(obj: Any) -> set[str]:
