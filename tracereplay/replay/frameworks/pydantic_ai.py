@@ -23,18 +23,18 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import threading
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
-    SharedPatch,
+    SharedContext,
     ToolAnswer,
     arun_live,
     ask,
     mro_names,
+    wrapt_patch,
 )
 
 if TYPE_CHECKING:
@@ -43,8 +43,6 @@ if TYPE_CHECKING:
 __all__ = ["PydanticAiAgent"]
 
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_pydantic_ai_answer", default=None)
-_lock = threading.Lock()
-_patched = {"original": None, "instrument_users": 0, "instrument_saved": None}
 
 
 class _AnsweringToolset:
@@ -77,32 +75,24 @@ def _as_tool_failure(exc: Exception) -> Exception:
     return exc
 
 
-def _install() -> None:
+def _tool_manager() -> Any:
     from pydantic_ai.tool_manager import ToolManager
 
-    original = ToolManager._raw_execute
-
-    async def _raw_execute(self: Any, validated: Any, *args: Any, **kwargs: Any) -> Any:
-        answer = _answer.get()
-        if answer is None:
-            return await original(self, validated, *args, **kwargs)
-        manager = copy.copy(self)  # shares its sets of failed/succeeded tools
-        manager.toolset = _AnsweringToolset(self.toolset, answer)
-        return await original(manager, validated, *args, **kwargs)
-
-    _raw_execute.__tracereplay_original__ = original  # type: ignore[attr-defined]
-    ToolManager._raw_execute = _raw_execute  # type: ignore[method-assign]
-    _patched["original"] = original
+    return ToolManager
 
 
-def _uninstall() -> None:
-    from pydantic_ai.tool_manager import ToolManager
+async def _raw_execute(wrapped: Any, manager: Any, args: tuple, kwargs: dict) -> Any:
+    """``ToolManager._raw_execute``, its toolset's ``call_tool`` asking the replay first."""
+    answer = _answer.get()
+    if answer is None:
+        return await wrapped(*args, **kwargs)
+    answering = copy.copy(manager)  # shares its sets of failed/succeeded tools
+    answering.toolset = _AnsweringToolset(manager.toolset, answer)
+    return await wrapped.__func__(answering, *args, **kwargs)
 
-    ToolManager._raw_execute = _patched["original"]  # type: ignore[method-assign]
-    _patched["original"] = None
 
-
-_patch = SharedPatch(_install, _uninstall)
+_patch = wrapt_patch(_tool_manager, "_raw_execute", _raw_execute)
+_instrumenting = SharedContext()
 
 
 class PydanticAiAgent(FrameworkAgent):
@@ -133,32 +123,28 @@ class PydanticAiAgent(FrameworkAgent):
     def intercept(self, answer: ToolAnswer) -> contextlib.AbstractContextManager[None]:
         return _patch.answering(_answer, answer)
 
-    @contextlib.contextmanager
-    def instrument(self, tracer_provider: TracerProvider) -> Iterator[None]:
-        from pydantic_ai import Agent
-
+    def instrument(
+        self, tracer_provider: TracerProvider
+    ) -> contextlib.AbstractContextManager[None]:
         if getattr(self.obj, "_instrument", None) is not None:  # the agent's own choice
-            yield
-            return
-        with _lock:
-            if _patched["instrument_users"] == 0:
-                saved = Agent._instrument_default
-                _patched["instrument_saved"] = (saved,)
-                if not saved:
-                    from pydantic_ai.models.instrumented import InstrumentationSettings
+            return contextlib.nullcontext()
+        return _instrumenting.use(lambda: _instrument_all(tracer_provider))
 
-                    Agent.instrument_all(
-                        InstrumentationSettings(
-                            tracer_provider=tracer_provider, include_content=True
-                        )
-                    )
-            _patched["instrument_users"] += 1
-        try:
-            yield
-        finally:
-            with _lock:
-                _patched["instrument_users"] -= 1
-                if _patched["instrument_users"] == 0:
-                    (saved,) = _patched["instrument_saved"]
-                    Agent._instrument_default = saved
-                    _patched["instrument_saved"] = None
+
+@contextlib.contextmanager
+def _instrument_all(tracer_provider: TracerProvider) -> Iterator[None]:
+    """pydantic-ai's instrumentation on for every agent (content included, into the replay's
+    tracer provider) unless ``Agent.instrument_all()`` turned it on already; put back after."""
+    from pydantic_ai import Agent
+
+    saved = Agent._instrument_default
+    if not saved:
+        from pydantic_ai.models.instrumented import InstrumentationSettings
+
+        Agent.instrument_all(
+            InstrumentationSettings(tracer_provider=tracer_provider, include_content=True)
+        )
+    try:
+        yield
+    finally:
+        Agent._instrument_default = saved
