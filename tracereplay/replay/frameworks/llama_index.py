@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
     SharedContext,
-    SharedPatch,
     ToolAnswer,
     arun_live,
     ask,
     mro_names,
+    wrapt_patch,
 )
 from tracereplay.replay.frameworks.instrumentors import instrumented
 
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 __all__ = ["LlamaIndexAgent"]
 
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_llama_index_answer", default=None)
-_state: dict[str, Any] = {"original": None}
 _ACCEPTED = {
     "llama_index.core.agent.workflow.base_agent.BaseWorkflowAgent",
     "llama_index.core.agent.workflow.multi_agent_workflow.AgentWorkflow",
@@ -88,12 +87,28 @@ def _routes(tool: Any) -> bool:
     return str(getattr(fn, "__module__", "")).startswith(_FRAMEWORK_TOOLS)
 
 
-def _install() -> None:
-    from llama_index.core.instrumentation import get_dispatcher
+def _function_tool() -> Any:
     from llama_index.core.tools.function_tool import FunctionTool
 
-    original = FunctionTool.__dict__["acall"]
-    body = getattr(original, "__wrapped__", original)  # the method under its dispatcher span
+    return FunctionTool
+
+
+async def _acall(wrapped: Any, tool: Any, args: tuple, kwargs: dict) -> Any:
+    """``FunctionTool.acall``: in a replay, the answering one, under the same dispatcher span
+    (``wrapped`` is the original under its span; its ``__wrapped__`` the method itself)."""
+    if _answer.get() is None:
+        return await wrapped(*args, **kwargs)
+    body = getattr(wrapped, "__wrapped__", wrapped)
+    answering = _spanned(getattr(body, "__func__", body))
+    return await answering.__get__(tool, type(tool))(*args, **kwargs)
+
+
+@functools.cache
+def _spanned(body: Any) -> Any:
+    """``body`` (``FunctionTool.acall``'s own function) asking the replay first, in a
+    LlamaIndex dispatcher span named as the original's (OpenInference's TOOL span
+    ``FunctionTool.acall``)."""
+    from llama_index.core.instrumentation import get_dispatcher
 
     async def acall(self: Any, *args: Any, **kwargs: Any) -> Any:
         # a recorded failure is raised where the function raises: _call_tool makes it the
@@ -113,18 +128,10 @@ def _install() -> None:
     acall.__qualname__ = body.__qualname__  # the span's name: FunctionTool.acall
     acall.__name__ = body.__name__
     acall.__module__ = body.__module__
-    FunctionTool.acall = get_dispatcher(body.__module__).span(acall)  # type: ignore[method-assign]
-    _state["original"] = original
+    return get_dispatcher(body.__module__).span(acall)
 
 
-def _uninstall() -> None:
-    from llama_index.core.tools.function_tool import FunctionTool
-
-    FunctionTool.acall = _state["original"]  # type: ignore[method-assign]
-    _state["original"] = None
-
-
-_patch = SharedPatch(_install, _uninstall)
+_patch = wrapt_patch(_function_tool, "acall", _acall)
 _tracing = SharedContext()
 
 
