@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
     SharedContext,
-    SharedPatch,
     ToolAnswer,
     ask,
     mro_names,
     run_live,
+    wrapt_patch,
 )
 from tracereplay.replay.frameworks.instrumentors import instrumented
 
@@ -118,33 +118,32 @@ def _answering_forward(tool: Any, forward: Any) -> Any:
     return replayed_forward
 
 
-def _install_managed() -> None:
-    from smolagents.agents import MultiStepAgent, populate_template
-
-    original = MultiStepAgent.__call__
-
-    def __call__(self: Any, task: str, **kwargs: Any) -> Any:
-        asked = ask(_answer, self.name, lambda: {"task": task, **kwargs})
-        if asked.live:
-            return run_live(asked, original, self, task, **kwargs)
-        return populate_template(
-            self.prompt_templates["managed_agent"]["report"],
-            variables={"name": self.name, "final_answer": asked.value},
-        )
-
-    MultiStepAgent.__call__ = __call__  # type: ignore[method-assign]
-    _managed["original"] = original
-
-
-def _uninstall_managed() -> None:
+def _multi_step_agent() -> Any:
     from smolagents.agents import MultiStepAgent
 
-    MultiStepAgent.__call__ = _managed["original"]  # type: ignore[method-assign]
-    _managed["original"] = None
+    return MultiStepAgent
 
 
-_managed: dict[str, Any] = {"original": None}
-_managed_patch = SharedPatch(_install_managed, _uninstall_managed)
+def _managed_call(wrapped: Any, agent: Any, args: tuple, kwargs: dict) -> Any:
+    """``MultiStepAgent.__call__(task, **kwargs)`` (a managed agent called by its manager),
+    answered in smolagents' report template."""
+    from smolagents.agents import populate_template
+
+    def arguments() -> dict[str, Any]:
+        rest = dict(kwargs)
+        task = args[0] if args else rest.pop("task")
+        return {"task": task, **rest}
+
+    asked = ask(_answer, agent.name, arguments)
+    if asked.live:
+        return run_live(asked, wrapped, *args, **kwargs)
+    return populate_template(
+        agent.prompt_templates["managed_agent"]["report"],
+        variables={"name": agent.name, "final_answer": asked.value},
+    )
+
+
+_managed_patch = wrapt_patch(_multi_step_agent, "__call__", _managed_call)
 _tracing = SharedContext()
 
 
