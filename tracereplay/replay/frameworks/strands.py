@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
-    SharedPatch,
     ToolAnswer,
     ask,
     mark_replayed,
     mro_names,
+    wrapt_patch,
 )
 
 if TYPE_CHECKING:
@@ -52,7 +52,6 @@ __all__ = ["StrandsAgent"]
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_strands_answer", default=None)
 #: the results this case answered (strands < 1.0: marked when strands ends their tool span)
 _answered: ContextVar[set[int] | None] = ContextVar("tracereplay_strands_answered", default=None)
-_state: dict[str, Any] = {"original": None}
 
 
 def has_hooks() -> bool:
@@ -112,48 +111,28 @@ def _json(value: Any) -> str:
     return orjson.dumps(value, default=json_default).decode()
 
 
-def _install() -> None:
-    if has_hooks():
-        _install_hook()
-    else:
-        _install_handler()
+def _hook_registry() -> Any:
+    from strands.hooks.registry import HookRegistry
+
+    return HookRegistry
 
 
-def _uninstall() -> None:
-    if has_hooks():
-        _uninstall_hook()
-    else:
-        _uninstall_handler()
-
-
-def _install_hook() -> None:
+async def _invoke_callbacks_async(wrapped: Any, registry: Any, args: tuple, kwargs: dict) -> Any:
+    """``HookRegistry.invoke_callbacks_async(event)``: after the hooks ran, a tool about to be
+    called (a ``BeforeToolCallEvent`` not cancelled or interrupted) is the replay's stand-in."""
     from strands.hooks import BeforeToolCallEvent
-    from strands.hooks.registry import HookRegistry
 
-    original = HookRegistry.invoke_callbacks_async
-
-    async def invoke_callbacks_async(self: Any, event: Any) -> Any:
-        event, interrupts = await original(self, event)
-        answer = _answer.get()
-        if (
-            answer is not None
-            and isinstance(event, BeforeToolCallEvent)
-            and not interrupts
-            and not event.cancel_tool
-            and event.selected_tool is not None
-        ):
-            event.selected_tool = _replay_tool(event.selected_tool, answer)
-        return event, interrupts
-
-    HookRegistry.invoke_callbacks_async = invoke_callbacks_async  # type: ignore[method-assign]
-    _state["original"] = original
-
-
-def _uninstall_hook() -> None:
-    from strands.hooks.registry import HookRegistry
-
-    HookRegistry.invoke_callbacks_async = _state["original"]  # type: ignore[method-assign]
-    _state["original"] = None
+    event, interrupts = await wrapped(*args, **kwargs)
+    answer = _answer.get()
+    if (
+        answer is not None
+        and isinstance(event, BeforeToolCallEvent)
+        and not interrupts
+        and not event.cancel_tool
+        and event.selected_tool is not None
+    ):
+        event.selected_tool = _replay_tool(event.selected_tool, answer)
+    return event, interrupts
 
 
 def _error_result(tool_use: Any, exc: BaseException) -> dict[str, Any]:
@@ -165,59 +144,71 @@ def _error_result(tool_use: Any, exc: BaseException) -> dict[str, Any]:
     }
 
 
-def _install_handler() -> None:
-    """strands < 1.0: ``AgentToolHandler.process`` asks the case's answer first, and
-    ``Tracer.end_tool_call_span`` marks the span of a result that was answered."""
+def _tool_handler() -> Any:
     from strands.handlers.tool_handler import AgentToolHandler
+
+    return AgentToolHandler
+
+
+def _tracer() -> Any:
     from strands.telemetry.tracer import Tracer
 
+    return Tracer
+
+
+def _process(wrapped: Any, handler: Any, args: tuple, kwargs: dict) -> Any:
+    """strands < 1.0: ``AgentToolHandler.process(tool, ...)`` asks the case's answer first.
+
+    Not ``ask``: a recorded failure is the error result strands would make (not raised), and
+    the answer is marked replayed when strands ends its tool span (``_end_tool_call_span``),
+    which does not exist yet here."""
     from tracereplay.sdk.replay_hook import RUN_LIVE
 
-    process = AgentToolHandler.process
-    end_span = Tracer.end_tool_call_span
-
-    def replay_process(self: Any, tool: Any, **kwargs: Any) -> Any:
-        answer, answered = _answer.get(), _answered.get()
-        if answer is None or answered is None:
-            return (yield from process(self, tool, **kwargs))
-        try:
-            value = answer(tool["name"], dict(tool.get("input") or {}))
-        except Exception as exc:  # a recorded failure: the error result strands would make
-            result = _error_result(tool, exc)
-        else:
-            if value is RUN_LIVE:
-                return (yield from process(self, tool, **kwargs))
-            text = value if isinstance(value, str) else _json(value)
-            result = {
-                "toolUseId": str(tool.get("toolUseId")),
-                "status": "success",
-                "content": [{"text": text}],
-            }
-        answered.add(id(result))
-        yield {"result": result}
-        return result
-
-    def replay_end_span(self: Any, span: Any, tool_result: Any, *args: Any, **kwargs: Any) -> Any:
-        answered = _answered.get()
-        if span is not None and answered is not None and id(tool_result) in answered:
-            from opentelemetry import trace
-
-            answered.discard(id(tool_result))
-            with trace.use_span(span, end_on_exit=False):
-                mark_replayed()
-        return end_span(self, span, tool_result, *args, **kwargs)
-
-    AgentToolHandler.process = replay_process  # type: ignore[method-assign]
-    Tracer.end_tool_call_span = replay_end_span  # type: ignore[method-assign]
-    _state["original"] = (process, end_span)
+    answer, answered = _answer.get(), _answered.get()
+    if answer is None or answered is None:
+        return (yield from wrapped(*args, **kwargs))
+    tool = args[0] if args else kwargs["tool"]
+    try:
+        value = answer(tool["name"], dict(tool.get("input") or {}))
+    except Exception as exc:  # a recorded failure: the error result strands would make
+        result = _error_result(tool, exc)
+    else:
+        if value is RUN_LIVE:
+            return (yield from wrapped(*args, **kwargs))
+        text = value if isinstance(value, str) else _json(value)
+        result = {
+            "toolUseId": str(tool.get("toolUseId")),
+            "status": "success",
+            "content": [{"text": text}],
+        }
+    answered.add(id(result))
+    yield {"result": result}
+    return result
 
 
-def _uninstall_handler() -> None:
-    from strands.handlers.tool_handler import AgentToolHandler
-    from strands.telemetry.tracer import Tracer
+def _span_and_result(span: Any, tool_result: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    return span, tool_result
 
-    AgentToolHandler.process, Tracer.end_tool_call_span = _state["original"]  # type: ignore[method-assign]
-    _state["original"] = None
+
+def _end_tool_call_span(wrapped: Any, tracer: Any, args: tuple, kwargs: dict) -> Any:
+    """strands < 1.0: ``Tracer.end_tool_call_span(span, tool_result, ...)`` marks the span of a
+    result that was answered."""
+    span, tool_result = _span_and_result(*args, **kwargs)
+    answered = _answered.get()
+    if span is not None and answered is not None and id(tool_result) in answered:
+        from opentelemetry import trace
+
+        answered.discard(id(tool_result))
+        with trace.use_span(span, end_on_exit=False):
+            mark_replayed()
+    return wrapped(*args, **kwargs)
+
+
+#: strands 1.x: tools answered through the hook system
+_hook_patch = wrapt_patch(_hook_registry, "invoke_callbacks_async", _invoke_callbacks_async)
+#: strands < 1.0: tools answered at the agent's tool handler, marked where their span ends
+_process_patch = wrapt_patch(_tool_handler, "process", _process)
+_end_span_patch = wrapt_patch(_tracer, "end_tool_call_span", _end_tool_call_span)
 
 
 class _ContextPool:
@@ -284,9 +275,6 @@ class _TracerSwap:
 _tracer_swap = _TracerSwap()
 
 
-_patch = SharedPatch(_install, _uninstall)
-
-
 class StrandsAgent(FrameworkAgent):
     """A strands ``Agent``."""
 
@@ -320,8 +308,12 @@ class StrandsAgent(FrameworkAgent):
     def intercept(self, answer: ToolAnswer) -> Iterator[None]:
         token = _answered.set(set())
         try:
-            with _patch.answering(_answer, answer):
-                yield
+            if has_hooks():
+                with _hook_patch.answering(_answer, answer):
+                    yield
+            else:
+                with _process_patch.held(), _end_span_patch.answering(_answer, answer):
+                    yield
         finally:
             _answered.reset(token)
 
