@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -41,6 +41,7 @@ from tracereplay.replay.frameworks.base import (
     ToolAnswer,
     mark_replayed,
     mro_names,
+    wrapt_patch,
 )
 from tracereplay.replay.frameworks.instrumentors import instrumented
 
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
 __all__ = ["AutoGenAgent"]
 
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_autogen_answer", default=None)
-_originals: dict[str, Any] = {}
 _tracing = SharedContext()
 
 #: AgentChat's agent and team bases (``ChatAgent`` / ``Team`` are their interfaces)
@@ -92,80 +92,106 @@ def _tool_classes(base: type) -> list[type]:
     return out
 
 
-def _text_as_is(original: Any) -> Any:
-    def return_value_as_string(self: Any, value: Any) -> str:
-        if isinstance(value, AnsweredText):
-            return str(value)
-        return original(self, value)
-
-    return_value_as_string.__tracereplay_original__ = original  # type: ignore[attr-defined]
-    return return_value_as_string
+def _text_as_is(wrapped: Any, tool: Any, args: tuple, kwargs: dict) -> Any:
+    """``return_value_as_string(value)``: an answered text as it is."""
+    value = args[0] if args else kwargs["value"]
+    if isinstance(value, AnsweredText):
+        return str(value)
+    return wrapped(*args, **kwargs)
 
 
-def _install() -> None:
+def _call(args: Any, cancellation_token: Any, call_id: str | None = None) -> tuple[Any, str | None]:
+    """``(args, call_id)`` of a ``run_json`` / ``run_json_stream`` call."""
+    return args, call_id
+
+
+async def _run_json(wrapped: Any, tool: Any, args: tuple, kwargs: dict) -> Any:
+    """``BaseTool.run_json(args, cancellation_token, call_id)``, asking the replay first.
+
+    Not ``ask``: the answer is marked (and a recorded failure raised) inside the
+    ``execute_tool`` span opened for it, which the real ``run_json`` opens itself."""
     from autogen_core import trace_tool_span
-    from autogen_core.tools import BaseStreamTool, BaseTool
 
     from tracereplay.sdk.replay_hook import RUN_LIVE, tool_interceptor
 
-    run_json, run_json_stream = BaseTool.run_json, BaseStreamTool.run_json_stream
-
-    async def answered_run_json(
-        self: Any, args: Any, cancellation_token: Any, call_id: str | None = None
-    ) -> Any:
-        answer = _answer.get()
-        if answer is None:
-            return await run_json(self, args, cancellation_token, call_id=call_id)
-        value, failure = _ask(answer, self.name, args)
-        if failure is None and value is RUN_LIVE:
-            with tool_interceptor(None):  # the real tool: an @tracereplay.tool inside runs
-                return await run_json(self, args, cancellation_token, call_id=call_id)
-        if failure is None and value == "":
-            value = AnsweredText(_handoff_message(self) or "")
-        with trace_tool_span(
-            tool_name=self.name, tool_description=self.description, tool_call_id=call_id
-        ):
-            mark_replayed()
-            if failure is not None:
-                raise failure
-        return value
-
-    async def answered_run_json_stream(
-        self: Any, args: Any, cancellation_token: Any, call_id: str | None = None
-    ) -> AsyncIterator[Any]:
-        answer = _answer.get()
-        value, failure = (RUN_LIVE, None) if answer is None else _ask(answer, self.name, args)
-        if failure is None and value is RUN_LIVE:
-            with tool_interceptor(None) if answer is not None else contextlib.nullcontext():
-                async for item in run_json_stream(self, args, cancellation_token, call_id):
-                    yield item
-            return
-        with trace_tool_span(
-            tool_name=self.name, tool_description=self.description, tool_call_id=call_id
-        ):
-            mark_replayed()
-            if failure is not None:
-                raise failure
-        yield value
-
-    BaseTool.run_json = answered_run_json  # type: ignore[method-assign]
-    BaseStreamTool.run_json_stream = answered_run_json_stream  # type: ignore[method-assign]
-    formatters = {cls: vars(cls)["return_value_as_string"] for cls in _tool_classes(BaseTool)}
-    for cls, original in formatters.items():
-        cls.return_value_as_string = _text_as_is(original)  # type: ignore[method-assign]
-    _originals.update(run_json=run_json, run_json_stream=run_json_stream, formatters=formatters)
+    answer = _answer.get()
+    if answer is None:
+        return await wrapped(*args, **kwargs)
+    arguments, call_id = _call(*args, **kwargs)
+    value, failure = _ask(answer, tool.name, arguments)
+    if failure is None and value is RUN_LIVE:
+        with tool_interceptor(None):  # the real tool: an @tracereplay.tool inside runs
+            return await wrapped(*args, **kwargs)
+    if failure is None and value == "":
+        value = AnsweredText(_handoff_message(tool) or "")
+    with trace_tool_span(
+        tool_name=tool.name, tool_description=tool.description, tool_call_id=call_id
+    ):
+        mark_replayed()
+        if failure is not None:
+            raise failure
+    return value
 
 
-def _uninstall() -> None:
-    from autogen_core.tools import BaseStreamTool, BaseTool
+async def _run_json_stream(
+    wrapped: Any, tool: Any, args: tuple, kwargs: dict
+) -> AsyncIterator[Any]:
+    """``BaseStreamTool.run_json_stream``, asking the replay first (as ``_run_json``)."""
+    from autogen_core import trace_tool_span
 
-    BaseTool.run_json = _originals.pop("run_json")  # type: ignore[method-assign]
-    BaseStreamTool.run_json_stream = _originals.pop("run_json_stream")  # type: ignore[method-assign]
-    for cls, original in _originals.pop("formatters").items():
-        cls.return_value_as_string = original  # type: ignore[method-assign]
+    from tracereplay.sdk.replay_hook import RUN_LIVE, tool_interceptor
+
+    answer = _answer.get()
+    arguments, call_id = _call(*args, **kwargs)
+    value, failure = (RUN_LIVE, None) if answer is None else _ask(answer, tool.name, arguments)
+    if failure is None and value is RUN_LIVE:
+        with tool_interceptor(None) if answer is not None else contextlib.nullcontext():
+            async for item in wrapped(*args, **kwargs):
+                yield item
+        return
+    with trace_tool_span(
+        tool_name=tool.name, tool_description=tool.description, tool_call_id=call_id
+    ):
+        mark_replayed()
+        if failure is not None:
+            raise failure
+    yield value
 
 
-_patch = SharedPatch(_install, _uninstall)
+def _base_tool() -> Any:
+    from autogen_core.tools import BaseTool
+
+    return BaseTool
+
+
+def _base_stream_tool() -> Any:
+    from autogen_core.tools import BaseStreamTool
+
+    return BaseStreamTool
+
+
+def _formatters_patch() -> SharedPatch:
+    """``return_value_as_string`` of ``BaseTool`` and of every subclass loaded when the patch
+    is installed that formats its own results, wrapped (``_text_as_is``) with ``wrapt_patch``
+    per class."""
+    held: list[contextlib.ExitStack] = []
+
+    def install() -> None:
+        stack = contextlib.ExitStack()
+        for cls in _tool_classes(_base_tool()):
+            patch = wrapt_patch(lambda c=cls: c, "return_value_as_string", _text_as_is)
+            stack.enter_context(patch.held())
+        held.append(stack)
+
+    def uninstall() -> None:
+        held.pop().close()
+
+    return SharedPatch(install, uninstall)
+
+
+_run_json_patch = wrapt_patch(_base_tool, "run_json", _run_json)
+_run_json_stream_patch = wrapt_patch(_base_stream_tool, "run_json_stream", _run_json_stream)
+_formatters = _formatters_patch()
 
 
 class AutoGenAgent(FrameworkAgent):
@@ -207,8 +233,14 @@ class AutoGenAgent(FrameworkAgent):
         else:  # a team
             await self.obj.reset()
 
-    def intercept(self, answer: ToolAnswer) -> contextlib.AbstractContextManager[None]:
-        return _patch.answering(_answer, answer)
+    @contextlib.contextmanager
+    def intercept(self, answer: ToolAnswer) -> Iterator[None]:
+        with (
+            _formatters.held(),
+            _run_json_stream_patch.held(),
+            _run_json_patch.answering(_answer, answer),
+        ):
+            yield
 
     def instrument(
         self, tracer_provider: TracerProvider
