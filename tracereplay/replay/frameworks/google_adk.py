@@ -24,25 +24,24 @@ the replay's tool arguments with the recording's).
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
+    SharedContext,
     SharedPatch,
     ToolAnswer,
     arun_live,
     ask,
     mro_names,
+    wrapt_patch,
 )
 
 __all__ = ["GoogleAdkAgent"]
 
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_google_adk_answer", default=None)
-_lock = threading.Lock()
-_state: dict[str, Any] = {"originals": []}
 CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 _CALLER_MODULES = (
     "google.adk.flows.llm_flows.tools._caller",
@@ -51,40 +50,67 @@ _CALLER_MODULES = (
 )
 
 
-def _install() -> None:
-    import importlib
-
-    from google.adk.flows.llm_flows.tools import _caller
-
-    original = _caller._call_tool_async
-
-    async def _call_tool_async(tool: Any, args: dict[str, Any], tool_context: Any) -> object:
-        # a recorded failure is raised where the tool raises: the agent's
-        # on_tool_error_callback sees it
-        asked = ask(_answer, tool.name, lambda: dict(args))
-        if asked.live:
-            return await arun_live(asked, original, tool, args=args, tool_context=tool_context)
-        return asked.value
-
-    originals = []
-    for name in _CALLER_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        if getattr(module, "_call_tool_async", None) is original:
-            originals.append((module, original))
-            module._call_tool_async = _call_tool_async  # type: ignore[attr-defined]
-    _state["originals"] = originals
+async def _call_tool_async(wrapped: Any, instance: Any, args: tuple, kwargs: dict) -> object:
+    """``_call_tool_async(tool, args, tool_context)``, asking the replay first: a recorded
+    failure is raised where the tool raises (the agent's on_tool_error_callback sees it)."""
+    tool, tool_args = _tool_and_args(*args, **kwargs)
+    asked = ask(_answer, tool.name, lambda: dict(tool_args))
+    if asked.live:
+        return await arun_live(asked, wrapped, *args, **kwargs)
+    return asked.value
 
 
-def _uninstall() -> None:
-    for module, original in _state["originals"]:
-        module._call_tool_async = original
-    _state["originals"] = []
+def _tool_and_args(tool: Any, args: dict[str, Any], tool_context: Any) -> tuple[Any, Any]:
+    return tool, args
 
 
-_patch = SharedPatch(_install, _uninstall)
+def _callers_patch() -> SharedPatch:
+    """``_call_tool_async`` wrapped (``wrapt_patch``) in each of ADK's modules that holds the
+    tool caller's function (its own or imported: the same object, found by identity when the
+    patch is installed, since which modules import it varies between ADK versions)."""
+    held: list[contextlib.ExitStack] = []
+
+    def install() -> None:
+        import importlib
+
+        from google.adk.flows.llm_flows.tools import _caller
+
+        original = _caller._call_tool_async
+        stack = contextlib.ExitStack()
+        for name in _CALLER_MODULES:
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+            if vars(module).get("_call_tool_async") is original:
+                patch = wrapt_patch(lambda m=module: m, "_call_tool_async", _call_tool_async)
+                stack.enter_context(patch.held())
+        held.append(stack)
+
+    def uninstall() -> None:
+        held.pop().close()
+
+    return SharedPatch(install, uninstall)
+
+
+_patch = _callers_patch()
+_content = SharedContext()
+
+
+@contextlib.contextmanager
+def _content_captured() -> Iterator[None]:
+    """``CONTENT_ENV`` set to ``SPAN_AND_EVENT`` for the block when the environment does not
+    set it."""
+    import os
+
+    if CONTENT_ENV in os.environ:
+        yield
+        return
+    os.environ[CONTENT_ENV] = "SPAN_AND_EVENT"
+    try:
+        yield
+    finally:
+        os.environ.pop(CONTENT_ENV, None)
 
 
 class GoogleAdkAgent(FrameworkAgent):
@@ -118,23 +144,8 @@ class GoogleAdkAgent(FrameworkAgent):
         finally:
             await runner.close()
 
-    @contextlib.contextmanager
-    def instrument(self, tracer_provider: Any) -> Iterator[None]:
-        import os
-
-        with _lock:
-            if _state.get("env_users", 0) == 0:
-                _state["env_set"] = CONTENT_ENV not in os.environ
-                if _state["env_set"]:
-                    os.environ[CONTENT_ENV] = "SPAN_AND_EVENT"
-            _state["env_users"] = _state.get("env_users", 0) + 1
-        try:
-            yield
-        finally:
-            with _lock:
-                _state["env_users"] -= 1
-                if _state["env_users"] == 0 and _state.pop("env_set", False):
-                    os.environ.pop(CONTENT_ENV, None)
+    def instrument(self, tracer_provider: Any) -> contextlib.AbstractContextManager[None]:
+        return _content.use(_content_captured)
 
     def intercept(self, answer: ToolAnswer) -> contextlib.AbstractContextManager[None]:
         return _patch.answering(_answer, answer)
