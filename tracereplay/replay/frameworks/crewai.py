@@ -46,7 +46,7 @@ from tracereplay.replay.frameworks.base import (
     SharedContext,
     SharedPatch,
     ToolAnswer,
-    mark_replayed,
+    ask,
     mro_names,
 )
 from tracereplay.replay.frameworks.instrumentors import instrumented
@@ -93,40 +93,34 @@ def _call_of(tool: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, An
 
 
 def _answering(method: str, original: Callable[..., Any]) -> Callable[..., Any]:
-    """``original`` (a tool class's run/arun/invoke/ainvoke), asking the replay's answer first."""
-    from tracereplay.sdk.replay_hook import RUN_LIVE
+    """``original`` (a tool class's run/arun/invoke/ainvoke), asking the replay's answer first
+    (``ask``: a recorded failure is raised, CrewAI makes it the tool error the model sees).
+    A live answer calls ``original`` as it is, as CrewAI's tool call would (the patch sits
+    inside an instrumentor's wrapper, see ``_slot``)."""
 
-    def ask(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        answer = _answer.get()
-        if answer is None:
-            return RUN_LIVE
+    def asked(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if _answer.get() is None:  # no replay here: live
+            return ask(None, "", {})
         name, arguments = _call_of(self, method, args, kwargs)
-        try:
-            value = answer(name, arguments)
-        except Exception:
-            mark_replayed()
-            raise  # CrewAI makes it the tool error the model sees
-        if value is not RUN_LIVE:
-            mark_replayed()
-        return value
+        return ask(_answer, name, arguments)
 
     if asyncio.iscoroutinefunction(original):
 
         @functools.wraps(original)
         async def patched_async(self: Any, *args: Any, **kwargs: Any) -> Any:
-            value = ask(self, args, kwargs)
-            if value is RUN_LIVE:
+            answer = asked(self, args, kwargs)
+            if answer.live:
                 return await original(self, *args, **kwargs)
-            return value
+            return answer.value
 
         return patched_async
 
     @functools.wraps(original)
     def patched(self: Any, *args: Any, **kwargs: Any) -> Any:
-        value = ask(self, args, kwargs)
-        if value is RUN_LIVE:
+        answer = asked(self, args, kwargs)
+        if answer.live:
             return original(self, *args, **kwargs)
-        return value
+        return answer.value
 
     return patched
 
