@@ -50,6 +50,7 @@ from tracereplay.replay.frameworks.base import (
     ToolAnswer,
     mark_replayed,
     mro_names,
+    wrapt_patch,
 )
 from tracereplay.replay.frameworks.openai_agents import ActiveAnswers
 
@@ -81,7 +82,7 @@ class LangGraphAgent(FrameworkAgent):
         token = _answer.set(answer)
         _answers.add(answer)
         try:
-            with _patch.use(_patch_base_tool):
+            with _run_patch.held(), _arun_patch.held():
                 yield
         finally:
             _answers.remove(answer)
@@ -154,23 +155,7 @@ _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_langgraph_answe
 
 
 _answers = ActiveAnswers()
-_patch = SharedContext()
 _tracing = SharedContext()
-
-
-@contextlib.contextmanager
-def _patch_base_tool() -> Iterator[None]:
-    """``BaseTool.run`` / ``arun`` asking the replay's answer first (while any replay runs)."""
-    from langchain_core.tools import BaseTool
-
-    originals = {"run": BaseTool.__dict__["run"], "arun": BaseTool.__dict__["arun"]}
-    BaseTool.run = _patched_run(originals["run"])  # type: ignore[method-assign]
-    BaseTool.arun = _patched_arun(originals["arun"])  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        BaseTool.run = originals["run"]  # type: ignore[method-assign]
-        BaseTool.arun = originals["arun"]  # type: ignore[method-assign]
 
 
 class _Outcome:
@@ -191,7 +176,9 @@ class _Outcome:
 
 def _ask(tool: Any, tool_input: Any) -> _Outcome | None:
     """Ask the replay about a call of ``tool``: None to run the real tool (no replay, or
-    RUN_LIVE), else the outcome the tool's body gives."""
+    RUN_LIVE), else the outcome the tool's body gives. Not ``ask``: the answer is marked (and
+    a recorded failure raised) later, inside the tool's body, where its span is known
+    (``_settle``), and a thread without the replay's context is still served (``_answers``)."""
     answer = _answers.current(_answer)
     if answer is None:
         return None
@@ -206,32 +193,38 @@ def _ask(tool: Any, tool_input: Any) -> _Outcome | None:
     return _Outcome(value)
 
 
-def _patched_run(original: Any) -> Any:
-    @functools.wraps(original)
-    def run(self: Any, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
-        outcome = _ask(self, tool_input)
-        if outcome is None:
-            return _run_live(original, self, tool_input, *args, **kwargs)
-        return original(_answering(self, outcome), tool_input, *args, **kwargs)
+def _base_tool() -> Any:
+    from langchain_core.tools import BaseTool
 
-    return run
+    return BaseTool
 
 
-def _patched_arun(original: Any) -> Any:
-    @functools.wraps(original)
-    async def arun(self: Any, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
-        outcome = _ask(self, tool_input)
-        if outcome is None:
-            with _no_sdk_interceptor():
-                return await original(self, tool_input, *args, **kwargs)
-        return await original(_answering(self, outcome), tool_input, *args, **kwargs)
-
-    return arun
+def _tool_input(tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+    return tool_input
 
 
-def _run_live(original: Any, tool: Any, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
-    with _no_sdk_interceptor():
-        return original(tool, tool_input, *args, **kwargs)
+def _run(wrapped: Any, tool: Any, args: tuple, kwargs: dict) -> Any:
+    """``BaseTool.run(tool_input, ...)`` asking the replay's answer first: an answered call
+    runs the real ``run`` on a copy of the tool whose body gives the answer."""
+    outcome = _ask(tool, _tool_input(*args, **kwargs))
+    if outcome is None:
+        with _no_sdk_interceptor():
+            return wrapped(*args, **kwargs)
+    return wrapped.__func__(_answering(tool, outcome), *args, **kwargs)
+
+
+async def _arun(wrapped: Any, tool: Any, args: tuple, kwargs: dict) -> Any:
+    """``BaseTool.arun``, as ``_run``."""
+    outcome = _ask(tool, _tool_input(*args, **kwargs))
+    if outcome is None:
+        with _no_sdk_interceptor():
+            return await wrapped(*args, **kwargs)
+    return await wrapped.__func__(_answering(tool, outcome), *args, **kwargs)
+
+
+#: ``BaseTool.run`` / ``arun`` asking the replay's answer first (while any replay runs)
+_run_patch = wrapt_patch(_base_tool, "run", _run)
+_arun_patch = wrapt_patch(_base_tool, "arun", _arun)
 
 
 def _no_sdk_interceptor() -> contextlib.AbstractContextManager[None]:
