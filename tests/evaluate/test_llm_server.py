@@ -132,6 +132,8 @@ def test_anthropic_messages_over_plain_http(server: LlmServer, cases: list[Serve
     assert message["type"] == "message" and message["role"] == "assistant"
     assert message["stop_reason"] == "tool_use"
     assert [b["name"] for b in message["content"] if b["type"] == "tool_use"] == ["get_weather"]
+    # the same conversation on another wire is no drift from the OpenAI-recorded call
+    assert httpx.get(server.url + "/tracereplay/report").json()["report"]["drift"] == []
     streamed = httpx.post(url, json={**body, "stream": True})  # a second call: the next round
     assert streamed.headers["content-type"].startswith("text/event-stream")
     assert "event: message_start" in streamed.text and "event: message_stop" in streamed.text
@@ -228,7 +230,7 @@ def test_the_command_serves_a_case_to_the_openai_client(store: Path) -> None:
         completion = client.chat.completions.create(**_first_request(QUERIES[0]))
         assert completion.choices[0].message.tool_calls
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
         assert "stopped" in err
     finally:
@@ -241,10 +243,42 @@ def test_the_command_says_what_is_wrong(store: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "tracereplay", "--db", str(store), "llm-server", *args],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True, text=True, timeout=300,
         )  # fmt: skip
 
     bad_case = run("--suite", "weather-offline", "--case", "7")
     assert bad_case.returncode == 2 and "--case: no case '7'" in bad_case.stderr
     bad_suite = run("--suite", "nope")
     assert bad_suite.returncode == 2 and "nope" in bad_suite.stderr
+
+
+def test_the_responses_api_and_gemini_are_answered_too(
+    server: LlmServer, cases: list[ServedCase]
+) -> None:
+    case = _case_of(cases, QUERIES[0])
+    server.select(str(case.seq))
+    tools = [{"type": "function", **t["function"]} for t in TOOL_SCHEMAS]
+    response = _client(server).responses.create(
+        model=MODEL, instructions=SYSTEM, input=QUERIES[0], tools=tools, temperature=0.0
+    )
+    calls = [item for item in response.output if item.type == "function_call"]
+    assert [c.name for c in calls] == ["get_weather"]
+    server.select(str(case.seq))
+    body = {
+        "systemInstruction": {"parts": [{"text": SYSTEM}]},
+        "contents": [{"role": "user", "parts": [{"text": QUERIES[0]}]}],
+        "tools": [{"functionDeclarations": [t["function"] for t in TOOL_SCHEMAS]}],
+        "generationConfig": {"temperature": 0.0, "maxOutputTokens": 400},
+    }
+    base = server.env()["GOOGLE_GEMINI_BASE_URL"] + f"/v1beta/models/{MODEL}"
+    reply = httpx.post(base + ":generateContent", json=body)
+    assert reply.status_code == 200, reply.text
+    parts = reply.json()["candidates"][0]["content"]["parts"]
+    assert [p["functionCall"]["name"] for p in parts if "functionCall" in p] == ["get_weather"]
+    server.select(str(case.seq))
+    streamed = httpx.post(base + ":streamGenerateContent?alt=sse", json=body)
+    assert streamed.status_code == 200
+    assert streamed.headers["content-type"].startswith("text/event-stream")
+    assert '"functionCall"' in streamed.text
+    report = httpx.get(server.url + "/tracereplay/report").json()["report"]
+    assert report["errors"] == [] and report["drift"] == [] and report["answered"] == 1
