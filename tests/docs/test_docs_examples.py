@@ -31,7 +31,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: commands that would wait or need the reader's own agent or files: their options are checked
 #: with --help instead of running them
-ONLY_PARSED = ("serve", "ui", "ingest", "eval", "replay", "sql", "export", "report", "store")
+ONLY_PARSED = (
+    "serve", "ui", "ingest", "eval", "replay", "sql", "export", "report", "store", "llm-server",
+)  # fmt: skip
 
 
 def _blocks(lang: str) -> list[tuple[str, int, str]]:

@@ -108,6 +108,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "tracereplay.cli.sql_cmd": ("sql",),
     "tracereplay.cli.eval_cmd": ("eval",),
     "tracereplay.cli.replay_cmd": ("replay",),
+    "tracereplay.cli.llm_server_cmd": ("llm-server",),
     "tracereplay.cli.diff_cmd": ("diff",),
     "tracereplay.cli.export_cmd": ("export",),
     "tracereplay.cli.report_cmd": ("report",),
