@@ -108,6 +108,21 @@ def test_a_bad_file_is_one_line_and_good_files_still_ingest(tmp_path: Path) -> N
     assert len(runs_json(db)) == 1
 
 
+def test_an_empty_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    """A 0-byte file is no payload: refused like a bad file (not "0 spans" and exit 0)."""
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    db = tmp_path / "t.duckdb"
+    result = cli(db, "ingest", str(empty))
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert errors[0] == f"error: {empty}: the file is empty (0 bytes): nothing to ingest"
+    assert "1 of 1 file(s) could not be read" in result.stderr
+    assert "Traceback" not in result.output
+    both = cli(db, "ingest", str(empty), str(GENAI_PB))  # the good file is still stored
+    assert both.exit_code == 1 and len(runs_json(db)) == 1
+
+
 def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
     result = cli(tmp_path / "t.duckdb", "ingest", str(tmp_path / "nope.pb"))
     assert result.exit_code == 2

@@ -156,10 +156,12 @@ def test_ctrl_c_keeps_the_finished_results_and_marks_the_run_interrupted(
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (out.decode(), err.decode())
     assert b"interrupted" in err
+    said = " ".join(out.decode().split())
+    assert "interrupted after" in said and "pass rate" not in said, said
     [run] = rows(db, "SELECT * FROM eval_runs")
     assert run["status"] == "interrupted" and run["finished_at"] is not None
     stored = rows(db, "SELECT status FROM case_results WHERE eval_run_id = ?", [run["eval_run_id"]])
-    assert 3 <= len(stored) < 10  # the cases finished before Ctrl-C, not the rest
+    assert 1 <= len(stored) < 10  # the cases finished before Ctrl-C, not the rest
     assert {r["status"] for r in stored} == {"PASSED"}
     assert run["total_cases"] == len(stored) and run["passed"] == len(stored)
 

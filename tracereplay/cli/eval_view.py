@@ -78,6 +78,14 @@ def print_summary(outcome: EvalOutcome) -> None:
     if rec.agent:
         line.append(f" ({rec.agent})")
     console.print(line)
+    if outcome.runner.interrupted:  # no rate: the run did not finish (issue 55)
+        console.print(
+            f"interrupted after {rec.total_cases} of {outcome.selected} case(s): "
+            f"{rec.passed} passed, {rec.failed} failed, {rec.errored} errored",
+            style="yellow",
+            markup=False,
+        )
+        return
     parts = Text()
     # the pass rate is the headline: the share of cases that passed, every case counted
     rate = rec.pass_rate if rec.pass_rate is not None else 0.0

@@ -65,6 +65,8 @@ def ingest(
         except OSError:
             sizes.append(0)
     total_bytes = sum(sizes)
+    # a file of 0 bytes holds no payload at all: refused, as an unreadable file is
+    empty = {os.fspath(p) for p, n in zip(files, sizes, strict=True) if n == 0}
     started = time.monotonic()
     since = datetime.now(UTC)
     spans_seen = 0
@@ -104,6 +106,9 @@ def ingest(
             reasons = "; ".join(report.errors)
             if report.error is not None:
                 print_error(report.error)
+                failed += 1
+            elif os.fspath(report.path) in empty:
+                print_error(f"{report.path}: the file is empty (0 bytes): nothing to ingest")
                 failed += 1
             elif report.all_invalid:
                 print_error(f"{report.path}: nothing valid to store: {rejected} ({reasons})")
