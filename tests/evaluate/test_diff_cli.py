@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from replay_fixtures import cli, eval_json
+from replay_fixtures import cli, eval_json, rows
 
-from tracereplay.evaluate.diff import BUCKETS, DifferentSuitesError, compare
+from tracereplay.evaluate.diff import BUCKETS, DifferentSuitesError, compare, settings_difference
 from tracereplay.models import EvaluationResult, Status
 from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord
 
@@ -145,3 +145,107 @@ def test_diff_last_takes_the_suite_as_its_argument(db: Path, tmp_path: Path) -> 
     assert both.exit_code == 2 and "error: give the suite once" in both.stderr
     two = cli(db, "diff", "--last", "a", "b")
     assert two.exit_code == 2 and "--last takes one SUITE at most" in two.stderr
+
+
+def _replay(agent: str = "m:f", **options: object) -> EvalRunRecord:
+    return record("x").model_copy(update={"mode": "replay", "agent": agent, "options": options})
+
+
+def test_settings_difference_names_mode_llm_source_matching_and_agent() -> None:
+    recorded, live = record("a"), _replay(llm="live", llm_match="order")
+    assert settings_difference(recorded, record("b")) is None
+    assert settings_difference(live, _replay(llm="live", llm_match="strict")) is None  # unused
+    strict = _replay(llm="recorded", llm_match="strict")
+    assert settings_difference(strict, live) == (
+        "the two eval runs differ in settings: llm recorded (strict) vs live;"
+        " their verdicts are not comparable one for one"
+    )
+    order = _replay(llm="recorded", llm_match="order")
+    assert "llm recorded (order) vs recorded (strict)" in str(settings_difference(order, strict))
+    until = _replay(llm="recorded", llm_match="order", llm_until=3)
+    assert "vs recorded (order) for the first 3 calls, then live" in str(
+        settings_difference(order, until)
+    )
+    other = settings_difference(live, _replay("m:g", llm="live"))
+    assert other is not None and "agent m:f vs m:g" in other and "llm" not in other
+    mode = settings_difference(recorded, live)
+    assert mode is not None and "mode recorded vs replay (agent m:f, llm live)" in mode
+    row = {"mode": "replay", "agent": "m:f", "options": {"llm": "recorded", "llm_match": "strict"}}
+    assert settings_difference(row, live) == settings_difference(strict, live)  # a UI row
+
+
+def test_diff_says_first_when_the_eval_runs_differ_in_settings(db: Path, tmp_path: Path) -> None:
+    eval_json(db, tmp_path, "weather", "--agent", "replay_agents:weather", exit_code=0)
+    eval_json(
+        db, tmp_path, "weather", "--agent", "replay_agents:weather",
+        "--llm", "recorded", "--llm-match", "strict",
+    )  # fmt: skip
+    table = cli(db, "diff", "--last")
+    assert table.exit_code == 0, table.output
+    first = " ".join(table.stdout.split("suite weather")[0].split())  # wrapped at the width
+    assert first == (
+        "note: the two eval runs differ in settings: llm live vs recorded (strict);"
+        " their verdicts are not comparable one for one"
+    )
+    data = json.loads(cli(db, "diff", "--last", "-f", "json").stdout)
+    assert "llm live vs recorded (strict)" in data["settings_differ"]
+    markdown = cli(db, "diff", "--last", "-f", "markdown").stdout
+    lines = [line for line in markdown.splitlines() if line]
+    assert lines[1].startswith("> **Note**: the two eval runs differ in settings: llm live vs")
+    same = cli(db, "diff", "weather@1", "weather@1")
+    assert "differ in settings" not in same.stdout
+
+
+def _set_status(db: Path, eval_run_id: str, status: str) -> None:
+    from tracereplay.store.open import open_store
+
+    with open_store(db) as store:
+        store.con.execute(
+            "UPDATE eval_runs SET status = ? WHERE eval_run_id = ?", [status, eval_run_id]
+        )
+
+
+def test_diff_last_and_report_skip_eval_runs_that_did_not_complete(
+    db: Path, tmp_path: Path
+) -> None:
+    ids = [
+        eval_json(db, tmp_path, "weather", "--agent", "replay_agents:weather", exit_code=0)[
+            "eval_run"
+        ]["eval_run_id"]
+        for _ in range(4)
+    ]
+    _set_status(db, ids[3], "interrupted")
+    _set_status(db, ids[1], "stopped")
+    assert [r["status"] for r in rows(db, "SELECT status FROM eval_runs ORDER BY started_at")] == [
+        "completed", "stopped", "completed", "interrupted",
+    ]  # fmt: skip
+    result = cli(db, "diff", "--last", "-f", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["a"]["eval_run_id"], data["b"]["eval_run_id"]) == (ids[0], ids[2])
+    note = [line for line in result.stderr.splitlines() if line.startswith("note:")]
+    assert note == [
+        f"note: skipped eval runs {ids[3][:8]} (interrupted), {ids[1][:8]} (stopped):"
+        " comparing the latest completed eval runs"
+    ]
+    named = cli(db, "diff", ids[1], ids[3], "-f", "json")  # named: used as given
+    assert named.exit_code == 0 and "skipped" not in named.stderr
+    assert json.loads(named.stdout)["b"]["eval_run_id"] == ids[3]
+
+    report = cli(db, "report", "-f", "markdown")
+    assert report.exit_code == 0, report.output
+    assert f"eval run `{ids[2][:8]}" in report.stdout
+    assert (
+        f"note: skipped eval run {ids[3][:8]} (interrupted): reporting the latest completed"
+        f" eval run {ids[2][:8]}"
+    ) in report.stderr
+    given = cli(db, "report", ids[3], "-f", "markdown")
+    assert given.exit_code == 0 and "skipped" not in given.stderr
+
+    _set_status(db, ids[2], "running")
+    _set_status(db, ids[0], "interrupted")
+    few = cli(db, "diff", "--last")
+    assert few.exit_code == 2
+    assert "has no completed eval run (and 4 not completed); --last needs two" in few.output
+    none = cli(db, "report", "-f", "markdown")
+    assert none.exit_code == 2 and "no completed eval run" in none.output

@@ -173,6 +173,15 @@ def test_suites_suite_grid_and_eval_pages(pipeline_client: TestClient, pipeline_
     )
     assert regressed > 0 and f"{regressed} regressed" in diff
     assert diff.count('<tr class="Regressed">') == regressed
+    # v1 scored the recorded runs, v3 replayed an agent: said first, above the table
+    note = re.search(r'<p class="notice warn" role="note" id="diff-settings">([^<]*)</p>', diff)
+    assert note and note.group(1) == (
+        "the two eval runs differ in settings: mode recorded vs replay (agent sql_agents:flaky,"
+        " llm live); their verdicts are not comparable one for one"
+    )
+    assert diff.index('id="diff-settings"') < diff.index('id="diff-table"')
+    v2 = _one(pipeline_db, "SELECT eval_run_id FROM eval_runs WHERE label = 'v2'")
+    assert 'id="diff-settings"' not in pipeline_client.get(f"/diff?a={v1}&b={v2}").text
     assert 'data-eval-run="' in pipeline_client.get("/evals").text
 
 

@@ -12,7 +12,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from tracereplay.cli.common import console, db_path, short_ids
+from tracereplay.cli.common import console, db_path, err_console, short_ids
 from tracereplay.cli.eval_view import STATUS_STYLE
 from tracereplay.cli.run_view import fields_lines
 from tracereplay.errors import BadParameterError
@@ -99,6 +99,11 @@ def diff_command(
     runs, pass rate and mean score before and now, each case whose verdict changed with its
     reason (the first 50), and links into the HTML report with --report-url.
 
+    --last skips eval runs that did not complete (running, interrupted, stopped), saying so
+    on stderr. When A and B differ in mode, agent, or where the LLM answers came from (--llm,
+    --llm-match, --llm-until), the first line says so: their verdicts are not comparable one
+    for one.
+
     Exit codes: 1 when any case regressed, else 0; 2 bad input (unknown eval run, two suites).
 
     [bold]Examples[/bold]
@@ -110,7 +115,7 @@ def diff_command(
       tracereplay diff 3f2a 9c41            # unique prefixes of eval run ids
       tracereplay diff --last weather -f markdown > summary.md
     """
-    from tracereplay.evaluate.diff import diff_eval_runs, last_two
+    from tracereplay.evaluate.diff import diff_eval_runs, last_two, skipped_note
     from tracereplay.store.open import open_store
 
     if last and eval_run_b:
@@ -129,7 +134,10 @@ def diff_command(
         raise BadParameterError("--report-url goes with --format markdown")
     with open_store(db_path()) as store:
         if last:
-            eval_run_a, eval_run_b = last_two(store, suite)
+            eval_run_a, eval_run_b, skipped = last_two(store, suite)
+            note = skipped_note(skipped, "comparing the latest completed eval runs")
+            if note:
+                err_console.print(note, style="yellow", markup=False, soft_wrap=True)
         assert eval_run_a is not None and eval_run_b is not None
         diff = diff_eval_runs(store, eval_run_a, eval_run_b)
         short = short_ids(
@@ -139,6 +147,7 @@ def diff_command(
         data = {
             "a": diff.a.to_dict(),
             "b": diff.b.to_dict(),
+            "settings_differ": diff.settings_note(),
             "counts": diff.counts(),
             "cases": [{**c.to_dict(), "delta": c.delta} for c in diff.cases],
         }
@@ -181,6 +190,10 @@ def print_diff(diff: EvalDiff, show_unchanged: bool, short: dict[str, str] | Non
 
     a, b = diff.a, diff.b
     short = short or {}
+    settings = diff.settings_note()
+    if settings:
+        # wrapped at the terminal's width, as the rest of the table output
+        console.print(f"note: {settings}", style="yellow", markup=False)
     console.print(Text(f"suite {a.suite_name}", style="bold"))
     for tag, rec in (("A", a), ("B", b)):
         rate = "-" if rec.pass_rate is None else f"{rec.pass_rate:.1%}"

@@ -87,7 +87,7 @@ def report(
         from tracereplay.report.markdown import load_summary, markdown_summary
 
         with open_store(db_path()) as store:
-            run, previous, cases = load_summary(store, pick_eval_run(store, eval_run, suite))
+            run, previous, cases = load_summary(store, pick_eval_run(store, eval_run, suite, _note))
             ids = [run.eval_run_id] + ([previous.eval_run_id] if previous else [])
             short = short_ids(store, "eval_runs", "eval_run_id", ids)
         details = f"tracereplay diff {short[ids[-1]]} {short[ids[0]]}" if previous else None
@@ -109,7 +109,7 @@ def report(
 
     assert output is not None
     with open_store(db_path()) as store:
-        data = load_report(store, pick_eval_run(store, eval_run, suite))
+        data = load_report(store, pick_eval_run(store, eval_run, suite, _note))
     _write(output, render_report(data))
     s = data.stats
     rate = "–" if s.pass_rate is None else f"{100 * s.pass_rate:.1f}%"
@@ -119,6 +119,13 @@ def report(
         markup=False,
         soft_wrap=True,
     )
+
+
+def _note(message: str) -> None:
+    """A ``note: ...`` line on stderr (an eval run skipped for the report's default)."""
+    from tracereplay.cli.common import err_console
+
+    err_console.print(message, style="yellow", markup=False, soft_wrap=True)
 
 
 def _write(output: Path, text: str) -> None:

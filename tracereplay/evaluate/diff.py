@@ -10,8 +10,8 @@ Buckets (by case id; a case's status is over all its repetitions):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -24,7 +24,7 @@ from tracereplay.scoring.verdicts import merge_repeats
 from tracereplay.store.db import Store
 from tracereplay.store.eval_runs import (
     eval_run_ids_of_suite,
-    latest_eval_run_ids,
+    latest_completed_eval_runs,
     latest_labelled,
     latest_suite,
 )
@@ -88,6 +88,63 @@ class EvalDiff(_Record):
 
     def counts(self) -> dict[str, int]:
         return {name: len(self.bucket(name)) for name in BUCKETS}
+
+    def settings_note(self) -> str | None:
+        """One line when A and B were run with different settings (``settings_difference``)."""
+        return settings_difference(self.a, self.b)
+
+
+def _field(run: EvalRunRecord | Mapping[str, Any], name: str) -> Any:
+    return run.get(name) if isinstance(run, Mapping) else getattr(run, name)
+
+
+def _llm_text(options: Mapping[str, Any]) -> str:
+    """Where a replay's LLM answers came from: ``live``, ``recorded (order)``, ``recorded
+    (strict) for the first 3 calls, then live`` (``--llm``, ``--llm-match``, ``--llm-until``)."""
+    if options.get("llm") != "recorded":
+        return "live"
+    text = f"recorded ({options.get('llm_match') or 'order'})"
+    until = options.get("llm_until")
+    if until is not None:
+        text += f" for the first {until} call{'s' if until != 1 else ''}, then live"
+    return text
+
+
+def run_settings(run: EvalRunRecord | Mapping[str, Any]) -> dict[str, str]:
+    """What an eval run's verdicts depend on besides the agent's code: its mode and, in replay
+    mode, the agent and where the LLM answers came from. ``run``: an ``EvalRunRecord`` or an
+    ``eval_runs`` row (``options`` parsed)."""
+    mode = str(_field(run, "mode"))
+    if mode != "replay":
+        return {"mode": mode}
+    options = _field(run, "options") or {}
+    return {"mode": mode, "agent": _field(run, "agent") or "-", "llm": _llm_text(options)}
+
+
+def settings_difference(
+    a: EvalRunRecord | Mapping[str, Any], b: EvalRunRecord | Mapping[str, Any]
+) -> str | None:
+    """One line saying how eval runs ``a`` and ``b`` differ in mode (recorded/replay), LLM
+    source and matching (``--llm``, ``--llm-match``, ``--llm-until``) or agent, or None when
+    they do not: ``diff``'s first line, the Markdown summary's and the UI diff page's."""
+    sa, sb = run_settings(a), run_settings(b)
+    if sa == sb:
+        return None
+    if sa["mode"] != sb["mode"]:
+
+        def described(s: dict[str, str]) -> str:
+            if s["mode"] != "replay":
+                return s["mode"]
+            return f"replay (agent {s['agent']}, llm {s['llm']})"
+
+        parts = [f"mode {described(sa)} vs {described(sb)}"]
+    else:
+        parts = [f"{k} {sa[k]} vs {sb[k]}" for k in ("llm", "agent") if sa[k] != sb[k]]
+    return (
+        "the two eval runs differ in settings: "
+        + "; ".join(parts)
+        + "; their verdicts are not comparable one for one"
+    )
 
 
 def per_case(runs: Sequence[CaseRun]) -> dict[str, tuple[int, EvaluationResult]]:
@@ -199,17 +256,29 @@ def resolve_eval_run_ref(store: Store, ref: str) -> str:
         ) from None
 
 
-def last_two(store: Store, suite: str | None = None) -> tuple[str, str]:
-    """The latest eval run (of ``suite``, else of the suite evaluated last) and the one of the
-    same suite before it: what ``diff --last`` compares."""
+def last_two(store: Store, suite: str | None = None) -> tuple[str, str, list[tuple[str, str]]]:
+    """The latest completed eval run (of ``suite``, else of the suite evaluated last) and the
+    completed one of the same suite before it: what ``diff --last`` compares; and
+    ``(eval_run_id, status)`` of each running, interrupted or stopped eval run skipped."""
     latest = latest_suite(store, suite)
     if latest is None:
         where = f" of suite '{suite}'" if suite else ""
         raise NotFoundError(f"no eval run{where} in the store (run tracereplay eval first)")
     suite_id, suite_name = latest
-    rows = latest_eval_run_ids(store, suite_id, 2)
+    rows, skipped = latest_completed_eval_runs(store, 2, suite_id=suite_id)
     if len(rows) < 2:
+        held = "no completed eval run" if not rows else "one completed eval run"
+        also = f" (and {len(skipped)} not completed)" if skipped else ""
         raise NotFoundError(
-            f"suite '{suite_name}' has one eval run; --last needs two (run tracereplay eval again)"
+            f"suite '{suite_name}' has {held}{also}; --last needs two (run tracereplay eval again)"
         )
-    return rows[1], rows[0]
+    return rows[1], rows[0], skipped
+
+
+def skipped_note(skipped: Sequence[tuple[str, str]], what: str) -> str | None:
+    """``note: skipped eval run 3f2a1b0c (interrupted): WHAT`` for the eval runs ``--last`` or
+    ``report`` passed over, or None when none was."""
+    if not skipped:
+        return None
+    runs = ", ".join(f"{eval_run_id[:8]} ({status})" for eval_run_id, status in skipped)
+    return f"note: skipped eval run{'s' if len(skipped) != 1 else ''} {runs}: {what}"

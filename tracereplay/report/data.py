@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
 from pydantic import BaseModel, Field
 
 from tracereplay import __version__
 from tracereplay.errors import NotFoundError
-from tracereplay.evaluate.diff import CaseDiff, EvalDiff, diff_eval_runs
+from tracereplay.evaluate.diff import CaseDiff, EvalDiff, diff_eval_runs, skipped_note
 from tracereplay.evaluate.results_store import get_eval_run, load_case_runs, resolve_eval_run_id
 from tracereplay.report.trajectory import Step, trajectory
 from tracereplay.scoring.outcomes import EvalRunRecord, ReplayReport
@@ -165,15 +166,30 @@ class ReportData(BaseModel):
     version: str = __version__
 
 
-def pick_eval_run(store: Store, ident: str | None, suite: str | None = None) -> str:
-    """The eval run id ``ident`` names (a unique prefix), else the latest one (of ``suite``)."""
+def pick_eval_run(
+    store: Store,
+    ident: str | None,
+    suite: str | None = None,
+    note: Callable[[str], None] | None = None,
+) -> str:
+    """The eval run id ``ident`` names (a unique prefix), else the latest completed one (of
+    ``suite``): running, interrupted and stopped eval runs are skipped, each said to ``note``
+    in one line."""
     if ident:
         return resolve_eval_run_id(store, ident)
-    latest = eval_runs.latest_eval_run_id(store, suite)
-    if latest is None:
-        where = f" of suite '{suite}'" if suite else ""
+    taken, skipped = eval_runs.latest_completed_eval_runs(store, 1, suite_name=suite)
+    where = f" of suite '{suite}'" if suite else ""
+    if not taken:
+        if skipped:
+            raise NotFoundError(
+                f"no completed eval run{where} in the store ({len(skipped)} not completed: "
+                f"name one to report it, e.g. tracereplay report {skipped[0][0][:8]})"
+            )
         raise NotFoundError(f"no eval run{where} in the store (run tracereplay eval first)")
-    return latest
+    message = skipped_note(skipped, f"reporting the latest completed eval run {taken[0][:8]}")
+    if message and note is not None:
+        note(message)
+    return taken[0]
 
 
 def _previous_run(store: Store, run: EvalRunRecord) -> str | None:

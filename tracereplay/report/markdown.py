@@ -14,7 +14,13 @@ from collections import Counter
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from tracereplay.evaluate.diff import BUCKET_TEXT, Bucket, CaseDiff, diff_eval_runs
+from tracereplay.evaluate.diff import (
+    BUCKET_TEXT,
+    Bucket,
+    CaseDiff,
+    diff_eval_runs,
+    settings_difference,
+)
 from tracereplay.evaluate.results_store import get_eval_run
 from tracereplay.report.data import diff_with_previous
 from tracereplay.scoring.outcomes import EvalRunRecord
@@ -176,6 +182,9 @@ def _summary(
     buckets: Counter[Bucket] = Counter(c.bucket for c in listed)
 
     out = [f"### tracereplay: suite {escape(run.suite_name)}", ""]
+    settings = settings_difference(previous, run) if previous is not None else None
+    if settings:
+        out += [f"> **Note**: {escape(settings)}", ""]
     if previous is None:
         out.append(
             f"**{len(listed)} of {len(cases)} cases did not pass** in the suite's first eval run"

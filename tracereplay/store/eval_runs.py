@@ -55,6 +55,35 @@ def latest_eval_run_ids(store: Store, suite_id: str, count: int) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
+def latest_completed_eval_runs(
+    store: Store, count: int, *, suite_id: str | None = None, suite_name: str | None = None
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """The ``count`` latest eval runs whose status is ``completed`` (of the suite with this id
+    or name, when given), newest first, and ``(eval_run_id, status)`` of each eval run passed
+    over on the way (running, interrupted or stopped, newer than the oldest one taken): what
+    ``diff --last`` and ``report`` take when no eval run is named."""
+    sql = "SELECT eval_run_id, status FROM eval_runs"
+    params: list[Any] = []
+    if suite_id is not None:
+        sql += " WHERE suite_id = ?"
+        params.append(suite_id)
+    elif suite_name:
+        sql += " WHERE suite_name = ?"
+        params.append(suite_name)
+    cur = store.con.execute(sql + " ORDER BY started_at DESC, eval_run_id DESC", params)
+    taken: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    while len(taken) < count:
+        row = cur.fetchone()
+        if row is None:
+            break
+        if row[1] == "completed":
+            taken.append(str(row[0]))
+        else:
+            skipped.append((str(row[0]), str(row[1])))
+    return taken, skipped
+
+
 def suite_and_mode(store: Store, eval_run_id: str) -> tuple[str, str] | None:
     """``(suite_id, mode)`` of the eval run with this exact id, or None when there is none."""
     rows = store.con.execute(

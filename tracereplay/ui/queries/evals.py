@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError
+from tracereplay.evaluate.diff import settings_difference
 from tracereplay.models import ToolCallRecord
 from tracereplay.report.replay_modes import live_step, markers, replay_modes
 from tracereplay.report.trajectory import summarize, trajectory
@@ -194,7 +195,13 @@ def diff(store: Store, a_ident: str, b_ident: str) -> dict[str, Any]:
         row["b_runs"] = runs.get((b["eval_run_id"], row["case_id"]), [])
     rows.sort(key=lambda r: (order[r["bucket"]], r["seq"] if r["seq"] is not None else 0))
     counts = {k: sum(1 for r in rows if r["bucket"] == k) for k in order}
-    return {"a": a, "b": b, "rows": rows, "counts": counts}
+    return {
+        "a": a,
+        "b": b,
+        "rows": rows,
+        "counts": counts,
+        "settings_note": settings_difference(a, b),
+    }
 
 
 def _bucket(row: dict[str, Any]) -> str:
