@@ -45,16 +45,6 @@ def latest_suite(store: Store, suite: str | None = None) -> tuple[str, str] | No
     return (rows[0][0], rows[0][1]) if rows else None
 
 
-def latest_eval_run_ids(store: Store, suite_id: str, count: int) -> list[str]:
-    """The suite's ``count`` latest eval runs, newest first."""
-    rows = store.con.execute(
-        "SELECT eval_run_id FROM eval_runs WHERE suite_id = ?"
-        " ORDER BY started_at DESC, eval_run_id DESC LIMIT ?",
-        [suite_id, count],
-    ).fetchall()
-    return [str(r[0]) for r in rows]
-
-
 def latest_completed_eval_runs(
     store: Store, count: int, *, suite_id: str | None = None, suite_name: str | None = None
 ) -> tuple[list[str], list[tuple[str, str]]]:
@@ -99,18 +89,6 @@ def replay_drift(store: Store, run_id: str) -> str | None:
         "SELECT drift FROM case_results WHERE run_id = ? AND drift IS NOT NULL LIMIT 1", [run_id]
     ).fetchall()
     return rows[0][0] if rows else None
-
-
-def latest_eval_run_id(store: Store, suite_name: str | None = None) -> str | None:
-    """The latest eval run (of the suite called ``suite_name``), or None: what ``report``
-    shows when no eval run is named."""
-    sql = "SELECT eval_run_id FROM eval_runs"
-    params: list[Any] = []
-    if suite_name:
-        sql += " WHERE suite_name = ?"
-        params.append(suite_name)
-    rows = store.query_dicts(sql + " ORDER BY started_at DESC, eval_run_id DESC LIMIT 1", params)
-    return str(rows[0]["eval_run_id"]) if rows else None
 
 
 def previous_eval_run_id(
