@@ -26,6 +26,7 @@ _REPLAY = "Replay (--agent)"
 _RUNNING = "Running"
 _CASES = "Cases and checks"
 _OUTPUT = "Output"
+_GATES = "Gates (exit code)"
 #: suites up to this size list every case; bigger ones list the cases that did not pass
 TABLE_ALL_UP_TO = 200
 
@@ -101,6 +102,30 @@ def eval_command(
             rich_help_panel=_RUNNING,
         ),
     ] = 1,
+    fail_under: Annotated[
+        Optional[float],
+        typer.Option(
+            "--fail-under",
+            help="A gate: exit 1 only when the pass rate (percent, 0-100) is below RATE, 0 "
+            "otherwise even if cases failed (e.g. --fail-under 90).",
+            metavar="RATE",
+            show_default=False,
+            rich_help_panel=_GATES,
+        ),
+    ] = None,
+    max_regressions: Annotated[
+        Optional[int],
+        typer.Option(
+            "--max-regressions",
+            help="A gate: exit 1 when more than N cases that passed in the baseline (the "
+            "suite's latest completed eval run before this one) do not pass now. With --repeat "
+            "and a repeated baseline, a regression counts only when significant: Fisher's "
+            "exact test on its passes, p < 0.05.",
+            metavar="N",
+            show_default=False,
+            rich_help_panel=_GATES,
+        ),
+    ] = None,
     tag: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -188,7 +213,8 @@ def eval_command(
 ) -> None:
     """Evaluate a suite: score every case and store the results (eval_runs, case_results).
 
-    Exit code 0 when every case passed, 1 when any failed or errored, 2 for bad usage.
+    Exit code 0 when every case passed, 1 when any failed or errored, 2 for bad usage;
+    with --fail-under or --max-regressions, 1 only when that gate fails.
 
     [bold]Examples[/bold]
 
@@ -197,10 +223,17 @@ def eval_command(
       tracereplay eval weather --agent my_agent:run --junit report.xml
       tracereplay eval weather --agent my_agent:run --llm recorded   # offline
       tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # 1 job of 4
+      tracereplay eval weather --fail-under 90 --max-regressions 0
     """
     # the rules and defaults eval shares with replay and the pytest plugin (no store loaded)
-    from tracereplay.evaluate.settings import check_options, eval_settings, runner_options
+    from tracereplay.evaluate.settings import (
+        check_gates,
+        check_options,
+        eval_settings,
+        runner_options,
+    )
 
+    fail_under, max_regressions = check_gates(fail_under, max_regressions)
     check_options(
         agent=agent,
         agent_call=agent_call,
@@ -251,6 +284,8 @@ def eval_command(
         label=label,
         eval_run=eval_run_id,
         shard=shard_of,
+        fail_under=fail_under,
+        max_regressions=max_regressions,
     )
     # see gcpause: the pause run_evaluation takes lasts until the results are kept (frozen,
     # never scanned again); were it to end when the run returns, the first allocation after
@@ -259,6 +294,10 @@ def eval_command(
     with nullcontext() if in_process else gc_paused():
         outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
         keep_until_exit(outcome)  # its cases and results: freed by the process's end
+        if (settings.gated or repeat > 1) and not outcome.runner.interrupted:
+            from tracereplay.evaluate.gates import gate_report
+
+            outcome.gates = gate_report(settings.db, outcome.record, fail_under, max_regressions)
         # the report (table, JSON, JUnit) builds many small objects next to every case's
         # result: the cyclic GC would rescan them all again and again (most of writing a big
         # JUnit file, benchmarks/RESULTS.md); no agent code runs from here on
