@@ -79,6 +79,7 @@ class GateReport:
     pass_rate: float | None = None  # 0-1
     max_regressions: int | None = None
     baseline: str | None = None  # the baseline eval run's id, None when there is none
+    prefix: str = "--"  # how the options are named (the pytest plugin: --tracereplay-)
     changes: list[CaseChange] = field(default_factory=list)
 
     @property
@@ -108,7 +109,9 @@ class GateReport:
         if self.fail_under is not None:
             rate = (self.pass_rate or 0.0) * 100
             verdict = "below" if self.rate_failed else "at or above"
-            out.append(f"pass rate {rate:.1f}% {verdict} --fail-under {self.fail_under:g}%")
+            out.append(
+                f"pass rate {rate:.1f}% {verdict} {self.prefix}fail-under {self.fail_under:g}%"
+            )
         if self.max_regressions is not None:
             if self.baseline is None:
                 out.append(
@@ -185,7 +188,11 @@ def case_changes(
 
 
 def gate_report(
-    db: Path, record: EvalRunRecord, fail_under: float | None, max_regressions: int | None
+    db: Path,
+    record: EvalRunRecord,
+    fail_under: float | None,
+    max_regressions: int | None,
+    prefix: str = "--",
 ) -> GateReport:
     """The gates of the eval run ``record`` (stored, finished): its baseline is the suite's
     latest completed eval run started before it."""
@@ -194,7 +201,7 @@ def gate_report(
     from tracereplay.store.eval_runs import previous_completed_eval_run_id
     from tracereplay.store.open import open_store
 
-    report = GateReport(fail_under, record.pass_rate, max_regressions)
+    report = GateReport(fail_under, record.pass_rate, max_regressions, prefix=prefix)
     with open_store(db, drain=False) as store:
         base_id = previous_completed_eval_run_id(
             store, record.suite_id, record.started_at, record.eval_run_id
