@@ -118,3 +118,23 @@ def test_repeat_gives_each_changed_case_its_fisher_p_value(db: Path, tmp_path: P
     out = cli(db, "eval", "weather", "--repeat", "3", "--max-regressions", "0").output
     # against the failing run just before: the verdict did not change, no p-value
     assert "regressions: 0 (max 0)" in out and "p=" not in out
+
+
+def test_diff_and_the_markdown_summary_show_p_values_and_honour_the_gates(db: Path) -> None:
+    assert cli(db, "eval", "weather", "--repeat", "3").exit_code == 0
+    _fail_one_case(db)
+    assert cli(db, "eval", "weather", "--repeat", "3").exit_code == 1
+    table = cli(db, "diff", "--last", "weather")
+    assert table.exit_code == 1 and "p=0.1" in table.output  # no gate: any regression
+    gated = cli(db, "diff", "--last", "weather", "--max-regressions", "0")
+    assert gated.exit_code == 0, gated.output  # 0/3 against 3/3 is not significant
+    assert "regressions: 0 (max 0) against eval run" in gated.output
+    md = cli(db, "diff", "--last", "weather", "-f", "markdown", "--fail-under", "90")
+    assert md.exit_code == 1  # 2 of 3 passed: 66.7% < 90%
+    assert "**regressed** (p=0.1)" in md.output
+    assert "Gates **failed**:" in md.output and "below --fail-under 90%" in md.output
+    report = cli(db, "report", "-s", "weather", "-f", "markdown", "--max-regressions", "0")
+    assert report.exit_code == 0, report.output
+    assert "Gates passed:" in report.output and "(p=0.1)" in report.output
+    wrong = cli(db, "report", "-s", "weather", "--fail-under", "90")
+    assert wrong.exit_code == 2 and "go with --format markdown" in wrong.output

@@ -102,30 +102,8 @@ def eval_command(
             rich_help_panel=_RUNNING,
         ),
     ] = 1,
-    fail_under: Annotated[
-        Optional[float],
-        typer.Option(
-            "--fail-under",
-            help="A gate: exit 1 only when the pass rate (percent, 0-100) is below RATE, 0 "
-            "otherwise even if cases failed (e.g. --fail-under 90).",
-            metavar="RATE",
-            show_default=False,
-            rich_help_panel=_GATES,
-        ),
-    ] = None,
-    max_regressions: Annotated[
-        Optional[int],
-        typer.Option(
-            "--max-regressions",
-            help="A gate: exit 1 when more than N cases that passed in the baseline (the "
-            "suite's latest completed eval run before this one) do not pass now. With --repeat "
-            "and a repeated baseline, a regression counts only when significant: Fisher's "
-            "exact test on its passes, p < 0.05.",
-            metavar="N",
-            show_default=False,
-            rich_help_panel=_GATES,
-        ),
-    ] = None,
+    fail_under: Annotated[Optional[float], options.fail_under(panel=_GATES)] = None,
+    max_regressions: Annotated[Optional[int], options.max_regressions(panel=_GATES)] = None,
     tag: Annotated[
         Optional[list[str]],
         typer.Option(

@@ -20,11 +20,10 @@ from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracereplay.models import Status
-from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord
+from tracereplay.scoring.outcomes import EvalRunRecord
 
 if TYPE_CHECKING:
-    from tracereplay.evaluate.diff import EvalDiff
+    from tracereplay.evaluate.diff import CaseDiff
 
 #: a regression measured over repetitions counts when Fisher's p-value is below this
 SIGNIFICANCE = 0.05
@@ -158,31 +157,33 @@ class GateReport:
         }
 
 
-def _passes(runs: Sequence[CaseRun]) -> dict[str, tuple[int, int, int]]:
-    """Each case's (seq, passes, repetitions)."""
-    out: dict[str, list[int]] = {}
-    for r in runs:
-        entry = out.setdefault(r.case_id, [r.seq, 0, 0])
-        entry[1] += r.result.status is Status.PASSED
-        entry[2] += 1
-    return {k: (v[0], v[1], v[2]) for k, v in out.items()}
+def compared_gates(
+    run: EvalRunRecord,
+    baseline: EvalRunRecord | None,
+    cases: Sequence[CaseDiff],
+    fail_under: float | None,
+    max_regressions: int | None,
+) -> GateReport:
+    """The gates of ``run`` against ``baseline``, their cases compared (``diff``'s, the
+    Markdown summary's): what ``eval`` would have said of them."""
+    report = GateReport(fail_under, run.pass_rate, max_regressions)
+    if baseline is not None:
+        report.baseline = baseline.eval_run_id
+        report.changes = case_changes(cases)
+    return report
 
 
-def case_changes(
-    diff: EvalDiff, now: Sequence[CaseRun], before: Sequence[CaseRun]
-) -> list[CaseChange]:
-    """The regressed and fixed cases of ``diff`` (the baseline against this eval run, bucketed
-    as ``diff`` does: a case passes only when every repetition passed), with Fisher's p-value
-    when both eval runs repeated the case."""
-    a, b = _passes(before), _passes(now)
+def case_changes(cases: Sequence[CaseDiff]) -> list[CaseChange]:
+    """The regressed and fixed ``cases`` of a comparison (the baseline against this eval run, bucketed
+    as ``diff`` does: a case passes only when every repetition passed), with the p-value
+    ``diff`` gives when both eval runs repeated the case."""
     changes = []
-    for c in diff.cases:
+    for c in cases:
         if c.bucket not in ("Regressed", "Fixed"):
             continue
-        _, pa, na = a[c.case_id]
-        _, pb, nb = b[c.case_id]
-        p = fisher_exact([[pb, nb - pb], [pa, na - pa]]) if na > 1 and nb > 1 else None
-        changes.append(CaseChange(c.case_id, c.seq, c.bucket == "Regressed", (pb, nb), (pa, na), p))
+        assert c.passes_a is not None and c.passes_b is not None
+        regressed = c.bucket == "Regressed"
+        changes.append(CaseChange(c.case_id, c.seq, regressed, c.passes_b, c.passes_a, c.p_value))
     changes.sort(key=lambda c: (c.seq, c.case_id))
     return changes
 
@@ -212,5 +213,5 @@ def gate_report(
         before = load_case_runs(store, base_id, with_checks=False)
         now = load_case_runs(store, record.eval_run_id, with_checks=False)
     report.baseline = base_id
-    report.changes = case_changes(compare(base, record, before, now), now, before)
+    report.changes = case_changes(compare(base, record, before, now).cases)
     return report
