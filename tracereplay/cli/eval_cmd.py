@@ -26,7 +26,6 @@ _REPLAY = "Replay (--agent)"
 _RUNNING = "Running"
 _CASES = "Cases and checks"
 _OUTPUT = "Output"
-_GATES = "Gates (exit code)"
 #: suites up to this size list every case; bigger ones list the cases that did not pass
 TABLE_ALL_UP_TO = 200
 
@@ -102,8 +101,17 @@ def eval_command(
             rich_help_panel=_RUNNING,
         ),
     ] = 1,
-    fail_under: Annotated[Optional[float], options.fail_under(panel=_GATES)] = None,
-    max_regressions: Annotated[Optional[int], options.max_regressions(panel=_GATES)] = None,
+    fail_under: Annotated[
+        Optional[float],
+        options.fail_under(panel=_OUTPUT, help="Gate: exit 1 only if the pass rate % < RATE."),
+    ] = None,
+    max_regressions: Annotated[
+        Optional[int],
+        options.max_regressions(
+            panel=_OUTPUT,
+            help="Gate: exit 1 only if > N cases regressed.",
+        ),
+    ] = None,
     tag: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -131,9 +139,7 @@ def eval_command(
     ] = None,
     label: Annotated[
         Optional[str],
-        typer.Option(
-            help="A note stored with the eval run (e.g. a branch).", rich_help_panel=_OUTPUT
-        ),
+        typer.Option(help="A note stored with the eval run (a branch).", rich_help_panel=_OUTPUT),
     ] = None,
     eval_run: Annotated[
         Optional[str],
@@ -183,7 +189,7 @@ def eval_command(
         typer.Option(
             "--output",
             "-o",
-            help="With --format: write there (the table still shows).",
+            help="With --format: write there; the table shows.",
             show_default=False,
             rich_help_panel=_OUTPUT,
         ),
@@ -191,8 +197,7 @@ def eval_command(
 ) -> None:
     """Evaluate a suite: score every case and store the results (eval_runs, case_results).
 
-    Exit code 0 when every case passed, 1 when any failed or errored, 2 for bad usage;
-    with --fail-under or --max-regressions, 1 only when that gate fails.
+    Exit code 0 when every case passed (or the gates passed), 1 otherwise, 2 for bad usage.
 
     [bold]Examples[/bold]
 
@@ -201,7 +206,6 @@ def eval_command(
       tracereplay eval weather --agent my_agent:run --junit report.xml
       tracereplay eval weather --agent my_agent:run --llm recorded   # offline
       tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # 1 job of 4
-      tracereplay eval weather --fail-under 90 --max-regressions 0
     """
     # the rules and defaults eval shares with replay and the pytest plugin (no store loaded)
     from tracereplay.evaluate.settings import (
