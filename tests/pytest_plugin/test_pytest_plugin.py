@@ -352,6 +352,14 @@ def test_gates_decide_the_session_exit_status(project: Path) -> None:
     still = pytest_in(project, *REPLAY, *AGENT_OPT, "--tracereplay-max-regressions", "0",
                       BROKEN_CITIES="Rome")  # fmt: skip
     assert still.returncode == 0, still.stdout + still.stderr  # failing in the baseline too
+    own = project / "gated_own_test.py"  # a failing test of one's own: no gate excuses it
+    own.write_text("def test_own():\n    assert False\n")
+    try:
+        mixed = pytest_in(project, *REPLAY, "--tracereplay-fail-under", "0", own.name)
+    finally:
+        own.unlink()
+    assert mixed.returncode == 1, mixed.stdout + mixed.stderr
+    assert "1 failed, 3 passed" in mixed.stdout
     bad = pytest_in(project, *REPLAY, "--tracereplay-fail-under", "120")
     assert bad.returncode == 4, bad.stdout + bad.stderr
     assert "--tracereplay-fail-under must be a pass rate in percent, 0 to 100" in bad.stderr
