@@ -97,6 +97,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="ID",
         help="add the results to this eval run (created when new): several CI jobs, one run",
     )
+    group.addoption(
+        "--tracereplay-fail-under",
+        dest="tracereplay_fail_under",
+        metavar="RATE",
+        help="a gate: the session fails on the suites' cases only when a suite's pass rate "
+        "(percent, 0-100) is below RATE (as `tracereplay eval --fail-under`)",
+    )
+    group.addoption(
+        "--tracereplay-max-regressions",
+        dest="tracereplay_max_regressions",
+        metavar="N",
+        help="a gate: the session fails on the suites' cases only when more than N cases that "
+        "passed in a suite's baseline eval run do not pass now (as `tracereplay eval "
+        "--max-regressions`)",
+    )
     parser.addini("tracereplay_suite", "suites whose cases are collected", type="args")
     parser.addini("tracereplay_agent", "the agent to replay (MODULE:ATTR)")
     parser.addini("tracereplay_llm", "live or recorded")
@@ -142,6 +157,28 @@ class _Session:
         self.eval_runs: dict[str, str] = {}
         #: suites whose evaluation could not be carried out: why (each of their items fails so)
         self.failures: dict[str, str] = {}
+        self.fail_under, self.max_regressions = self._gates(opt)
+        #: tests other than the suites' cases that failed (a gate never excuses them)
+        self.other_failures = 0
+        self.gate_lines: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Counts the failed tests that are not a suite's cases (registered as a plugin when
+        a gate is given: the gates excuse only the cases)."""
+        if report.failed and not report.nodeid.startswith("tracereplay:"):
+            self.other_failures += 1
+
+    @staticmethod
+    def _gates(opt: Any) -> tuple[float | None, int | None]:
+        from tracereplay.errors import BadParameterError
+        from tracereplay.evaluate.settings import check_gates
+
+        try:
+            return check_gates(
+                opt.tracereplay_fail_under, opt.tracereplay_max_regressions, "--tracereplay-"
+            )
+        except BadParameterError as err:
+            raise pytest.UsageError(f"tracereplay: {err}") from None
 
     def _check_replay_options(self) -> None:
         """The rules of ``tracereplay eval``'s options (``settings.check_options``) under the
@@ -274,6 +311,8 @@ def pytest_configure(config: pytest.Config) -> None:
     state = _Session(config)
     if state.suites:  # nothing else to do in a session that names no suite
         config.stash[_STATE] = state
+        if state.fail_under is not None or state.max_regressions is not None:
+            config.pluginmanager.register(state, "tracereplay-gates")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -308,6 +347,40 @@ def pytest_collection_modifyitems(
         items.extend(collected)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With a gate, the session's exit status on the suites' cases is the gates' verdict."""
+    config = session.config
+    state = config.stash.get(_STATE, None)
+    if state is None or state.worker or not state.suites:
+        return
+    if state.fail_under is None and state.max_regressions is None:
+        return
+    from tracereplay.errors import TraceReplayError
+    from tracereplay.evaluate.gates import gate_report
+    from tracereplay.evaluate.results_store import get_eval_run
+    from tracereplay.store.open import open_store
+
+    failed = bool(state.failures)
+    for suite in state.suites:
+        try:
+            with open_store(state.db, drain=False) as store:
+                rec = get_eval_run(store, state.eval_runs.get(suite) or state.eval_run_id(suite))
+        except TraceReplayError:
+            continue  # no case of it ran (all deselected)
+        gates = gate_report(
+            state.db, rec, state.fail_under, state.max_regressions, "--tracereplay-"
+        )
+        failed = failed or gates.failed
+        state.gate_lines += [f"suite {rec.suite_name}: {line}" for line in gates.lines()]
+    if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        return  # interrupted, a usage error ...: left as it is
+    if failed:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    elif state.other_failures == 0:
+        session.exitstatus = pytest.ExitCode.OK
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
     if state is None or state.worker or not state.suites:
@@ -334,6 +407,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                 )
     except TraceReplayError as err:
         lines.append(f"could not read the eval runs: {err}")
+    lines += state.gate_lines
     if lines:
         terminalreporter.section("tracereplay")
         for line in lines:

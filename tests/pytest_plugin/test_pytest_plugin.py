@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+import tracereplay
 from tracereplay.cli.app import app
 from tracereplay.store.open import open_store
 
@@ -90,7 +91,10 @@ def _env(root: Path, **extra: str) -> dict[str, str]:
     # their plugins cost each pytest start (and each xdist worker) of the sample project 0.6 s
     # and 0.35 s of imports
     env.update(PYTEST_ADDOPTS="-p no:hypothesispytest -p no:anyio")
-    env.update(LIVE_MARKS=str(root / "marks.txt"), PYTHONPATH=str(root), **extra)
+    # this checkout's tracereplay after the project's folder (a worktree's, not the one the
+    # virtualenv installed)
+    path = os.pathsep.join([str(root), str(Path(tracereplay.__file__).resolve().parents[1])])
+    env.update(LIVE_MARKS=str(root / "marks.txt"), PYTHONPATH=path, **extra)
     return env
 
 
@@ -327,3 +331,35 @@ def test_the_docs_pyproject_settings_run(project: Path) -> None:
         (project / "pyproject.toml").unlink()
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 passed" in done.stdout
+
+
+def test_gates_decide_the_session_exit_status(project: Path) -> None:
+    """--tracereplay-fail-under and --tracereplay-max-regressions mean what eval's do."""
+    under = pytest_in(project, *REPLAY, *AGENT_OPT, "--tracereplay-fail-under", "50",
+                      BROKEN_CITIES="Rome")  # fmt: skip
+    assert under.returncode == 0, under.stdout + under.stderr  # 2 of 3: 66.7% >= 50%
+    assert "1 failed, 2 passed" in under.stdout
+    assert "pass rate 66.7% at or above --tracereplay-fail-under 50%" in under.stdout
+    above = pytest_in(project, *REPLAY, *AGENT_OPT, "--tracereplay-fail-under", "90",
+                      BROKEN_CITIES="Rome")  # fmt: skip
+    assert above.returncode == 1, above.stdout + above.stderr
+    clean = pytest_in(project, *REPLAY, *AGENT_OPT)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    regressed = pytest_in(project, *REPLAY, *AGENT_OPT, "--tracereplay-max-regressions", "0",
+                          BROKEN_CITIES="Rome")  # fmt: skip
+    assert regressed.returncode == 1, regressed.stdout + regressed.stderr
+    assert "regressions: 1 (max 0) against eval run" in regressed.stdout
+    still = pytest_in(project, *REPLAY, *AGENT_OPT, "--tracereplay-max-regressions", "0",
+                      BROKEN_CITIES="Rome")  # fmt: skip
+    assert still.returncode == 0, still.stdout + still.stderr  # failing in the baseline too
+    own = project / "gated_own_test.py"  # a failing test of one's own: no gate excuses it
+    own.write_text("def test_own():\n    assert False\n")
+    try:
+        mixed = pytest_in(project, *REPLAY, "--tracereplay-fail-under", "0", own.name)
+    finally:
+        own.unlink()
+    assert mixed.returncode == 1, mixed.stdout + mixed.stderr
+    assert "1 failed, 3 passed" in mixed.stdout
+    bad = pytest_in(project, *REPLAY, "--tracereplay-fail-under", "120")
+    assert bad.returncode == 4, bad.stdout + bad.stderr
+    assert "--tracereplay-fail-under must be a pass rate in percent, 0 to 100" in bad.stderr

@@ -12,6 +12,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path, err_console, short_ids
 from tracereplay.cli.eval_view import STATUS_STYLE
 from tracereplay.cli.run_view import fields_lines
@@ -91,6 +92,21 @@ def diff_command(
             show_default=False,
         ),
     ] = None,
+    fail_under: Annotated[
+        Optional[float],
+        options.fail_under(
+            help="A gate, as eval's: exit 1 only when B's pass rate (percent, 0-100) is below "
+            "RATE (instead of when any case regressed)."
+        ),
+    ] = None,
+    max_regressions: Annotated[
+        Optional[int],
+        options.max_regressions(
+            help="A gate, as eval's: exit 1 only when more than N cases regressed from A to B "
+            "(instead of any); when both repeated a case (eval --repeat), its regression counts "
+            "only when significant: Fisher's exact test, p < 0.05."
+        ),
+    ] = None,
 ) -> None:
     """Compare two eval runs of one suite: Regressed, Fixed, StillFailing, Added, Removed,
     Unchanged, with each case's score change.
@@ -102,9 +118,11 @@ def diff_command(
     --last skips eval runs that did not complete (running, interrupted, stopped), saying so
     on stderr. When A and B differ in mode, agent, or where the LLM answers came from (--llm,
     --llm-match, --llm-until), the first line says so: their verdicts are not comparable one
-    for one.
+    for one. A case whose verdict changed between two eval runs that both repeated it (eval
+    --repeat) shows the p-value of Fisher's exact test on its passes (p=0.03).
 
-    Exit codes: 1 when any case regressed, else 0; 2 bad input (unknown eval run, two suites).
+    Exit codes: 1 when any case regressed, else 0 (with --fail-under or --max-regressions:
+    1 only when that gate fails); 2 bad input (unknown eval run, two suites).
 
     [bold]Examples[/bold]
 
@@ -116,8 +134,10 @@ def diff_command(
       tracereplay diff --last weather -f markdown > summary.md
     """
     from tracereplay.evaluate.diff import diff_eval_runs, last_two, skipped_note
+    from tracereplay.evaluate.settings import check_gates
     from tracereplay.store.open import open_store
 
+    fail_under, max_regressions = check_gates(fail_under, max_regressions)
     if last and eval_run_b:
         raise BadParameterError(
             "--last takes one SUITE at most (diff --last weather), not two eval runs A and B"
@@ -143,6 +163,11 @@ def diff_command(
         short = short_ids(
             store, "eval_runs", "eval_run_id", [diff.a.eval_run_id, diff.b.eval_run_id]
         )
+    gates = None
+    if fail_under is not None or max_regressions is not None:
+        from tracereplay.evaluate.gates import compared_gates
+
+        gates = compared_gates(diff.b, diff.a, diff.cases, fail_under, max_regressions)
     if fmt is DiffFormat.json:
         data = {
             "a": diff.a.to_dict(),
@@ -150,6 +175,7 @@ def diff_command(
             "settings_differ": diff.settings_note(),
             "counts": diff.counts(),
             "cases": [{**c.to_dict(), "delta": c.delta} for c in diff.cases],
+            **({"gates": gates.to_dict()} if gates is not None else {}),
         }
         sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
     elif fmt is DiffFormat.markdown:
@@ -159,11 +185,15 @@ def diff_command(
         sys.stdout.write(
             markdown_summary(
                 diff.b, diff.a, diff.cases, report_url=report_url, short=short,
-                details=f"tracereplay diff {a} {b}",
+                details=f"tracereplay diff {a} {b}", gates=gates,
             )
         )  # fmt: skip
     else:
         print_diff(diff, show_unchanged, short)
+        for line in gates.lines() if gates is not None else ():
+            console.print(line, markup=False, highlight=False)
+    if gates is not None:
+        raise typer.Exit(1 if gates.failed else 0)
     raise typer.Exit(1 if diff.bucket("Regressed") else 0)
 
 
@@ -179,10 +209,14 @@ def _side(status: str | None, score: float | None) -> Text:
 def _delta(case: CaseDiff) -> Text:
     d = case.delta
     if d is None:
-        return Text("-", style="dim")
-    if abs(d) < 5e-4:
-        return Text("0.00", style="dim")
-    return Text(f"{d:+.2f}", style="green" if d > 0 else "red")
+        text = Text("-", style="dim")
+    elif abs(d) < 5e-4:
+        text = Text("0.00", style="dim")
+    else:
+        text = Text(f"{d:+.2f}", style="green" if d > 0 else "red")
+    if case.p_value is not None:  # --repeat on both sides: is the change significant?
+        text.append(f" p={case.p_value:.2g}", style="bold" if case.p_value < 0.05 else "dim")
+    return text
 
 
 def print_diff(diff: EvalDiff, show_unchanged: bool, short: dict[str, str] | None = None) -> None:

@@ -101,6 +101,17 @@ def eval_command(
             rich_help_panel=_RUNNING,
         ),
     ] = 1,
+    fail_under: Annotated[
+        Optional[float],
+        options.fail_under(panel=_OUTPUT, help="Gate: exit 1 only if the pass rate % < RATE."),
+    ] = None,
+    max_regressions: Annotated[
+        Optional[int],
+        options.max_regressions(
+            panel=_OUTPUT,
+            help="Gate: exit 1 only if > N cases regressed.",
+        ),
+    ] = None,
     tag: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -128,9 +139,7 @@ def eval_command(
     ] = None,
     label: Annotated[
         Optional[str],
-        typer.Option(
-            help="A note stored with the eval run (e.g. a branch).", rich_help_panel=_OUTPUT
-        ),
+        typer.Option(help="A note stored with the eval run (a branch).", rich_help_panel=_OUTPUT),
     ] = None,
     eval_run: Annotated[
         Optional[str],
@@ -180,7 +189,7 @@ def eval_command(
         typer.Option(
             "--output",
             "-o",
-            help="With --format: write there (the table still shows).",
+            help="With --format: write there; the table shows.",
             show_default=False,
             rich_help_panel=_OUTPUT,
         ),
@@ -188,7 +197,7 @@ def eval_command(
 ) -> None:
     """Evaluate a suite: score every case and store the results (eval_runs, case_results).
 
-    Exit code 0 when every case passed, 1 when any failed or errored, 2 for bad usage.
+    Exit code 0 when every case passed (or the gates passed), 1 otherwise, 2 for bad usage.
 
     [bold]Examples[/bold]
 
@@ -199,8 +208,14 @@ def eval_command(
       tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # 1 job of 4
     """
     # the rules and defaults eval shares with replay and the pytest plugin (no store loaded)
-    from tracereplay.evaluate.settings import check_options, eval_settings, runner_options
+    from tracereplay.evaluate.settings import (
+        check_gates,
+        check_options,
+        eval_settings,
+        runner_options,
+    )
 
+    fail_under, max_regressions = check_gates(fail_under, max_regressions)
     check_options(
         agent=agent,
         agent_call=agent_call,
@@ -251,6 +266,8 @@ def eval_command(
         label=label,
         eval_run=eval_run_id,
         shard=shard_of,
+        fail_under=fail_under,
+        max_regressions=max_regressions,
     )
     # see gcpause: the pause run_evaluation takes lasts until the results are kept (frozen,
     # never scanned again); were it to end when the run returns, the first allocation after
@@ -259,6 +276,10 @@ def eval_command(
     with nullcontext() if in_process else gc_paused():
         outcome = run_evaluation(settings, BarProgress(f"eval {suite}"))
         keep_until_exit(outcome)  # its cases and results: freed by the process's end
+        if (settings.gated or repeat > 1) and not outcome.runner.interrupted:
+            from tracereplay.evaluate.gates import gate_report
+
+            outcome.gates = gate_report(settings.db, outcome.record, fail_under, max_regressions)
         # the report (table, JSON, JUnit) builds many small objects next to every case's
         # result: the cyclic GC would rescan them all again and again (most of writing a big
         # JUnit file, benchmarks/RESULTS.md); no agent code runs from here on

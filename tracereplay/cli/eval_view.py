@@ -99,6 +99,9 @@ def print_summary(outcome: EvalOutcome) -> None:
     if rec.finished_at is not None:
         parts.append(f"  {(rec.finished_at - rec.started_at).total_seconds():.2f}s")
     console.print(parts)
+    if outcome.gates is not None:
+        for gate_line in outcome.gates.lines():
+            console.print(gate_line, markup=False, highlight=False)
     not_run = outcome.selected - len(outcome.reports)
     if outcome.runner.stopped and not_run:
         console.print(

@@ -113,3 +113,31 @@ def timeout(help: str, panel: str | None = None, show_default: bool = True) -> A
 def json_file(help: str, panel: str | None = None, metavar: str | None = None) -> Any:
     """``--json FILE``: the results as JSON (the document ``eval --json`` writes)."""
     return _option("--json", panel=panel, metavar=metavar, help=help)
+
+
+def fail_under(panel: str | None = None, help: str | None = None) -> Any:
+    """``--fail-under RATE``: the pass-rate gate (percent; checked by ``check_gates``)."""
+    return _option(
+        "--fail-under",
+        panel=panel,
+        metavar="RATE",
+        show_default=False,
+        help=help
+        or "A gate: exit 1 only when the pass rate (percent, 0-100) is below RATE, 0 "
+        "otherwise even if cases failed (e.g. --fail-under 90).",
+    )
+
+
+def max_regressions(panel: str | None = None, help: str | None = None) -> Any:
+    """``--max-regressions N``: the regression gate (checked by ``check_gates``)."""
+    return _option(
+        "--max-regressions",
+        panel=panel,
+        metavar="N",
+        show_default=False,
+        help=help
+        or "A gate: exit 1 when more than N cases that passed in the baseline (the suite's "
+        "latest completed eval run before this one) do not pass now. With --repeat and a "
+        "repeated baseline, a regression counts only when significant: Fisher's exact test on "
+        "its passes and fails, p < 0.05.",
+    )

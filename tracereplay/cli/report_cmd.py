@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path, short_ids
 from tracereplay.errors import BadParameterError
 
@@ -60,6 +61,21 @@ def report(
             show_default=False,
         ),
     ] = None,
+    fail_under: Annotated[
+        Optional[float],
+        options.fail_under(
+            help="With --format markdown: the summary says whether the pass rate (percent, "
+            "0-100) is below RATE, as eval --fail-under."
+        ),
+    ] = None,
+    max_regressions: Annotated[
+        Optional[int],
+        options.max_regressions(
+            help="With --format markdown: the summary counts the regressions against the "
+            "previous eval run (significant ones only when both repeated the case: Fisher's "
+            "exact test, p < 0.05) against N, as eval --max-regressions."
+        ),
+    ] = None,
 ) -> None:
     """Write an eval run's report: summary, pass-rate trend, diff against the previous run, and
     each case's checks, response and tool trajectory (recorded vs replayed, drift highlighted).
@@ -76,6 +92,12 @@ def report(
     """
     if report_url is not None and fmt is not ReportFormat.markdown:
         raise BadParameterError("--report-url goes with --format markdown")
+    gated = fail_under is not None or max_regressions is not None
+    if gated and fmt is not ReportFormat.markdown:
+        raise BadParameterError("--fail-under and --max-regressions go with --format markdown")
+    from tracereplay.evaluate.settings import check_gates
+
+    fail_under, max_regressions = check_gates(fail_under, max_regressions)
     if output is None and fmt is ReportFormat.html:
         output = Path("report.html")
     if output is not None and not output.parent.exists():
@@ -91,8 +113,19 @@ def report(
             ids = [run.eval_run_id] + ([previous.eval_run_id] if previous else [])
             short = short_ids(store, "eval_runs", "eval_run_id", ids)
         details = f"tracereplay diff {short[ids[-1]]} {short[ids[0]]}" if previous else None
+        gates = None
+        if gated:
+            from tracereplay.evaluate.gates import compared_gates
+
+            gates = compared_gates(run, previous, cases, fail_under, max_regressions)
         text = markdown_summary(
-            run, previous, cases, report_url=report_url, short=short, details=details
+            run,
+            previous,
+            cases,
+            report_url=report_url,
+            short=short,
+            details=details,
+            gates=gates,
         )
         if output is None:
             sys.stdout.write(text)

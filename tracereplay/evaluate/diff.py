@@ -67,6 +67,12 @@ class CaseDiff(_Record):
     score_b: float | None = None
     reason_a: str = ""
     reason_b: str = ""
+    #: (passes, repetitions) in A and in B, when the case is in it
+    passes_a: tuple[int, int] | None = None
+    passes_b: tuple[int, int] | None = None
+    #: a verdict that changed between two eval runs that both repeated the case (``--repeat``):
+    #: Fisher's exact test (two-sided) on its passes and fails in A and B
+    p_value: float | None = None
 
     @property
     def delta(self) -> float | None:
@@ -158,6 +164,24 @@ def per_case(runs: Sequence[CaseRun]) -> dict[str, tuple[int, EvaluationResult]]
     }
 
 
+def pass_counts(runs: Sequence[CaseRun]) -> dict[str, tuple[int, int]]:
+    """Each case's ``(passes, repetitions)``."""
+    out: dict[str, tuple[int, int]] = {}
+    for r in runs:
+        passes, n = out.get(r.case_id, (0, 0))
+        out[r.case_id] = (passes + (r.result.status is Status.PASSED), n + 1)
+    return out
+
+
+def _p_value(bucket: Bucket, a: tuple[int, int] | None, b: tuple[int, int] | None) -> float | None:
+    """Fisher's p-value of a changed verdict, when both eval runs repeated the case."""
+    if bucket not in ("Regressed", "Fixed") or a is None or b is None or a[1] < 2 or b[1] < 2:
+        return None
+    from tracereplay.evaluate.gates import fisher_exact
+
+    return fisher_exact([[b[0], b[1] - b[0]], [a[0], a[1] - a[0]]])
+
+
 def _bucket(a: EvaluationResult | None, b: EvaluationResult | None) -> Bucket:
     if a is None:
         return "Added"
@@ -187,24 +211,30 @@ def compare(
             f"(suite '{b.suite_name}') are of different suites; diff compares two runs of one suite"
         )
     cases_a, cases_b = per_case(runs_a), per_case(runs_b)
+    counts_a, counts_b = pass_counts(runs_a), pass_counts(runs_b)
     queries = queries or {}
     out: list[CaseDiff] = []
     for case_id in cases_a.keys() | cases_b.keys():
         seq_a, ra = cases_a.get(case_id, (None, None))
         seq_b, rb = cases_b.get(case_id, (None, None))
         seq = seq_b if seq_b is not None else seq_a
+        bucket = _bucket(ra, rb)
+        pa, pb = counts_a.get(case_id), counts_b.get(case_id)
         out.append(
             CaseDiff(
                 case_id=case_id,
                 seq=seq if seq is not None else 0,
                 query=queries.get(case_id, ""),
-                bucket=_bucket(ra, rb),
+                bucket=bucket,
                 status_a=ra.status if ra else None,
                 status_b=rb.status if rb else None,
                 score_a=ra.score if ra else None,
                 score_b=rb.score if rb else None,
                 reason_a=ra.reason if ra else "",
                 reason_b=rb.reason if rb else "",
+                passes_a=pa,
+                passes_b=pb,
+                p_value=_p_value(bucket, pa, pb),
             )
         )
     out.sort(key=lambda c: (BUCKETS.index(c.bucket), c.seq, c.case_id))

@@ -22,6 +22,7 @@ from typing import Any
 
 from tracereplay.checks import get_check_kind, load_check_modules
 from tracereplay.errors import BadParameterError, TraceReplayError
+from tracereplay.evaluate.gates import GateReport
 from tracereplay.evaluate.git_info import GitState, git_state
 from tracereplay.evaluate.recorded.columnar import (
     CaseReports,
@@ -95,6 +96,9 @@ class EvalOutcome:
     #: one-line notes about the replayed agent (a framework version its adapter was not
     #: tested with), for the summary
     agent_notes: tuple[str, ...] = ()
+    #: ``--fail-under`` / ``--max-regressions`` (and the p-values of ``--repeat``), when
+    #: asked: they decide the exit code instead of "every case passed"
+    gates: GateReport | None = None
 
     def not_passed(self) -> list[CaseReport]:
         """The reports of the cases that did not pass (without building the others)."""
@@ -111,7 +115,12 @@ class EvalOutcome:
 
     @property
     def exit_code(self) -> int:
-        """0 when every selected case ran and passed, else 1."""
+        """0 when every selected case ran and passed, else 1; with a gate, 1 only when it
+        fails (pass rate below ``--fail-under``, more regressions than ``--max-regressions``)."""
+        if self.gates is not None and (
+            self.gates.fail_under is not None or self.gates.max_regressions is not None
+        ):
+            return 1 if self.gates.failed else 0
         ok = not self.not_passed()
         return 0 if ok and len(self.reports) == self.selected else 1
 

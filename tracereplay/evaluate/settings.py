@@ -60,6 +60,16 @@ class EvalSettings:
     #: what of ``runner`` the command line left unset ("timeout", "retries", "fail_fast"): the
     #: suite's eval defaults set it once the eval has read the suite (no store open for them)
     suite_defaults: frozenset[str] = frozenset()
+    #: ``--fail-under RATE``: exit 1 only when the pass rate (percent) is below it
+    fail_under: float | None = None
+    #: ``--max-regressions N``: exit 1 when more than N cases that passed in the baseline eval
+    #: run fail now (see ``evaluate/gates.py``)
+    max_regressions: int | None = None
+
+    @property
+    def gated(self) -> bool:
+        """Whether a gate decides the exit code (else: any case not passed exits 1)."""
+        return self.fail_under is not None or self.max_regressions is not None
 
     @property
     def mode(self) -> str:
@@ -133,6 +143,36 @@ def check_options(
         raise BadParameterError(f"{p}llm-until applies to {p}llm recorded")
 
 
+def check_gates(
+    fail_under: float | str | None, max_regressions: int | str | None, prefix: str = "--"
+) -> tuple[float | None, int | None]:
+    """``--fail-under`` (a percent, 0 to 100) and ``--max-regressions`` (0 or more) as numbers;
+    a bad value is a one-line ``BadParameterError``."""
+    rate: float | None = None
+    if fail_under is not None:
+        try:
+            rate = float(fail_under)
+        except ValueError:
+            rate = float("nan")
+        if not 0 <= rate <= 100:  # NaN too
+            raise BadParameterError(
+                f"{prefix}fail-under must be a pass rate in percent, 0 to 100 (e.g. 90); "
+                f"got '{fail_under}'"
+            )
+    most: int | None = None
+    if max_regressions is not None:
+        try:
+            most = int(max_regressions)
+        except ValueError:
+            most = -1
+        if most < 0:
+            raise BadParameterError(
+                f"{prefix}max-regressions must be a whole number, 0 or more; "
+                f"got '{max_regressions}'"
+            )
+    return rate, most
+
+
 def runner_options(
     *,
     concurrency: int = 4,
@@ -177,6 +217,8 @@ def eval_settings(
     label: str | None = None,
     eval_run: str | None = None,
     shard: tuple[int, int] | None = None,
+    fail_under: float | None = None,
+    max_regressions: int | None = None,
 ) -> EvalSettings:
     """``EvalSettings`` from options as a command reads them: a choice left unset (``None``)
     takes its default (tool match strict, LLM live, LLM match order), enums become their
@@ -200,6 +242,8 @@ def eval_settings(
         eval_run=eval_run,
         shard=shard,
         suite_defaults=suite_defaults,
+        fail_under=fail_under,
+        max_regressions=max_regressions,
     )
 
 

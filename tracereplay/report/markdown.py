@@ -21,6 +21,7 @@ from tracereplay.evaluate.diff import (
     diff_eval_runs,
     settings_difference,
 )
+from tracereplay.evaluate.gates import GateReport
 from tracereplay.evaluate.results_store import get_eval_run
 from tracereplay.report.data import diff_with_previous
 from tracereplay.scoring.outcomes import EvalRunRecord
@@ -104,10 +105,11 @@ def _row(c: CaseDiff, link: str | None, first_run: bool) -> str:
     reason = c.reason_b if c.status_b is not None else "not in this eval run"
     if c.status_b is not None and c.status_b.value == "PASSED":
         reason = ""
+    change = BUCKET_TEXT[c.bucket].join(("**", "**") if c.bucket == "Regressed" else ("", ""))
+    if c.p_value is not None:  # both eval runs repeated the case: Fisher's exact test
+        change += f" (p={c.p_value:.2g})"
     cells = [
-        "not passing"
-        if first_run
-        else BUCKET_TEXT[c.bucket].join(("**", "**") if c.bucket == "Regressed" else ("", "")),
+        "not passing" if first_run else change,
         str(c.seq),
         case,
         escape(c.query, QUERY_CHARS),
@@ -147,6 +149,7 @@ def markdown_summary(
     short: dict[str, str] | None = None,
     details: str | None = None,
     limit: int = CASES_LISTED,
+    gates: GateReport | None = None,
 ) -> str:
     """The summary of ``run`` against ``previous`` (its cases compared, as ``diff_eval_runs``
     gives them; with no previous eval run, ``cases`` holds ``run``'s own in ``status_b``).
@@ -154,9 +157,10 @@ def markdown_summary(
     ``report_url``: where ``run``'s HTML report is published; each case links to its
     ``#case-ID`` anchor there. ``details``: the command that prints every case (named when
     some are left out). At most ``limit`` cases are listed, fewer if the summary would not fit
-    a GitHub comment."""
+    a GitHub comment. ``gates``: ``--fail-under`` / ``--max-regressions`` as ``eval`` judges
+    them, a line each."""
     while True:
-        text = _summary(run, previous, cases, report_url, short or {}, details, limit)
+        text = _summary(run, previous, cases, report_url, short or {}, details, limit, gates)
         if len(text) <= MAX_CHARS or limit == 0:
             return text
         limit //= 2
@@ -170,6 +174,7 @@ def _summary(
     short: dict[str, str],
     details: str | None,
     limit: int,
+    gates: GateReport | None = None,
 ) -> str:
     link = _url(report_url).split("#", 1)[0] if report_url else None
     first_run = previous is None
@@ -245,6 +250,11 @@ def _summary(
     elif not first_run:
         out += ["No case changed verdict.", ""]
 
+    if gates is not None:
+        verdict = "**failed**" if gates.failed else "passed"
+        out += [f"Gates {verdict}:", ""]
+        out += [f"- {escape(line)}" for line in gates.lines() if not line.startswith(" ")]
+        out.append("")
     if same:
         counts = ", ".join(f"{n} {status}" for status, n in sorted(same.items()))
         out += [f"Verdict unchanged: {counts}.", ""]

@@ -105,6 +105,20 @@ def previous_eval_run_id(
     return str(rows[0]["eval_run_id"]) if rows else None
 
 
+def previous_completed_eval_run_id(
+    store: Store, suite_id: str, started_at: datetime, eval_run_id: str
+) -> str | None:
+    """The suite's latest completed eval run started before ``started_at`` (ties broken by
+    id), or None: the baseline of ``eval --max-regressions``."""
+    rows = store.query_dicts(
+        "SELECT eval_run_id FROM eval_runs WHERE suite_id = ? AND status = 'completed'"
+        " AND eval_run_id <> ? AND (started_at < ? OR (started_at = ? AND eval_run_id < ?))"
+        " ORDER BY started_at DESC, eval_run_id DESC LIMIT 1",
+        [suite_id, eval_run_id, started_at, started_at, eval_run_id],
+    )
+    return str(rows[0]["eval_run_id"]) if rows else None
+
+
 def suite_trend(store: Store, suite_id: str) -> list[dict[str, Any]]:
     """The ``suite_trend`` rows of a suite (an eval run each, its counts and rates), oldest
     first: the report's trend chart and the reported run's numbers."""

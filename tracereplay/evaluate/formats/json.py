@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
     """The ``--json`` document: the eval run and each case with its checks and repetitions."""
     cases = []
+    p_values = outcome.gates.p_values() if outcome.gates is not None else {}
     for r in outcome.reports:
         cases.append(
             {
@@ -23,6 +24,7 @@ def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
                 "query": r.case.query,
                 "tags": r.case.tags,
                 **r.result.model_dump(mode="json"),
+                **({"p_value": p_values[r.case.id]} if r.case.id in p_values else {}),
                 "repetitions": [
                     {
                         "repetition": x.repetition,
@@ -40,7 +42,10 @@ def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
                 ],
             }
         )
-    return {"eval_run": outcome.record.to_dict(), "cases": cases}
+    doc: dict[str, Any] = {"eval_run": outcome.record.to_dict(), "cases": cases}
+    if outcome.gates is not None:
+        doc["gates"] = outcome.gates.to_dict()
+    return doc
 
 
 def write_json(path: Path, outcome: EvalOutcome) -> None:
