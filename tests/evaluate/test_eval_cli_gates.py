@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from replay_fixtures import cli, eval_json
 
-from tracereplay.evaluate.gates import CaseChange, fisher_exact
+from tracereplay.evaluate.gates import CaseChange
+from tracereplay.scoring.significance import fisher_exact
 from tracereplay.store.open import open_store
 
 

@@ -20,6 +20,7 @@ from tracereplay.evaluate.results_store import get_eval_run, load_case_runs, res
 from tracereplay.models import EvaluationResult, Status
 from tracereplay.models.run import _Record
 from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord
+from tracereplay.scoring.significance import fisher_exact
 from tracereplay.scoring.verdicts import merge_repeats
 from tracereplay.store.db import Store
 from tracereplay.store.eval_runs import (
@@ -177,8 +178,6 @@ def _p_value(bucket: Bucket, a: tuple[int, int] | None, b: tuple[int, int] | Non
     """Fisher's p-value of a changed verdict, when both eval runs repeated the case."""
     if bucket not in ("Regressed", "Fixed") or a is None or b is None or a[1] < 2 or b[1] < 2:
         return None
-    from tracereplay.evaluate.gates import fisher_exact
-
     return fisher_exact([[b[0], b[1] - b[0]], [a[0], a[1] - a[0]]])
 
 
