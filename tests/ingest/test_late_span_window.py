@@ -61,7 +61,10 @@ def test_the_lookup_of_a_batchs_traces_skips_old_row_groups(tmp_path: Path) -> N
         windowed = _rows_scanned(
             store, lambda: store.stored_trace_ids([trace], TimeWindow.around(now, now))
         )
-    assert everywhere >= OLD_SPANS
+    # without a window the lookup reads (about) the whole store: DuckDB's count of rows
+    # scanned varies a little with how its threads split the scan (383,616 of 400,000 seen
+    # under load), so half the store is the bar
+    assert everywhere >= OLD_SPANS // 2
     assert windowed <= ROW_GROUP_SIZE  # at most the one row group that has new rows
 
 
