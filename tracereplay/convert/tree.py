@@ -145,9 +145,13 @@ def _graph_nodes_are_steps(nodes: list[Node]) -> None:
         ):
             node.role = WORKFLOW  # a node span beside the agent whose turn it records
             continue
-        holder = node.parent
-        while holder is not None and holder.role not in (AGENT, TOOL):
+        holder, seen = node.parent, {id(node)}
+        # parent links may loop here (they are broken later, in plan_trace): a loop ends the walk
+        while holder is not None and holder.role not in (AGENT, TOOL) and id(holder) not in seen:
+            seen.add(id(holder))
             holder = holder.parent
+        if holder is not None and id(holder) in seen:
+            holder = None
         a = node.span.attributes
         name = a.get(GEN_AI_AGENT_NAME)
         if holder is not None and holder.role == TOOL:
@@ -264,9 +268,12 @@ def _adopt_replay_calls(nodes: list[Node], tops: list[Node]) -> None:
 
 def _orphaned(node: Node) -> bool:
     """Whether ``node``'s tree hangs from a parent span the trace does not hold."""
-    top, seen = node, 0
-    while top.parent is not None and seen < 10_000:
-        top, seen = top.parent, seen + 1
+    top, seen = node, {id(node)}
+    while top.parent is not None and id(top.parent) not in seen:
+        top = top.parent
+        seen.add(id(top))
+    if top.parent is not None:  # parent links that loop: no parent span is missing
+        return False
     return bool(top.span.parent_span_id) and top.span.parent_span_id != top.span.span_id
 
 
