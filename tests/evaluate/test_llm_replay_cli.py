@@ -78,10 +78,16 @@ def test_a_new_model_is_prompt_drift_stored_per_case(recorded: Path, tmp_path: P
         recorded, tmp_path, "--agent", "openai_agent:answer_v2", "--llm", "recorded"
     )
     assert code == 0, output  # answered in order anyway: the cases pass
+    flat = " ".join(output.split())
     assert (
         "prompt drift: LLM call 1: model: recorded scripted-weather-1, replay scripted-weather-2"
-        in " ".join(output.split())
+        in flat
     )
+    # one summary line per case (every call drifted), the strict hint once, no diffs
+    assert flat.count("prompt drift: LLM call") == 3, output
+    assert "(and 1 more: LLM call 2)" in flat or "(and 2 more: LLM call 2, 3)" in flat, output
+    assert flat.count("--llm-match strict makes such a case an ERROR") == 1, output
+    assert "--- recorded" not in output
     eval_run_id = doc["eval_run"]["eval_run_id"]
     with open_store(recorded) as store:
         rows = store.query_dicts(
@@ -300,6 +306,29 @@ def test_tools_run_live_against_recorded_decisions_show_tool_result_drift(
     replay_run = doc["cases"][0]["repetitions"][0]["run_id"]
     shown = tracereplay_here(recorded, "show", replay_run)
     assert "tool-result drift" in " ".join(shown.stdout.split()), shown.stdout
+
+
+def test_a_changed_tool_result_fails_the_case_without_a_result_check(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """--llm recorded --live-tools with the suite's own checks (no toolResultsMatch): a tool
+    that now answers otherwise makes its case FAILED by the replay verdict, the change its
+    reason; the run is not a PASS from the point it stops being comparable."""
+    args = ("--agent", "changed_data:answer", "--llm", "recorded", "--live-tools")
+    out = tmp_path / "changed.json"
+    result = cli(recorded, "eval", "weather-offline", *args, "--json", str(out), **WITH_AGENTS)
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode == 1, output
+    doc = json.loads(out.read_text())
+    drifted = [c for c in doc["cases"] if c["repetitions"][0]["replay"]["tool_result_drift"]]
+    assert drifted, output
+    for case in drifted:
+        assert case["status"] == "FAILED", case["reason"]
+        [replay] = [c for c in case["checks"] if c["check"] == "replay"]
+        assert replay["explanation"].startswith("tool result changed: get_weather("), replay
+        assert "temperature_c" in replay["explanation"]
+        assert replay["details"]["tool_result_drift"][0]["live_result"]
+    assert "tool result changed: get_weather(" in output
 
 
 def test_the_same_tools_live_match_the_recording(recorded: Path, tmp_path: Path) -> None:

@@ -273,7 +273,9 @@ def test_a_plain_loop_answering_a_renamed_tool_itself_stays_an_error(tmp_path: P
         (case,) = doc["cases"]
         found[attr] = (case["status"], case["reason"], marks.read_text().splitlines())
         if attr == "answers_itself":  # what it sent instead is in the prompt drift
-            assert "+result: Error: no tool get_weather" in doc["_output"]
+            drift = case["repetitions"][0]["replay"]["llm"]["drift"]
+            assert any("+result: Error: no tool get_weather" in d["diff"] for d in drift)
+            assert "prompt drift: LLM call" in doc["_output"]
     error = "tool get_weather ran live during replay (no --live-tools)"
     assert found["answers_itself"] == ("ERROR", error, [])
     # the functions it dispatches to are answered in the module that defines them

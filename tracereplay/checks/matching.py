@@ -88,6 +88,31 @@ def arg_differences(expected: Any, actual: Any, path: str = "") -> list[str]:
     return [f"{where}: expected {clip(repr(expected), 40)}, got {clip(repr(actual), 40)}"]
 
 
+def argument_changes(
+    recorded: dict[str, Any], passed: dict[str, Any], *, extra: bool = True
+) -> list[str]:
+    """How a call's arguments changed from a recorded (or expected) call's, one phrase each: a
+    renamed argument (a recorded key gone and a new key with the same value: ``a renamed x``),
+    then each other difference (``arg_differences``), then, with ``extra``, each argument the
+    recording lacks."""
+    gone = [k for k in recorded if k not in passed]
+    new = [k for k in passed if k not in recorded]
+    out: list[str] = []
+    for old in list(gone):
+        twin = next((k for k in new if values_match(recorded[old], passed[k])), None)
+        if twin is not None:
+            out.append(f"{old} renamed {twin}")
+            gone.remove(old)
+            new.remove(twin)
+    out += [f"{k}: missing" for k in gone]
+    out += [
+        d for k in recorded if k in passed for d in arg_differences(recorded[k], passed[k], str(k))
+    ]
+    if extra:
+        out += [f"{k}: not recorded (the call passed {clip(repr(passed[k]), 40)})" for k in new]
+    return out
+
+
 def max_matching(adjacent: Sequence[Sequence[int]], n_right: int) -> list[int | None]:
     """Maximum bipartite matching (augmenting paths): ``result[i]`` is the right index matched
     to left ``i``, or None. ``adjacent[i]`` lists the right indices left ``i`` may take."""

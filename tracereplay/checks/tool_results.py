@@ -102,14 +102,14 @@ def pair_calls(
     return out
 
 
-def _first_change(drift: dict[str, Any]) -> str:
-    """``recorded X, got Y`` of the first changed line of a drift's diff (the whole results,
+def first_change(diff: str, recorded: str, live: str) -> str:
+    """``recorded X, got Y`` of the first changed line of a result diff (the whole results,
     clipped, when the diff has no such pair)."""
-    lines = drift["diff"].splitlines()[2:]
+    lines = diff.splitlines()[2:]
     old = next((x[1:].strip() for x in lines if x.startswith("-")), None)
     new = next((x[1:].strip() for x in lines if x.startswith("+")), None)
     if old is None or new is None:
-        old, new = drift["recorded"], drift["live"]
+        old, new = recorded, live
     return f"recorded {clip(old, 60)!r}, got {clip(new, 60)!r}"
 
 
@@ -151,7 +151,11 @@ def tool_results_match(
     if not drifted:
         return Verdict(True, 1.0, f"{len(calls)} tool results match the recording ({mode})")
     first = drifted[0]
-    why = "no recorded call of that tool" if first["recorded"] is None else _first_change(first)
+    why = (
+        "no recorded call of that tool"
+        if first["recorded"] is None
+        else first_change(first["diff"], first["recorded"], first["live"])
+    )
     return Verdict(
         False,
         score,

@@ -11,7 +11,7 @@ from pydantic import Field
 from tracereplay.checks.batch import BatchVerdicts, SubjectBatch
 from tracereplay.checks.common import clip
 from tracereplay.checks.kinds import Verdict, batch_form, builtin_check
-from tracereplay.checks.matching import arg_differences, max_matching, values_match
+from tracereplay.checks.matching import argument_changes, max_matching, values_match
 from tracereplay.checks.subject import CheckSubject
 from tracereplay.models.evals import EvalExpectedToolCall
 
@@ -102,7 +102,10 @@ def tool_call_args_match(subject: CheckSubject) -> Verdict:
             reasons.append(f"{_render(exp)}: never called")
         else:
             diffs = min(
-                (arg_differences(exp.arguments or {}, tc.arguments) for tc in same_name),
+                (
+                    argument_changes(exp.arguments or {}, tc.arguments, extra=False)
+                    for tc in same_name
+                ),
                 key=len,
             )
             entry["differences"] = diffs

@@ -15,6 +15,7 @@ from rich.text import Text
 from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path, err_console, short_ids
 from tracereplay.cli.eval_view import STATUS_STYLE
+from tracereplay.cli.eval_view import print_reasons as print_check_reasons
 from tracereplay.cli.run_view import fields_lines
 from tracereplay.errors import BadParameterError
 
@@ -276,8 +277,8 @@ def print_diff(diff: EvalDiff, show_unchanged: bool, short: dict[str, str] | Non
 
 
 def print_reasons(cases: list[CaseDiff]) -> None:
-    """Why (B): the full reason of every listed case that did not pass in B, wrapped at the
-    terminal's width (a table column would cut it to a few characters at 80 columns)."""
+    """Why (B): every listed case that did not pass in B, each failing check's whole reason on
+    its own lines, wrapped at the terminal's width (a table column would cut it)."""
     failing = [c for c in cases if c.status_b is not None and c.status_b.value != "PASSED"]
     if not failing:
         return
@@ -285,8 +286,8 @@ def print_reasons(cases: list[CaseDiff]) -> None:
     for c in failing:
         line = Text(f"{c.bucket} ", style=BUCKET_STYLE[c.bucket])
         line.append(f"#{c.seq} {c.case_id[:8]}", style="cyan")
-        line.append(f"  {' '.join((c.reason_b or '').split())}")
         console.print(line)
+        print_check_reasons(c.reasons_b or [c.reason_b], indent=2)
 
 
 def register(app: typer.Typer) -> None:

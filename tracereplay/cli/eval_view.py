@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from tracereplay.cli.common import console
-from tracereplay.evaluate.formats.notes import problem_notes
+from tracereplay.evaluate.formats.notes import PROMPT_DRIFT_HINT, answered_drift, problem_notes
+from tracereplay.scoring.verdicts import check_reasons
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
@@ -61,11 +63,21 @@ def print_problems(reports: Sequence[CaseReport]) -> None:
             continue
         head = Text(f"{status:<6} ", style=STATUS_STYLE[status])
         head.append(f"#{r.case.seq} {r.case.id[:8]}", style="cyan")
-        if status != "PASSED":
-            head.append(f"  {r.result.reason}")
         console.print(head)
+        if status != "PASSED":
+            print_reasons(check_reasons(r.result))
         for note in notes:
             console.print(Text(f"       {note}", style="dim"))
+    if any(answered_drift(r) for r in reports):
+        console.print(Text(PROMPT_DRIFT_HINT, style="yellow"))
+
+
+def print_reasons(reasons: Sequence[str], indent: int = 7) -> None:
+    """Each reason on its own lines, wrapped at the terminal's width under the indent (rich
+    wraps a ``Text`` and never cuts it)."""
+    for reason in reasons:
+        line = Text(" ".join(reason.split()))
+        console.print(Padding(line, (0, 0, 0, indent), expand=False))
 
 
 def print_summary(outcome: EvalOutcome) -> None:

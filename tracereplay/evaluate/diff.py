@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+import orjson
 from pydantic import Field
 
 from tracereplay.errors import NotFoundError, TraceReplayError
@@ -21,7 +22,7 @@ from tracereplay.models import EvaluationResult, Status
 from tracereplay.models.run import _Record
 from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord
 from tracereplay.scoring.significance import fisher_exact
-from tracereplay.scoring.verdicts import merge_repeats
+from tracereplay.scoring.verdicts import check_reasons, merge_repeats
 from tracereplay.store.db import Store
 from tracereplay.store.eval_runs import (
     eval_run_ids_of_suite,
@@ -68,6 +69,8 @@ class CaseDiff(_Record):
     score_b: float | None = None
     reason_a: str = ""
     reason_b: str = ""
+    #: why the case did not pass in B, one whole line per check (``check_reasons``)
+    reasons_b: list[str] = Field(default_factory=list)
     #: (passes, repetitions) in A and in B, when the case is in it
     passes_a: tuple[int, int] | None = None
     passes_b: tuple[int, int] | None = None
@@ -126,6 +129,17 @@ def run_settings(run: EvalRunRecord | Mapping[str, Any]) -> dict[str, str]:
         return {"mode": mode}
     options = _field(run, "options") or {}
     return {"mode": mode, "agent": _field(run, "agent") or "-", "llm": _llm_text(options)}
+
+
+def settings_text(run: EvalRunRecord | Mapping[str, Any]) -> str:
+    """An eval run's settings in a few words: ``recorded``, ``replay · LLM recorded (strict)``,
+    ``replay · LLM live`` (the UI's Mode columns; ``options`` parsed or JSON text)."""
+    options = _field(run, "options")
+    if isinstance(options, (str, bytes)):
+        options = orjson.loads(options) if options else {}
+    s = run_settings({"mode": _field(run, "mode"), "agent": _field(run, "agent"),
+                      "options": options or {}})  # fmt: skip
+    return s["mode"] if s["mode"] != "replay" else f"replay · LLM {s['llm']}"
 
 
 def settings_difference(
@@ -231,6 +245,7 @@ def compare(
                 score_b=rb.score if rb else None,
                 reason_a=ra.reason if ra else "",
                 reason_b=rb.reason if rb else "",
+                reasons_b=check_reasons(rb) if rb and rb.status is not Status.PASSED else [],
                 passes_a=pa,
                 passes_b=pb,
                 p_value=_p_value(bucket, pa, pb),

@@ -122,7 +122,10 @@ def _row(c: CaseDiff, link: str | None, first_run: bool) -> str:
             _status(c.status_b),
             f"{_score(c.score_a, 2)} → {_score(c.score_b, 2)}",
         ]
-    cells.append(escape(reason, REASON_CHARS))
+    if reason and c.reasons_b:  # one check per line of the cell
+        cells.append("<br>".join(escape(r, REASON_CHARS) for r in c.reasons_b))
+    else:
+        cells.append(escape(reason, REASON_CHARS))
     return "| " + " | ".join(cells) + " |"
 
 

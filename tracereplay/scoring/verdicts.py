@@ -26,7 +26,7 @@ from tracereplay.checks.subject import CheckSubject
 from tracereplay.models.evals import CheckSpec, EvalCase, EvaluationResult, ScoreResult, Status
 from tracereplay.models.fast import build
 
-_REASON_LIMIT = 500
+_REASON_LIMIT = 4000  # a safety cap for the stored line, not a display limit
 _PASSED, _FAILED = Status.PASSED, Status.FAILED
 
 
@@ -92,6 +92,18 @@ def result_from_scores(
             "run_id": run_id,
         },
     )
+
+
+def check_reasons(result: EvaluationResult) -> list[str]:
+    """Why a case did not pass, one whole line per check that failed or errored
+    (``check: explanation``), in the case's check order; the case's reason when no check ran
+    (an ERROR before scoring). Printed one per line, never joined and cut as ``reason`` is."""
+    lines = [
+        f"{s.check}{'' if s.status == _FAILED else ' (error)'}: {s.explanation}"
+        for s in result.checks
+        if s.status != _PASSED
+    ]
+    return lines or ([result.reason] if result.reason else [])
 
 
 def check_score(s: ScoreResult) -> float:

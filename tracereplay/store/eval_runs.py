@@ -187,21 +187,26 @@ def unstable_cases(store: Store, eval_run_ids: list[str], limit: int) -> list[di
 def suite_trend_with_metrics(store: Store, suite_id: str) -> list[dict[str, Any]]:
     """Each eval run of the suite, oldest first: its ``suite_trend`` counts and rates, and the
     mean latency and tokens of the runs it scored (the replay runs, or the source runs in
-    recorded mode) and of its cases (the UI's suite page)."""
+    recorded mode; the cases that are an ERROR left out, so an eval run that could not be
+    carried out has none: a gap in a chart, not a drop to 0) and of its cases, with the eval
+    run's ``agent`` and ``options`` (the UI's suite page)."""
     return store.query_dicts(
         """
         WITH scored AS (
             SELECT cr.eval_run_id, avg(r.duration_ms) AS latency_ms,
-                   avg(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0)) AS tokens,
+                   avg(CASE WHEN r.input_tokens IS NOT NULL OR r.output_tokens IS NOT NULL
+                       THEN coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0) END)
+                       AS tokens,
                    avg(cr.duration_ms) AS case_ms
             FROM case_results cr LEFT JOIN runs r ON r.run_id = cr.run_id
-            WHERE cr.suite_id = ? GROUP BY cr.eval_run_id
+            WHERE cr.suite_id = ? AND cr.status <> 'ERROR' GROUP BY cr.eval_run_id
         )
         SELECT t.eval_run_id, t.run_number, t.label, t.git_commit, t.mode, t.run_status,
                t.started_at, t.finished_at, t.cases, t.passed, t.failed, t.errored, t.flaky,
                t.pass_rate, t.aggregate_score, t.pass_rate_change, t.score_change,
-               s.latency_ms, s.tokens, s.case_ms
+               s.latency_ms, s.tokens, s.case_ms, e.agent, e.options
         FROM suite_trend t LEFT JOIN scored s USING (eval_run_id)
+        LEFT JOIN eval_runs e ON e.eval_run_id = t.eval_run_id
         WHERE t.suite_id = ? ORDER BY t.run_number
         """,
         [suite_id, suite_id],
@@ -340,9 +345,11 @@ def recent_eval_runs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
     """The latest ``limit`` eval runs of every suite with their ``suite_trend`` numbers, newest
     first: the UI's eval runs page."""
     return store.query_dicts(
-        "SELECT eval_run_id, suite_name, run_number, label, git_commit, mode, run_status,"
-        " started_at, cases, passed, failed, errored, pass_rate, aggregate_score,"
-        " pass_rate_change FROM suite_trend ORDER BY started_at DESC LIMIT ?",
+        "SELECT t.eval_run_id, t.suite_name, t.run_number, t.label, t.git_commit, t.mode,"
+        " t.run_status, t.started_at, t.cases, t.passed, t.failed, t.errored, t.pass_rate,"
+        " t.aggregate_score, t.pass_rate_change, e.agent, e.options FROM suite_trend t"
+        " LEFT JOIN eval_runs e ON e.eval_run_id = t.eval_run_id"
+        " ORDER BY t.started_at DESC LIMIT ?",
         [limit],
     )
 

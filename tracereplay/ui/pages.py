@@ -15,6 +15,7 @@ from starlette.responses import HTMLResponse
 
 from tracereplay import __version__
 from tracereplay.charts import sparkline
+from tracereplay.evaluate.diff import settings_text
 
 #: every page: scripts and styles from this server only (the waterfall's inline widths are style
 #: attributes), no framing by other sites, no referrer sent to links out
@@ -46,6 +47,16 @@ def ms(value: float | None) -> str:
 
 def pct(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def pts(value: float | None) -> str:
+    """A change of a rate, signed, in percentage points: ``+66.7 pts``, ``-33.3 pts``."""
+    return "–" if value is None else f"{100 * value:+.1f} pts"
+
+
+def tokens(value: float | int | None) -> str:
+    """A token count (or mean), whole, with thousands separators: the one token format."""
+    return "–" if value is None else f"{round(value):,}"
 
 
 def num(value: float | int | None) -> str:
@@ -121,7 +132,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        ms=ms, pct=pct, num=num, when=when, clip=clip, pretty=pretty, compact=compact,
+        ms=ms, pct=pct, pts=pts, tokens=tokens, settings=settings_text, num=num, when=when, clip=clip, pretty=pretty, compact=compact,
         score=score, spark=lambda values: Markup(sparkline(values)),
     )  # fmt: skip
     env.globals.update(nav=NAV, version=__version__, message_text=message_text)

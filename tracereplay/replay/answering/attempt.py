@@ -46,7 +46,13 @@ from typing import Any
 from opentelemetry.sdk.trace import TracerProvider
 
 from tracereplay.checks.subject import CheckSubject
-from tracereplay.checks.tool_results import pair_calls, result_diff, result_text, results_similarity
+from tracereplay.checks.tool_results import (
+    first_change,
+    pair_calls,
+    result_diff,
+    result_text,
+    results_similarity,
+)
 from tracereplay.convert import convert_trace
 from tracereplay.convert.detect import AGENT, detect
 from tracereplay.models import (
@@ -82,6 +88,7 @@ from tracereplay.replay.answering.recorded_tools import (
     NoRecordingError,
     RecordedTools,
     ToolMatch,
+    render_call,
     replay_error_reason,
 )
 from tracereplay.replay.capture import TraceCapture, capture_for, to_spans
@@ -215,7 +222,7 @@ class Replayer:
             subject = CheckSubject(
                 case=case,
                 result=result,
-                run=replay_run,
+                run=_said_once(replay_run, report),
                 duration_ms=duration_ms,
                 recorded_tool_calls=list(calls) if source is not None else None,
             )
@@ -471,20 +478,55 @@ def with_tool_results(
     )
 
 
+def _said_once(run: Run | None, report: ReplayReport) -> Run | None:
+    """The replay run as the checks see it: when it ended in the exception an unanswered tool
+    call raised, its error names the exception only, since the ``replay`` check gives the
+    whole reason (the ``status`` check would repeat it)."""
+    name = NoRecordingError.__name__
+    if run is None or not report.missing or not (run.error or "").startswith(name):
+        return run
+    return run.model_copy(update={"error": f"{name}: a tool call had no recording (see replay)"})
+
+
+def tool_results_reason(report: ReplayReport) -> str | None:
+    """Why a replay whose tools ran for real (``--live-tools`` against recorded decisions)
+    FAILED: a tool gave another result than recorded, so the agent met another world than its
+    source run and what follows is not comparable with it (None when every result matched)."""
+    drift = report.tool_result_drift
+    if not drift:
+        return None
+    first = drift[0]
+    call = render_call(first.tool, first.arguments, 100)
+    if first.recorded_result is None:
+        text = f"tool result changed: {call} has no recorded call to compare with"
+    else:
+        change = first_change(first.diff, first.recorded_result, first.live_result)
+        text = f"tool result changed: {call}: {change}"
+    if len(drift) > 1:
+        text += f" (and {len(drift) - 1} more changed result(s))"
+    if report.diverged_at is not None:
+        text += f"; not comparable with the recording from LLM call {report.diverged_at}"
+    return text
+
+
 def with_replay_verdict(
     evaluation: EvaluationResult, report: ReplayReport, raised: str | None = None
 ) -> EvaluationResult:
     """The case's result with a ``replay`` check FAILED first when some tool call had no
     recording to answer it (the agent called a tool other than recorded, or with other
     arguments), or when the agent raised where its source run did not (``raised``: the agent
-    raised ...): the case fails on it whatever the agent made of the missing answer, and every
-    other check has judged what the replay did."""
+    raised ...), or when a tool run for real gave another result than recorded
+    (``tool_results_reason``): the case fails on it whatever the agent made of the missing
+    answer, and every other check has judged what the replay did."""
     reason = replay_error_reason(report)
     details: dict[str, Any] = {"unanswered": [c.to_dict() for c in report.missing]}
-    if reason is None:
-        if raised is None:
-            return evaluation
+    if reason is None and raised is not None:
         reason, details = raised, {"raised": raised}
+    if reason is None:
+        reason = tool_results_reason(report)
+        details = {"tool_result_drift": [d.to_dict() for d in report.tool_result_drift]}
+    if reason is None:
+        return evaluation
     failed = build(
         ScoreResult,
         {

@@ -26,7 +26,7 @@ from typing import Any, Literal
 import orjson
 
 from tracereplay.checks.common import clip
-from tracereplay.checks.matching import arg_differences, values_match
+from tracereplay.checks.matching import argument_changes, values_match
 from tracereplay.models import ToolCallRecord
 from tracereplay.scoring.outcomes import (
     ArgumentDrift,
@@ -284,14 +284,7 @@ class RecordedTools:
         return chosen if self.match == "fifo" else None
 
     def _differences(self, index: int, args: dict[str, Any]) -> list[str]:
-        recorded = self._arguments[index]
-        diffs = arg_differences(recorded, args)
-        diffs += [
-            f"{k}: not recorded (replay passed {clip(repr(args[k]), 40)})"
-            for k in args
-            if k not in recorded
-        ]
-        return diffs
+        return argument_changes(self._arguments[index], args)
 
     def no_recording_message(self, tool_name: str, args: dict[str, Any]) -> str:
         """Why a call got no answer, naming the tool and its arguments."""
@@ -309,18 +302,19 @@ class RecordedTools:
         if not recorded:
             return f"no recording for tool call {call}: the source run never called {tool_name}"
         unused = [
-            render_call(tool_name, self._arguments[i], 100)
-            for i, c in enumerate(self.calls)
-            if c.tool_name == tool_name and not self._used[i]
+            i for i, c in enumerate(self.calls) if c.tool_name == tool_name and not self._used[i]
         ]
         if not unused:
             return (
                 f"no recording for tool call {call}: the source run called {tool_name} "
                 f"{len(recorded)} time(s) and the replay used every one"
             )
+        closest = min(unused, key=lambda i: len(self._differences(i, args)))
+        changes = "; ".join(self._differences(closest, args)[:4])
         return (
-            f"no recording for tool call {call} (--tool-match {self.match}); "
-            f"recorded: {'; '.join(unused[:2])}"
+            f"no recording for tool call {call}: {tool_name} was recorded with other arguments "
+            f"({changes}; recorded {render_call(tool_name, self._arguments[closest], 100)}, "
+            f"--tool-match {self.match})"
         )
 
     def report(self) -> ReplayReport:

@@ -14,10 +14,11 @@ from starlette.routing import Route
 
 from tracereplay.charts import Series, chart
 from tracereplay.errors import TraceReplayError
+from tracereplay.evaluate.diff import settings_text
 from tracereplay.promote import format_documents
 from tracereplay.store import suites as suite_store
 from tracereplay.ui import access, edits
-from tracereplay.ui.pages import ms, num, pct, render
+from tracereplay.ui.pages import ms, pct, render, tokens
 from tracereplay.ui.queries import evals as queries
 from tracereplay.ui.routes.common import config_of, redirect, refuse_if_read_only, text
 
@@ -40,7 +41,7 @@ def trend_charts(trend: list[dict[str, Any]], current: str | None = None) -> lis
     ``current`` (an eval run id) is drawn larger, its label always shown."""
     labels = [r["label"] or (r["git_commit"] or "")[:7] or f"#{r['run_number']}" for r in trend]
     tips = [
-        f"run {r['run_number']} · {r['eval_run_id'][:8]} · {r['mode']}"
+        f"run {r['run_number']} · {r['eval_run_id'][:8]} · {settings_text(r)}"
         + (f" · {r['label']}" if r["label"] else "")
         + f" · {r['passed']}/{r['cases']} passed"
         for r in trend
@@ -56,7 +57,7 @@ def trend_charts(trend: list[dict[str, Any]], current: str | None = None) -> lis
               fmt=ms, tooltips=tips, current=at),
         chart("mean tokens of the runs scored", labels,
               [Series("tokens per run", [r["tokens"] for r in trend], 3)],
-              fmt=num, tooltips=tips, current=at),
+              fmt=tokens, tooltips=tips, current=at),
     ]  # fmt: skip
     return [Markup(c) for c in charts]
 
