@@ -239,6 +239,8 @@ def test_diff_last_and_report_skip_eval_runs_that_did_not_complete(
         f"note: skipped eval run {ids[3][:8]} (interrupted): reporting the latest completed"
         f" eval run {ids[2][:8]}"
     ) in report.stderr
+    # what it is compared with is the completed eval run before it, not the stopped one
+    assert ids[0][:8] in report.stdout and ids[1][:8] not in report.stdout, report.stdout
     given = cli(db, "report", ids[3], "-f", "markdown")
     assert given.exit_code == 0 and "skipped" not in given.stderr
 

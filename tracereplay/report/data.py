@@ -193,7 +193,9 @@ def pick_eval_run(
 
 
 def _previous_run(store: Store, run: EvalRunRecord) -> str | None:
-    return eval_runs.previous_eval_run_id(store, run.suite_id, run.started_at, run.eval_run_id)
+    return eval_runs.previous_completed_eval_run_id(
+        store, run.suite_id, run.started_at, run.eval_run_id
+    )
 
 
 def diff_with_previous(store: Store, run: EvalRunRecord) -> EvalDiff | None:

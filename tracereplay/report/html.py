@@ -172,7 +172,7 @@ def _change_row(c: CaseDiff) -> str:
 def _diff(d: ReportData) -> str:
     if d.previous is None:
         return (
-            '<section id="diff"><h2>Compared with the previous eval run</h2>'
+            '<section id="diff"><h2>Compared with the previous completed eval run</h2>'
             '<p class="empty">This is the suite’s first eval run: there is nothing to compare.</p>'
             "</section>"
         )
@@ -193,7 +193,7 @@ def _diff(d: ReportData) -> str:
     else:
         table = '<p class="empty">Every case passed in both runs.</p>'
     return (
-        '<section id="diff"><h2>Compared with the previous eval run</h2>'
+        '<section id="diff"><h2>Compared with the previous completed eval run</h2>'
         f'<p class="meta">eval run <code>{e(p.eval_run_id)}</code>{name}, started '
         f"{e(_when(p.started_at))}, pass rate {e(_pct(p.pass_rate))}</p>"
         f'<div class="cards">{counts}</div>{table}</section>'

@@ -91,25 +91,12 @@ def replay_drift(store: Store, run_id: str) -> str | None:
     return rows[0][0] if rows else None
 
 
-def previous_eval_run_id(
-    store: Store, suite_id: str, started_at: datetime, eval_run_id: str
-) -> str | None:
-    """The eval run of the suite just before the one started at ``started_at`` (ties broken by
-    id), or None for the suite's first: what the report diffs against."""
-    rows = store.query_dicts(
-        "SELECT eval_run_id FROM eval_runs WHERE suite_id = ?"
-        " AND (started_at < ? OR (started_at = ? AND eval_run_id < ?))"
-        " ORDER BY started_at DESC, eval_run_id DESC LIMIT 1",
-        [suite_id, started_at, started_at, eval_run_id],
-    )
-    return str(rows[0]["eval_run_id"]) if rows else None
-
-
 def previous_completed_eval_run_id(
     store: Store, suite_id: str, started_at: datetime, eval_run_id: str
 ) -> str | None:
     """The suite's latest completed eval run started before ``started_at`` (ties broken by
-    id), or None: the baseline of ``eval --max-regressions``."""
+    id), or None: the baseline of ``eval --max-regressions``, what the report and the UI's
+    eval run page compare with (an interrupted or failed eval run is not a result)."""
     rows = store.query_dicts(
         "SELECT eval_run_id FROM eval_runs WHERE suite_id = ? AND status = 'completed'"
         " AND eval_run_id <> ? AND (started_at < ? OR (started_at = ? AND eval_run_id < ?))"
@@ -352,16 +339,6 @@ def recent_eval_runs(store: Store, limit: int = 200) -> list[dict[str, Any]]:
         " ORDER BY t.started_at DESC LIMIT ?",
         [limit],
     )
-
-
-def eval_run_number(store: Store, suite_id: str, run_number: int) -> str | None:
-    """The id of the suite's eval run numbered ``run_number`` (``suite_trend``), or None: the
-    UI's link to an eval run's previous one."""
-    rows = store.query_dicts(
-        "SELECT eval_run_id FROM suite_trend WHERE suite_id = ? AND run_number = ?",
-        [suite_id, run_number],
-    )
-    return str(rows[0]["eval_run_id"]) if rows else None
 
 
 def case_results_of_cases(store: Store, case_ids: list[str]) -> list[dict[str, Any]]:

@@ -25,7 +25,9 @@ def eval_run_page(request: Request) -> Response:
     with access.reading(config_of(request)) as store:
         er = queries.eval_run(store, request.path_params["eval_run_id"])
         cases = queries.eval_run_cases(store, er["eval_run_id"], er["mode"])
-        previous = eval_runs.eval_run_number(store, er["suite_id"], (er["run_number"] or 0) - 1)
+        previous = eval_runs.previous_completed_eval_run_id(
+            store, er["suite_id"], er["started_at"], er["eval_run_id"]
+        )
         trend = queries.suite_trend(store, er["suite_id"])
     return render(
         request,
