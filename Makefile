@@ -52,10 +52,13 @@ test: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -p no:cacheprovider -n 4 --dist loadfile --durations=20
 
 # every framework's capture and replay tests at the newest releases pip resolves (unpinned
-# venvs in .venvs-latest, fresh captures in .latest): one line per framework says what drifted
-# and what failed. Not part of `make test`: it installs from the registry (about an hour)
+# venvs in .venvs-latest, fresh captures in .latest), then each quickstart's pip install line
+# run as written in a fresh venv and the page run there: one line per framework and per page
+# says what drifted and what failed. Not part of `make test`: it installs from the registry
+# (about an hour)
 test-latest: $(STAMP)
-	$(BIN)/python tests/fixtures/frameworks/latest.py
+	status=0; $(BIN)/python tests/fixtures/frameworks/latest.py || status=1; \
+	$(BIN)/python tests/docs/quickstarts_latest.py || status=1; exit $$status
 
 lint: $(STAMP)
 	$(BIN)/ruff format .

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import time
 from collections.abc import Iterator
@@ -25,20 +24,9 @@ from pathlib import Path
 
 import pytest
 from doc_blocks import Block, code_blocks
+from docs.quickstart_pages import PAGES, QUICKSTARTS, ROOT, installed_names
 from evaluate.framework_replay import fake_openai, framework_bin, weather
-from packaging.requirements import Requirement
 
-ROOT = Path(__file__).resolve().parents[2]
-QUICKSTARTS = ROOT / "docs" / "quickstart"
-#: page -> the framework venv it runs in
-PAGES = {
-    "pydantic-ai.md": "pydantic_ai",
-    "openai-agents.md": "openai_agents",
-    "langgraph.md": "langgraph",
-    "crewai.md": "crewai",
-    "llama-index.md": "llama_index",
-    "openai-client.md": "plain_openai_v2",
-}
 #: the question every quickstart's agent asks, and how the model answers it (two tools, three
 #: rounds: the harness's multi-round weather script)
 QUESTION = "Will it rain in Paris in the next two days?"
@@ -71,21 +59,6 @@ def console_steps(body: str) -> list[tuple[str, list[str]]]:
         elif steps:
             steps[-1][1].append(line)
     return steps
-
-
-def installed_names(block: Block) -> list[str]:
-    """The distributions a ``pip install`` line installs (a path or wheel is tracereplay)."""
-    names = []
-    for line in block.body.splitlines():
-        argv = shlex.split(line.removeprefix("$ "), comments=True)
-        if argv[:2] != ["pip", "install"]:
-            continue
-        for arg in argv[2:]:
-            if arg.startswith("-"):
-                continue
-            local = arg.startswith(("/", ".")) or arg.endswith(".whl")
-            names.append("tracereplay" if local else Requirement(arg).name)
-    return names
 
 
 @pytest.fixture

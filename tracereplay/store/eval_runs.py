@@ -126,11 +126,12 @@ def case_history_of_run(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
 
 
 def check_results_of_run(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
-    """The ``check_results`` of one eval run, by case, repetition and the check's position: the
-    report's check rows."""
+    """The ``check_results`` of one eval run with their position, by case, repetition and
+    position: the report's check rows and the UI's eval run page."""
     return store.query_dicts(
-        "SELECT case_id, repetition, check_name, check_kind, status, passed, score, explanation"
-        " FROM check_results WHERE eval_run_id = ? ORDER BY case_id, repetition, position",
+        "SELECT case_id, repetition, position, check_name, check_kind, status, passed, score,"
+        " explanation FROM check_results WHERE eval_run_id = ?"
+        " ORDER BY case_id, repetition, position",
         [eval_run_id],
     )
 
@@ -265,17 +266,6 @@ def case_results_of_run(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
         "SELECT eval_run_id, case_id, repetition, status, score, reason, attempts, duration_ms,"
         " run_id, source_run_id, response, tool_calls, drift FROM case_results"
         " WHERE eval_run_id = ? ORDER BY case_id, repetition",
-        [eval_run_id],
-    )
-
-
-def check_rows_of_run(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
-    """The ``check_results`` of an eval run with their position, by case, repetition and
-    position: the UI's eval run page."""
-    return store.query_dicts(
-        "SELECT case_id, repetition, position, check_name, check_kind, status, passed, score,"
-        " explanation FROM check_results WHERE eval_run_id = ?"
-        " ORDER BY case_id, repetition, position",
         [eval_run_id],
     )
 

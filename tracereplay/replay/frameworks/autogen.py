@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
     SharedContext,
-    SharedPatch,
     ToolAnswer,
     mark_replayed,
     mro_names,
     wrapt_patch,
+    wrapt_patch_each,
 )
 from tracereplay.replay.frameworks.instrumentors import instrumented
 
@@ -170,28 +170,13 @@ def _base_stream_tool() -> Any:
     return BaseStreamTool
 
 
-def _formatters_patch() -> SharedPatch:
-    """``return_value_as_string`` of ``BaseTool`` and of every subclass loaded when the patch
-    is installed that formats its own results, wrapped (``_text_as_is``) with ``wrapt_patch``
-    per class."""
-    held: list[contextlib.ExitStack] = []
-
-    def install() -> None:
-        stack = contextlib.ExitStack()
-        for cls in _tool_classes(_base_tool()):
-            patch = wrapt_patch(lambda c=cls: c, "return_value_as_string", _text_as_is)
-            stack.enter_context(patch.held())
-        held.append(stack)
-
-    def uninstall() -> None:
-        held.pop().close()
-
-    return SharedPatch(install, uninstall)
-
-
 _run_json_patch = wrapt_patch(_base_tool, "run_json", _run_json)
 _run_json_stream_patch = wrapt_patch(_base_stream_tool, "run_json_stream", _run_json_stream)
-_formatters = _formatters_patch()
+# ``return_value_as_string`` of ``BaseTool`` and of every subclass loaded when the patch is
+# installed that formats its own results
+_formatters = wrapt_patch_each(
+    lambda: _tool_classes(_base_tool()), "return_value_as_string", _text_as_is
+)
 
 
 class AutoGenAgent(FrameworkAgent):

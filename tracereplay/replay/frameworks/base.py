@@ -18,7 +18,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
@@ -218,6 +218,27 @@ def wrapt_patch(
     def uninstall() -> None:
         target, original = saved.pop()
         setattr(target, name, original)
+
+    return SharedPatch(install, uninstall)
+
+
+def wrapt_patch_each(
+    owners: Callable[[], Iterable[Any]], name: str, wrapper: Callable[[Any, Any, tuple, dict], Any]
+) -> SharedPatch:
+    """One ``SharedPatch`` wrapping ``name`` on each of several owners (``wrapt_patch`` each),
+    found when the patch is installed: the subclasses loaded by then that define their own
+    ``name``, or the modules that imported the same function (which ones varies between a
+    framework's versions). Removing it puts back each original."""
+    held: list[contextlib.ExitStack] = []
+
+    def install() -> None:
+        stack = contextlib.ExitStack()
+        for owner in owners():
+            stack.enter_context(wrapt_patch(lambda o=owner: o, name, wrapper).held())
+        held.append(stack)
+
+    def uninstall() -> None:
+        held.pop().close()
 
     return SharedPatch(install, uninstall)
 

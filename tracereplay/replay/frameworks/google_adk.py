@@ -31,12 +31,11 @@ from typing import Any, ClassVar
 from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
     SharedContext,
-    SharedPatch,
     ToolAnswer,
     arun_live,
     ask,
     mro_names,
-    wrapt_patch,
+    wrapt_patch_each,
 )
 
 __all__ = ["GoogleAdkAgent"]
@@ -64,36 +63,26 @@ def _tool_and_args(tool: Any, args: dict[str, Any], tool_context: Any) -> tuple[
     return tool, args
 
 
-def _callers_patch() -> SharedPatch:
-    """``_call_tool_async`` wrapped (``wrapt_patch``) in each of ADK's modules that holds the
-    tool caller's function (its own or imported: the same object, found by identity when the
-    patch is installed, since which modules import it varies between ADK versions)."""
-    held: list[contextlib.ExitStack] = []
+def _caller_modules() -> list[Any]:
+    """ADK's modules that hold the tool caller's function, its own or imported (the same
+    object, found by identity: which modules import it varies between ADK versions)."""
+    import importlib
 
-    def install() -> None:
-        import importlib
+    from google.adk.flows.llm_flows.tools import _caller
 
-        from google.adk.flows.llm_flows.tools import _caller
-
-        original = _caller._call_tool_async
-        stack = contextlib.ExitStack()
-        for name in _CALLER_MODULES:
-            try:
-                module = importlib.import_module(name)
-            except ImportError:
-                continue
-            if vars(module).get("_call_tool_async") is original:
-                patch = wrapt_patch(lambda m=module: m, "_call_tool_async", _call_tool_async)
-                stack.enter_context(patch.held())
-        held.append(stack)
-
-    def uninstall() -> None:
-        held.pop().close()
-
-    return SharedPatch(install, uninstall)
+    original = _caller._call_tool_async
+    modules = []
+    for name in _CALLER_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if vars(module).get("_call_tool_async") is original:
+            modules.append(module)
+    return modules
 
 
-_patch = _callers_patch()
+_patch = wrapt_patch_each(_caller_modules, "_call_tool_async", _call_tool_async)
 _content = SharedContext()
 
 

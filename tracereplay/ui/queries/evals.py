@@ -121,7 +121,7 @@ def eval_run_cases(store: Store, eval_run_id: str, mode: str) -> list[CaseResult
     checks, the trajectory it scored next to the recorded one (``with_steps``)."""
     cases = eval_runs_store.eval_run_case_rows(store, eval_run_id)
     reps = eval_runs_store.case_results_of_run(store, eval_run_id)
-    checks = eval_runs_store.check_rows_of_run(store, eval_run_id)
+    checks = eval_runs_store.check_results_of_run(store, eval_run_id)
     checks_by: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for ch in checks:
         checks_by.setdefault((ch["case_id"], ch["repetition"]), []).append(ch)
