@@ -477,20 +477,20 @@ def decide(method: str, url: str, content: bytes) -> Reply | None:
     if _sending.get():
         return None
     where = endpoint(method, url)
+    body = _body(content) if where is not None else None  # decoded once, for every use below
     if where is not None and is_observing():
-        observe(where.api, content)
+        observe(where.api, body)
     current = _current.get()
     if current is None and _offline and where is not None:
         raise OfflineRequestError(_STRAY.format(method=method, url=url))
     if not isinstance(current, RecordedLlm):
         if where is not None and is_noting():  # a live replay: the call is kept as sent
-            open_live(start(where, _body(content), noted.LIVE))
+            open_live(start(where, body, noted.LIVE))
         return None
     if where is None:
         if current.live_tools:
             return None
         raise OfflineRequestError(current.refuse(method, url))
-    body = _body(content)
     if current.until is not None and current.goes_live(where, body):
         open_live(start(where, body, noted.LIVE))
         return None

@@ -136,17 +136,14 @@ def observing(sent: SentResults) -> Iterator[SentResults]:
         _observer.reset(token)
 
 
-def observe(api: str, content: bytes) -> None:
-    """One LLM request's body, seen by the HTTP hook (nothing unless the context observes)."""
+def observe(api: str, body: Any) -> None:
+    """One LLM request's body (decoded JSON, ``None`` when it was not JSON), seen by the HTTP
+    hook (nothing unless the context observes)."""
     sent = _observer.get()
-    if sent is None:
+    if sent is None or not isinstance(body, dict):
         return
-    import orjson
-
     try:
-        body = orjson.loads(content or b"{}")
-        if isinstance(body, dict):
-            sent.add(api, body)
+        sent.add(api, body)
     except Exception:  # an odd body is the model's business, not the airtight check's
         pass
 
