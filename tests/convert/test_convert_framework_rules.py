@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tracereplay.convert import convert_trace
-from tracereplay.convert.framework_forms import (
+from tracereplay.convert.forms import (
     blocks_text,
     converse_part,
     langchain_message,

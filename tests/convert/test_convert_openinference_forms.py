@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tracereplay.convert.detect import LLM, OTHER, detect
-from tracereplay.convert.framework_forms import (
+from tracereplay.convert.forms import (
     call_envelope,
     framework_tool_output,
     is_answer_tool,

@@ -146,6 +146,22 @@ def test_the_built_in_adapters_are_registered() -> None:
     ]  # fmt: skip
 
 
+def test_each_framework_forms_module_has_an_owner() -> None:
+    """Every framework's payload forms (``convert/forms/<module>``) are owned by the adapter of
+    that framework (``conversion_forms``), or the framework has no Python adapter: its agents
+    are replayed as commands (the Vercel AI SDK) or through an instrumentation only."""
+    import importlib
+
+    from tracereplay.convert.forms import FRAMEWORK_FORMS
+    from tracereplay.replay.frameworks import adapters
+
+    owned = {m: cls.framework for cls in adapters() for m in cls.conversion_forms}
+    assert set(owned) <= set(FRAMEWORK_FORMS), owned
+    assert set(FRAMEWORK_FORMS) - set(owned) == {"vercel_ai"}, owned
+    for module in FRAMEWORK_FORMS:
+        assert importlib.import_module(f"tracereplay.convert.forms.{module}").__doc__
+
+
 def test_a_framework_version_outside_the_tested_ones_is_named_in_one_line() -> None:
     installed = importlib.metadata.version("duckdb")
 

@@ -12,7 +12,7 @@ from typing import Any
 from tracereplay.convert import extract
 from tracereplay.convert.content import records_no_content, unread_content
 from tracereplay.convert.detect import AGENT, LLM, TOOL
-from tracereplay.convert.framework_forms import (
+from tracereplay.convert.forms import (
     is_answer_tool,
     method_span_name,
     react_answer,

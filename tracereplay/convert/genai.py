@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from tracereplay.convert.framework_forms import tool_result
+from tracereplay.convert.forms import tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import (
     Message,

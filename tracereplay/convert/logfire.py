@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracereplay.convert.framework_forms import tool_arguments, tool_result
+from tracereplay.convert.forms import tool_arguments, tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import Message, from_events, parse_messages
 from tracereplay.convert.values import as_name, as_text, decoded

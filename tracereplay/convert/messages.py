@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tracereplay.convert.framework_forms import (
+from tracereplay.convert.forms import (
     blocks_text,
     call_envelope,
     converse_part,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tracereplay.convert.detect import AGENT
 from tracereplay.convert.detect import detect as detect_span
-from tracereplay.convert.framework_forms import (
+from tracereplay.convert.forms import (
     is_object_repr,
     method_span_name,
     repr_finish_reason,

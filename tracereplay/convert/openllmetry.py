@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tracereplay.convert import genai
-from tracereplay.convert.framework_forms import tool_result
+from tracereplay.convert.forms import tool_result
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import from_legacy_indexed, payload_text
 from tracereplay.convert.values import arguments_dict, as_name, as_text, decoded

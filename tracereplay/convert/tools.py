@@ -29,7 +29,7 @@ from typing import Any
 
 from tracereplay.convert import extract
 from tracereplay.convert.detect import LLM, TOOL, detect
-from tracereplay.convert.framework_forms import is_answer_tool, tool_output
+from tracereplay.convert.forms import is_answer_tool, tool_output
 from tracereplay.convert.info import LlmInfo, ToolInfo
 from tracereplay.convert.values import arguments_dict, as_text, decoded
 from tracereplay.models.fast import build

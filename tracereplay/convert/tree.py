@@ -37,7 +37,7 @@ from tracereplay.convert.detect import (
     is_runtime_send,
     runtime_key,
 )
-from tracereplay.convert.framework_forms import step_agent_name
+from tracereplay.convert.forms import step_agent_name
 from tracereplay.semconv import GEN_AI_AGENT_ID, GEN_AI_AGENT_NAME, INPUT_VALUE, LLM_SOURCE
 from tracereplay.spans import Span
 

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from tracereplay.convert.detect import AGENT, detect
-from tracereplay.convert.framework_forms import is_answer_tool
+from tracereplay.convert.forms import is_answer_tool
 from tracereplay.convert.tools import tool_execution_spans
 from tracereplay.models import Run
 from tracereplay.replay.frameworks.base import REPLAYED_ATTRIBUTE

@@ -266,6 +266,9 @@ class FrameworkAgent(abc.ABC):
     #: an adapter patches, change between releases
     distribution: ClassVar[str] = ""
     tested: ClassVar[tuple[str, ...]] = ()
+    #: the framework's payload forms the converter reads (modules of ``convert/forms``): the
+    #: conversion half of the adapter, kept below ``convert/`` so conversion needs no replay
+    conversion_forms: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, obj: Any, spec: str) -> None:
         self.obj, self.spec = obj, spec

@@ -108,6 +108,7 @@ class GoogleAdkAgent(FrameworkAgent):
     framework: ClassVar[str] = "google-adk"
     distribution: ClassVar[str] = "google-adk"
     tested: ClassVar[tuple[str, ...]] = ("==2.13.*",)
+    conversion_forms: ClassVar[tuple[str, ...]] = ("google_adk",)
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

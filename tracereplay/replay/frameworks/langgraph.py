@@ -68,6 +68,7 @@ class LangGraphAgent(FrameworkAgent):
     framework = "langgraph"
     distribution: ClassVar[str] = "langgraph"
     tested: ClassVar[tuple[str, ...]] = ("==1.2.*",)
+    conversion_forms: ClassVar[tuple[str, ...]] = ("langchain",)
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

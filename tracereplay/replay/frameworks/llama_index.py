@@ -141,6 +141,7 @@ class LlamaIndexAgent(FrameworkAgent):
     framework: ClassVar[str] = "llama-index"
     distribution: ClassVar[str] = "llama-index-core"
     tested: ClassVar[tuple[str, ...]] = ("==0.14.*",)
+    conversion_forms: ClassVar[tuple[str, ...]] = ("llama_index",)
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:

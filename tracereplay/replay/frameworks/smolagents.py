@@ -153,6 +153,7 @@ class SmolagentsAgent(FrameworkAgent):
     framework: ClassVar[str] = "smolagents"
     distribution: ClassVar[str] = "smolagents"
     tested: ClassVar[tuple[str, ...]] = ("==1.26.*",)
+    conversion_forms: ClassVar[tuple[str, ...]] = ("smolagents",)
     one_case_at_a_time = True  # a run's conversation lives on the object
 
     @classmethod

@@ -281,6 +281,7 @@ class StrandsAgent(FrameworkAgent):
     framework: ClassVar[str] = "strands"
     distribution: ClassVar[str] = "strands-agents"
     tested: ClassVar[tuple[str, ...]] = ("==0.2.*", "==1.62.*")
+    conversion_forms: ClassVar[tuple[str, ...]] = ("bedrock_converse",)
     one_case_at_a_time = True  # a run's conversation lives on the object
 
     @classmethod
