@@ -23,6 +23,7 @@ _RUN_COLUMNS = (
     "run_id", "trace_id", "root_span_id", "parent_run_id", "agent_name", "service_name", "kind",
     "convention", "query", "context", "parameters", "models", "input_tokens", "output_tokens",
     "started_at", "duration_ms", "error", "eval_run_id", "case_id", "result",
+    "session_id",
 )  # fmt: skip
 
 
@@ -92,6 +93,7 @@ def load_runs(store: Store, run_ids: Iterable[str]) -> dict[str, Run]:
                 "error": d["error"],
                 "eval_run_id": d["eval_run_id"],
                 "case_id": d["case_id"],
+                "session_id": d["session_id"],
                 "result": (
                     AgentResult.model_validate_json(d["result"]) if d["result"] else AgentResult()
                 ),
