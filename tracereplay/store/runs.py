@@ -233,11 +233,13 @@ def list_runs(
     monitor: str | None = None,
     failing: bool = False,
     label: str | None = None,
+    session: str | None = None,
     limit: int,
 ) -> list[dict[str, Any]]:
     """Rows of ``runs`` (every column), newest first, as ``tracereplay runs`` filters them:
     each given filter must hold; ``monitor``/``failing`` keep runs with ``monitor_results``
-    (of that monitor, FAILED ones), ``label`` runs whose latest label has that verdict."""
+    (of that monitor, FAILED ones), ``label`` runs whose latest label has that verdict;
+    ``session`` the turns of that session (``store/sessions.py``), oldest first."""
     where: list[str] = []
     params: list[Any] = []
     if status is not None:
@@ -261,10 +263,14 @@ def list_runs(
     if label is not None:
         where.append("run_id IN (SELECT run_id FROM latest_labels WHERE verdict = ?)")
         params.append(label)
+    if session is not None:
+        where.append("session_id = ? AND parent_run_id IS NULL")
+        params.append(session)
     sql = "SELECT * FROM runs"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY started_at DESC NULLS LAST, run_id LIMIT ?"
+    order = "" if session is not None else " DESC"
+    sql += f" ORDER BY started_at{order} NULLS LAST, run_id LIMIT ?"
     params.append(limit)
     return store.query_dicts(sql, params)
 
