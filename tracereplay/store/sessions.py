@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from tracereplay.store.db import Store
 
 #: the columns of a turn row: what `runs --session`, `show`, promotion and the UI need
@@ -75,3 +77,15 @@ def earlier_turns(store: Store, run_id: str) -> list[dict[str, Any]]:
         return []
     kind = store.query_dicts("SELECT kind FROM runs WHERE run_id = ?", [run_id])[0]["kind"]
     return session_turns(store, place.session_id, kind)[: place.number - 1]
+
+
+def first_call_input(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The input messages of the run's first LLM call, as recorded (GenAI shape; empty when it
+    recorded none): what the agent sent the model with the question, earlier turns included."""
+    rows = store.con.execute(
+        "SELECT input_messages FROM llm_calls WHERE run_id = ? ORDER BY round LIMIT 1", [run_id]
+    ).fetchall()
+    if not rows or not rows[0][0]:
+        return []
+    value = orjson.loads(rows[0][0]) if isinstance(rows[0][0], str) else rows[0][0]
+    return value if isinstance(value, list) else []
