@@ -11,6 +11,7 @@ Values are ids: strings or numbers; empty and ``null`` are none.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -47,6 +48,8 @@ KEYS: tuple[str, ...] = (
 #: the keys of OpenInference's ``metadata`` object (LangChain's run metadata) that name one
 METADATA_KEYS: tuple[str, ...] = ("session_id", "conversation_id", "thread_id")
 _NONE = ("", "null", "None", "undefined")
+#: metadata text that may name one (the JSON is decoded only then: LangChain's is on every span)
+_NAMES_ID = re.compile("|".join(METADATA_KEYS))
 #: how far up the tree the walk goes (parent links may loop until ``plan_trace`` breaks them)
 _MAX_DEPTH = 200
 
@@ -71,7 +74,7 @@ def span_session_id(span: Span) -> str | None:
                 if found is not None:
                     return found
     metadata = attributes.get(OPENINFERENCE_METADATA)
-    if metadata is not None:
+    if metadata is not None and (type(metadata) is not str or _NAMES_ID.search(metadata)):
         found = _from_metadata(decoded(metadata))
         if found is not None:
             return found
