@@ -77,6 +77,7 @@ GEN_AI_TOOL_DEFINITIONS: Final = _name(
     _gen_ai, "GEN_AI_TOOL_DEFINITIONS", "gen_ai.tool.definitions"
 )
 GEN_AI_TOOL_NAME: Final = _name(_gen_ai, "GEN_AI_TOOL_NAME", "gen_ai.tool.name")
+GEN_AI_CONVERSATION_ID: Final = _name(_gen_ai, "GEN_AI_CONVERSATION_ID", "gen_ai.conversation.id")
 GEN_AI_TOOL_TYPE: Final = _name(_gen_ai, "GEN_AI_TOOL_TYPE", "gen_ai.tool.type")
 GEN_AI_TOOL_DESCRIPTION: Final = _name(
     _gen_ai, "GEN_AI_TOOL_DESCRIPTION", "gen_ai.tool.description"
@@ -177,6 +178,24 @@ AGENTS_MODEL_CONFIG: Final = "model_config"
 AGENTS_FROM_AGENT: Final = "from_agent"
 AGENTS_TO_AGENT: Final = "to_agent"
 AGENTS_TRACE_ID: Final = "agent_trace_id"
+
+# ------------------------------------------------------------------ sessions (conversations)
+# the conversation a run is a turn of, as other conventions name it (``convert/sessions.py``
+# reads them in this order after gen_ai.conversation.id)
+SESSION_ID: Final = "session.id"  # OpenInference, Langfuse, OTel's general session attribute
+LANGFUSE_SESSION_ID: Final = "langfuse.session.id"  # Langfuse's SDK (v3)
+# OpenLLMetry's association properties: its LangChain callback copies the run's metadata
+# (LangGraph's thread_id: the config's ``configurable.thread_id``)
+TRACELOOP_SESSION_ID: Final = "traceloop.association.properties.session_id"
+TRACELOOP_THREAD_ID: Final = "traceloop.association.properties.thread_id"
+TRACELOOP_CONVERSATION_ID: Final = "traceloop.association.properties.conversation_id"
+# the Vercel AI SDK's telemetry metadata, as Langfuse's integration names a session
+AI_SDK_SESSION_ID: Final = "ai.telemetry.metadata.sessionId"
+LANGSMITH_SESSION_ID: Final = "langsmith.metadata.session_id"
+LANGSMITH_THREAD_ID: Final = "langsmith.metadata.thread_id"
+# the OpenAI Agents SDK's ``trace(group_id=...)`` ("links traces of one conversation"), as
+# Logfire spreads the trace's data on its trace span
+AGENTS_GROUP_ID: Final = "group_id"
 
 # ------------------------------------------------------------------ tracereplay's own
 # on the invoke_agent span

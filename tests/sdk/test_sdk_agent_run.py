@@ -256,3 +256,22 @@ def test_nested_runs_and_tools_nest_under_the_innermost_span(recorded: Recorded)
 )
 def test_context_forms(context: object, expected: list[dict[str, str]]) -> None:
     assert normalize_context(context) == expected
+
+
+def test_session_id_is_the_conversation_id(recorded: Recorded) -> None:
+    """``agent_run(..., session_id=...)`` and a decorated function's ``session_id`` argument
+    name the conversation the run is a turn of (issue 54), as GenAI's
+    ``gen_ai.conversation.id``; none given, none written."""
+    with tracereplay.agent_run("a", "q1", session_id="chat-1"):
+        pass
+    with tracereplay.agent_run("b", "q2"):
+        pass
+
+    @tracereplay.agent_run("c")
+    def answer(query: str, session_id: str) -> str:
+        return "ok"
+
+    answer("q3", session_id="chat-2")
+    assert recorded.one("invoke_agent a").attributes["gen_ai.conversation.id"] == "chat-1"
+    assert "gen_ai.conversation.id" not in recorded.one("invoke_agent b").attributes
+    assert recorded.one("invoke_agent c").attributes["gen_ai.conversation.id"] == "chat-2"

@@ -245,3 +245,19 @@ def test_spans_are_spooled_as_otlp_json_and_ingested_as_the_protobuf_path_would(
     assert decode_traces_pb(records[1][1]).spans[0].attributes == {}  # as the encoder drops it
     with open_store(db) as store:
         assert store.count("spans") == 5
+
+
+def test_a_runs_session_reaches_the_store(tmp_path: Path) -> None:
+    db = tmp_path / "agent.duckdb"
+    tracereplay.configure(db=db, tracer_provider=provider())
+    ids = []
+    for turn in ("Weather in Paris?", "Should I take an umbrella then?"):
+        with tracereplay.agent_run("chat", turn, session_id="conv-7") as run:
+            run.set_response("yes")
+            ids.append(run.run_id)
+    with tracereplay.agent_run("chat", "alone") as run:
+        alone = run.run_id
+    assert tracereplay.flush()
+    with open_store(db) as store:
+        assert [store.get_run(i).session_id for i in ids] == ["conv-7", "conv-7"]
+        assert store.get_run(alone).session_id is None

@@ -45,12 +45,13 @@ def test_every_page_shows_the_same_on_postgres(pipeline_copy: Path, pg_url: str)
         "/runs?label=bad", "/runs?label=unlabelled&status=success",
         "/suites", f"/suites/{ids['suite']}", f"/suites/{ids['suite']}/grid", "/evals",
         f"/evals/{ids['eval']}", f"/cases/{ids['case']}", "/monitors",
-        "/sql?q=SELECT+count(*)+AS+n+FROM+runs",
+        "/sql?q=SELECT+count(*)+AS+n+FROM+runs", "/sessions/conv-demo-1",
     ]  # fmt: skip
     with client_for(pipeline_copy) as on_duckdb, client_for(resolve_db_path(pg_url)) as on_pg:
         for page in pages:
             a, b = on_duckdb.get(page), on_pg.get(page)
             assert (page, b.status_code) == (page, a.status_code == 200 and 200)
+            assert a.status_code == 200, page
             assert sorted(set(LINK.findall(b.text))) == sorted(set(LINK.findall(a.text))), page
         promoted = on_pg.post(
             f"/runs/{ids['run']}/promote",

@@ -96,8 +96,16 @@ def _fork_line(n: int) -> Text:
     )
 
 
-def render_run(run: Run, width: int = 80, fork_round: int | None = None) -> Group:
+def render_run(
+    run: Run,
+    width: int = 80,
+    fork_round: int | None = None,
+    turns: list[tuple[str, str, str]] | None = None,
+) -> Group:
     """Header lines plus a tree: query, rounds (LLM call and the tool calls it asked for), response.
+
+    ``turns``: the fields of the run's place in its session (``session``, ``turn N of M``, the
+    previous and next turns' ids), a header line of their own.
 
     When the run did not succeed, the LLM round or tool call where it stopped is marked ✗. A
     fork's replay run (``fork_round`` N, ``--llm-until``) has a line after its N-th LLM call:
@@ -121,6 +129,8 @@ def render_run(run: Run, width: int = 80, fork_round: int | None = None) -> Grou
         width,
     )
     head[0].stylize("bold", 0, 3)
+    if turns:
+        head += fields_lines(turns, width)
     fail_at = failure_point(run)
     tree = Tree(Text("run", style="bold"), guide_style="dim")
     tree.add(Text.assemble(("query  ", "bold"), _clip(run.query or "(none)")))

@@ -89,8 +89,19 @@ def runs(
             show_default=False,
         ),
     ] = None,
+    session: Annotated[
+        Optional[str],
+        typer.Option(
+            metavar="ID",
+            help="Only the turns of this session (conversation), in order: oldest first.",
+            show_default=False,
+        ),
+    ] = None,
     limit: Annotated[
-        int, typer.Option(min=1, max=10**9, help="At most this many runs, newest first.")
+        int,
+        typer.Option(
+            min=1, max=10**9, help="At most this many runs, newest first (--session: the first)."
+        ),
     ] = 50,
     wide: Annotated[
         bool, typer.Option("--wide", help="Whole run ids and every column, however wide.")
@@ -116,6 +127,7 @@ def runs(
       tracereplay runs --agent weather_agent --format json | jq '.[0].run_id'
       tracereplay runs --monitor answers --failing
       tracereplay runs --label bad
+      tracereplay runs --session conv-7     # a conversation's turns, in order
     """
     started = parse_since(since) if since is not None else None
     from tracereplay.store.open import open_store  # the store (duckdb, pyarrow) only once needed
@@ -135,8 +147,11 @@ def runs(
             monitor=monitor,
             failing=failing,
             label=label.value if label is not None else None,
+            session=session,
             limit=limit,
         )
+        if session is not None:
+            _number_turns(store, session, rows)
         short = {} if wide else short_ids(store, "runs", "run_id", [r["run_id"] for r in rows])
     if fmt is OutputFormat.json:
         for row in rows:
@@ -153,8 +168,27 @@ def runs(
         console.print(f"no{what} runs match{hint}", style="dim", markup=False)
         return
     console.print(
-        _runs_table(rows, None if wide else console.width, short, kind is not RunKind.live)
+        _runs_table(
+            rows,
+            None if wide else console.width,
+            short,
+            kind is not RunKind.live,
+            turns=session is not None,
+        )
     )
+
+
+def _number_turns(store: Any, session: str, rows: list[dict[str, Any]]) -> None:
+    """Each row's ``turn``: its 1-based place among its session's turns of its kind (other
+    filters leave turns out, not renumber them)."""
+    from tracereplay.store.sessions import session_turns
+
+    numbers: dict[str, int] = {}
+    for kind in {r["kind"] for r in rows}:
+        for number, turn in enumerate(session_turns(store, session, kind), 1):
+            numbers[turn["run_id"]] = number
+    for row in rows:
+        row["turn"] = numbers.get(row["run_id"])
 
 
 def _json_default(value: Any) -> Any:
@@ -169,10 +203,15 @@ _STATUS_TEXT = {"max_rounds_exceeded": "max_rounds"}
 
 
 def _runs_table(
-    rows: list[dict[str, Any]], width: int | None, short: dict[str, str], with_kind: bool
+    rows: list[dict[str, Any]],
+    width: int | None,
+    short: dict[str, str],
+    with_kind: bool,
+    turns: bool = False,
 ) -> Table:
     """The runs as a table that fits ``width`` (``None``: every column, ids whole): short run
-    ids, then status, then the optional columns as room allows, the query taking the rest."""
+    ids, then status, then the optional columns as room allows, the query taking the rest;
+    ``turns``: the rows are a session's turns, numbered first."""
     optional = [  # (header, cell, width), most useful first
         ("kind", lambda r: Text(r["kind"] or "", style="dim" if r["kind"] == "replay" else ""), 6),
         ("started (UTC)", lambda r: r["started_at"].strftime("%m-%d %H:%M") if r["started_at"] else "", 13),
@@ -192,12 +231,15 @@ def _runs_table(
         )
     id_width = max((len(short.get(r["run_id"], r["run_id"])) for r in rows), default=8)
     budget = (width or 10_000) - (id_width + 2 + 10 + 2 + 20)  # id, status, a readable query
+    budget -= 6 if turns else 0
     chosen = []
     for column in optional:
         if budget >= column[2] + 2:
             chosen.append(column)
             budget -= column[2] + 2
     table = Table(header_style="bold", box=None, pad_edge=False, expand=width is not None)
+    if turns:
+        table.add_column("turn", no_wrap=True, justify="right")
     table.add_column("run", no_wrap=True, style="cyan", min_width=id_width)
     table.add_column("status", no_wrap=True, min_width=6)
     for header, _, est in chosen:
@@ -207,6 +249,7 @@ def _runs_table(
     for r in rows:
         status = r["status"] or ""
         table.add_row(
+            *([str(r.get("turn") or "")] if turns else []),
             Text(short.get(r["run_id"], r["run_id"])),
             Text(_STATUS_TEXT.get(status, status), style=_STATUS_STYLE.get(status, "")),
             *(cell(r) for _, cell, _ in chosen),
@@ -222,7 +265,8 @@ def show(
 ) -> None:
     """Show one run as a tree: query, each LLM round with its tool calls, the response.
 
-    A run that did not succeed has the LLM round or tool call where it stopped marked ✗.
+    A run that did not succeed has the LLM round or tool call where it stopped marked ✗. A
+    turn of a conversation shows its session, its turn number and the turns around it.
 
     [bold]Example[/bold]
 
@@ -235,8 +279,9 @@ def show(
         run = store.get_run(run_id)
         note = run_note(store, run)
         replay = replay_report_of(store, run.run_id) if run.kind == "replay" else None
+        turns = _turn_fields(store, run.run_id)
     fork = replay.llm.fork_round if replay is not None and replay.llm is not None else None
-    console.print(render_run(run, console.width, fork_round=fork))
+    console.print(render_run(run, console.width, fork_round=fork, turns=turns))
     if replay is not None:
         from tracereplay.evaluate.formats.notes import tool_result_notes
 
@@ -244,6 +289,27 @@ def show(
             console.print(Text(line, style="dim"))
     if note is not None:
         err_console.print(f"note: {note}", style="yellow", markup=False, soft_wrap=True)
+
+
+def _turn_fields(store: Any, run_id: str) -> list[tuple[str, str, str]] | None:
+    """``show``'s line of the run's place in its session: the session, turn N of M, the ids
+    (shortest unique prefixes) of the turns before and after it; None for no turn."""
+    from tracereplay.store.sessions import turn_place
+
+    place = turn_place(store, run_id)
+    if place is None:
+        return None
+    around = [i for i in (place.previous, place.next) if i is not None]
+    short = short_ids(store, "runs", "run_id", around)
+    fields = [
+        ("session", place.session_id, "bold"),
+        ("turn", f"{place.number} of {place.count}", ""),
+    ]
+    if place.previous is not None:
+        fields.append(("previous", short[place.previous], "cyan"))
+    if place.next is not None:
+        fields.append(("next", short[place.next], "cyan"))
+    return fields
 
 
 def replay_report_of(store: Any, run_id: str) -> Any:

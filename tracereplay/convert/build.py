@@ -21,6 +21,7 @@ from tracereplay.convert.forms import (
 from tracereplay.convert.info import AgentInfo, LlmInfo, ToolInfo
 from tracereplay.convert.messages import last_text, system_message
 from tracereplay.convert.outcome import run_status, span_error, tool_error
+from tracereplay.convert.sessions import session_id
 from tracereplay.convert.tools import LlmRound, SpanCall, tool_calls
 from tracereplay.convert.tree import Node, RunPlan
 from tracereplay.convert.values import as_name, as_text, decoded, utc
@@ -533,6 +534,7 @@ def build_run(plan: RunPlan, logs: Logs, built: dict[int, Run]) -> Run:
             "error": error,
             "eval_run_id": _optional_id(_attr(root, EVAL_RUN_ID)),
             "case_id": _optional_id(_attr(root, CASE_ID)),
+            "session_id": session_id(plan),
             "result": build(
                 AgentResult,
                 {

@@ -18,6 +18,8 @@ SOURCE_KINDS: tuple[str, ...] = ("failed_run", "negative_score", "reference_run"
 _CHECK_KIND = re.compile(r"^[A-Za-z][A-Za-z0-9_.\-]*$")
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _PARAMETER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+#: the roles of a case's history messages
+HISTORY_ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 
 
 def _uuid(value: str) -> str:
@@ -116,6 +118,9 @@ class EvalCase(_Record):
     suite_id: str
     seq: int = Field(ge=0, description="0-based position within the suite")
     query: str
+    #: the conversation before ``query``, oldest first: ``{"role", "content"}`` messages (a
+    #: promoted turn's earlier turns); empty for a one-question case
+    history: list[dict[str, str]] = Field(default_factory=list)
     context: list[Document] = Field(default_factory=list)
     expected_output: str | None = None
     expected_tool_calls: list[EvalExpectedToolCall] = Field(default_factory=list)
@@ -139,6 +144,19 @@ class EvalCase(_Record):
     def _query_not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("query must not be empty")
+        return value
+
+    @field_validator("history")
+    @classmethod
+    def _history_messages(cls, value: list[dict[str, str]]) -> list[dict[str, str]]:
+        for i, message in enumerate(value):
+            if set(message) != {"role", "content"}:
+                raise ValueError(f"message {i} must have exactly 'role' and 'content'")
+            if message["role"] not in HISTORY_ROLES:
+                raise ValueError(
+                    f"message {i}: role must be one of {', '.join(HISTORY_ROLES)},"
+                    f" not '{message['role']}'"
+                )
         return value
 
 

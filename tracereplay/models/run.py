@@ -127,6 +127,9 @@ class Run(_Record):
     error: str | None = None
     eval_run_id: str | None = None
     case_id: str | None = None
+    #: the conversation the run is a turn of (``convert/sessions.py``: the telemetry's
+    #: ``gen_ai.conversation.id``, ``session.id``...); None when it names none
+    session_id: str | None = None
     result: AgentResult = Field(default_factory=AgentResult)
     llm_calls: list[LlmCall] = Field(default_factory=list)
 

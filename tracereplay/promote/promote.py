@@ -18,6 +18,7 @@ from tracereplay.models import (
 )
 from tracereplay.models.evals import SourceKind
 from tracereplay.promote.checks import default_checks
+from tracereplay.promote.history import history_of
 from tracereplay.promote.suites import build
 from tracereplay.promote.where import matching_run_ids
 from tracereplay.store import suites as suite_store
@@ -96,10 +97,12 @@ def case_from_run(
     options: PromoteOptions,
     promoted_at: datetime,
     label: Label | None = None,
+    history: list[dict[str, str]] | None = None,
 ) -> EvalCase:
     """The case a run becomes (pure: nothing is read or written). ``label``: the run's latest
     label, whose corrected answer is the expected output (unless ``options`` give one) and
-    whose note is the case's description (``metadata.description``)."""
+    whose note is the case's description (``metadata.description``); ``history``: the
+    conversation before the run's question (``promote/history.py``)."""
     if not run.query.strip():
         raise PromoteError(f"run {run.run_id} has no query, so there is nothing to replay")
     kind = options.kind or labelled_kind(run, label)
@@ -134,6 +137,7 @@ def case_from_run(
         suite_id=suite_id,
         seq=seq,
         query=run.query,
+        history=list(history or ()),
         context=list(run.context),
         expected_output=expected_output,
         expected_tool_calls=expected_tools,
@@ -170,7 +174,8 @@ def promote_run(
         when = suite_store.now()
         label = store.latest_labels([run.run_id]).get(run.run_id)
         seq = suite_store.next_seq(store, suite.id)
-        case = case_from_run(run, suite.id, seq, options, when, label)
+        history = history_of(store, run.run_id)
+        case = case_from_run(run, suite.id, seq, options, when, label, history)
         suite_store.insert_cases(store, [case])
         suite_store.touch_suite(store, suite.id, when)
     return PromoteResult(case, True, suite, suite_created)
@@ -210,7 +215,10 @@ def promote_where(
                 result.skipped.append((run.run_id, "no query"))
             else:
                 label = labels.get(run.run_id)
-                result.created.append(case_from_run(run, suite.id, seq, options, when, label))
+                history = history_of(store, run.run_id)
+                result.created.append(
+                    case_from_run(run, suite.id, seq, options, when, label, history)
+                )
                 seq += 1
         if result.created:
             suite_store.insert_cases(store, result.created)

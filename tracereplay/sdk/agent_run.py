@@ -188,12 +188,14 @@ class AgentRun(SyncAsyncContext[AgentRunHandle]):
         context: Any = None,
         parameters: Mapping[str, Any] | None = None,
         attributes: Mapping[str, AttributeValue] | None = None,
+        session_id: str | None = None,
     ) -> None:
         self.agent_name = agent_name
         self.query = query
         self.context = context
         self.parameters = parameters
         self.attributes = attributes
+        self.session_id = session_id
         self._active: list[tuple[AgentRunHandle, object]] = []
 
     # ------------------------------------------------------------------ context manager
@@ -215,6 +217,8 @@ class AgentRun(SyncAsyncContext[AgentRunHandle]):
                 attrs[A.RUN_CONTEXT] = policy.json(docs)
             if parameters:
                 attrs[A.RUN_PARAMETERS] = policy.json(dict(parameters))
+            if self.session_id is not None and str(self.session_id):
+                attrs[A.CONVERSATION_ID] = str(self.session_id)
             extra = current_run_attributes()
             if extra:
                 attrs.update(extra)
@@ -249,6 +253,7 @@ class AgentRun(SyncAsyncContext[AgentRunHandle]):
         def run_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> AgentRun:
             """This run for one call: inputs not given default to the call's arguments."""
             query, context, parameters = self.query, self.context, self.parameters
+            session_id = self.session_id
             with guard("run inputs"):
                 bound = sig.bind_partial(*args, **kwargs).arguments
                 names = [n for n in bound if n not in ("self", "cls")]
@@ -258,7 +263,11 @@ class AgentRun(SyncAsyncContext[AgentRunHandle]):
                     context = bound.get("context")
                 if parameters is None and isinstance(bound.get("parameters"), Mapping):
                     parameters = bound["parameters"]
-            return AgentRun(self.agent_name, query, context, parameters, self.attributes)
+                if session_id is None and isinstance(bound.get("session_id"), (str, int)):
+                    session_id = str(bound["session_id"])
+            return AgentRun(
+                self.agent_name, query, context, parameters, self.attributes, session_id
+            )
 
         if inspect.iscoroutinefunction(fn):
 
@@ -303,6 +312,7 @@ def agent_run(
     parameters: Mapping[str, Any] | None = None,
     *,
     attributes: Mapping[str, AttributeValue] | None = None,
+    session_id: str | None = None,
 ) -> AgentRun:
     """Record one agent run as an ``invoke_agent`` span.
 
@@ -313,5 +323,8 @@ def agent_run(
     recorded so a promoted case reproduces the run's input. An exception is recorded on the
     span, then re-raised. ``attributes`` are extra span attributes (replay sets
     ``tracereplay.run.kind``, ``tracereplay.eval_run_id``, ``tracereplay.case_id``).
+    ``session_id`` names the conversation the run is a turn of (``gen_ai.conversation.id``;
+    ``tracereplay runs --session ID`` lists its turns); a decorated function's ``session_id``
+    argument gives it when this is not set.
     """
-    return AgentRun(agent_name, query, context, parameters, attributes)
+    return AgentRun(agent_name, query, context, parameters, attributes, session_id)

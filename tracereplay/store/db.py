@@ -605,6 +605,7 @@ class Store:
             error=row["error"],
             eval_run_id=row["eval_run_id"],
             case_id=row["case_id"],
+            session_id=row.get("session_id"),
             result=AgentResult.from_dict(_loads(row["result"], {})),
             llm_calls=llm_calls,
         )

@@ -219,6 +219,7 @@ _RUN_NAMES = (
     "convention", "status", "query", "response", "context", "parameters", "models",
     "input_tokens", "output_tokens", "total_rounds", "total_llm_calls", "tool_calls_count",
     "started_at", "duration_ms", "error", "eval_run_id", "case_id", "result",
+    "session_id",
 )  # fmt: skip
 
 
@@ -265,6 +266,7 @@ def _run_row(r: dict[str, Any]) -> tuple:
         r["eval_run_id"],
         r["case_id"],
         _result_json(result),
+        r["session_id"],
     )
 
 

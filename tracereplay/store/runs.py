@@ -23,6 +23,7 @@ _RUN_COLUMNS = (
     "run_id", "trace_id", "root_span_id", "parent_run_id", "agent_name", "service_name", "kind",
     "convention", "query", "context", "parameters", "models", "input_tokens", "output_tokens",
     "started_at", "duration_ms", "error", "eval_run_id", "case_id", "result",
+    "session_id",
 )  # fmt: skip
 
 
@@ -92,6 +93,7 @@ def load_runs(store: Store, run_ids: Iterable[str]) -> dict[str, Run]:
                 "error": d["error"],
                 "eval_run_id": d["eval_run_id"],
                 "case_id": d["case_id"],
+                "session_id": d["session_id"],
                 "result": (
                     AgentResult.model_validate_json(d["result"]) if d["result"] else AgentResult()
                 ),
@@ -231,11 +233,13 @@ def list_runs(
     monitor: str | None = None,
     failing: bool = False,
     label: str | None = None,
+    session: str | None = None,
     limit: int,
 ) -> list[dict[str, Any]]:
     """Rows of ``runs`` (every column), newest first, as ``tracereplay runs`` filters them:
     each given filter must hold; ``monitor``/``failing`` keep runs with ``monitor_results``
-    (of that monitor, FAILED ones), ``label`` runs whose latest label has that verdict."""
+    (of that monitor, FAILED ones), ``label`` runs whose latest label has that verdict;
+    ``session`` the turns of that session (``store/sessions.py``), oldest first."""
     where: list[str] = []
     params: list[Any] = []
     if status is not None:
@@ -259,10 +263,14 @@ def list_runs(
     if label is not None:
         where.append("run_id IN (SELECT run_id FROM latest_labels WHERE verdict = ?)")
         params.append(label)
+    if session is not None:
+        where.append("session_id = ? AND parent_run_id IS NULL")
+        params.append(session)
     sql = "SELECT * FROM runs"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY started_at DESC NULLS LAST, run_id LIMIT ?"
+    order = "" if session is not None else " DESC"
+    sql += f" ORDER BY started_at{order} NULLS LAST, run_id LIMIT ?"
     params.append(limit)
     return store.query_dicts(sql, params)
 

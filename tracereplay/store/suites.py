@@ -31,6 +31,7 @@ SUITE_COLUMNS = (
 CASE_COLUMNS = (
     "case_id", "suite_id", "seq", "query", "context", "expected_output", "expected_tool_calls",
     "parameters", "checks", "promoted_at", "source_kind", "source_run_id", "tags", "metadata",
+    "history",
 )  # fmt: skip
 
 
@@ -184,6 +185,7 @@ def insert_cases(store: Store, cases: Sequence[EvalCase]) -> None:
         "source_run_id": [c.source_run_id for c in cases],
         "tags": [_json(c.tags) for c in cases],
         "metadata": [_json(c.metadata) for c in cases],
+        "history": [_json(c.history) if c.history else None for c in cases],
     }
     store.insert_columns("eval_cases", {name: columns[name] for name in CASE_COLUMNS})
 
@@ -305,6 +307,7 @@ def _case(row: Sequence[Any]) -> EvalCase:
             "suite_id": d["suite_id"],
             "seq": d["seq"],
             "query": d["query"],
+            "history": orjson.loads(d["history"]) if d["history"] else [],
             "context": [_stored(Document, x) for x in orjson.loads(d["context"])],
             "expected_output": d["expected_output"],
             "expected_tool_calls": [

@@ -18,7 +18,7 @@ from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreBusyError, 
 from tracereplay.report.replay_modes import stylesheet as replay_modes_stylesheet
 from tracereplay.ui.config import UiConfig
 from tracereplay.ui.pages import render
-from tracereplay.ui.routes import dashboard, evals, monitors, run, runs, sql, suites
+from tracereplay.ui.routes import dashboard, evals, monitors, run, runs, sessions, sql, suites
 from tracereplay.ui.routes.common import ReadOnlyUiError
 from tracereplay.ui.security import Guard
 
@@ -81,6 +81,7 @@ def create_app(config: UiConfig) -> Starlette:
             Route("/", _home, methods=["GET"]),
             *runs.routes,
             *run.routes,
+            *sessions.routes,
             *suites.routes,
             *evals.routes,
             *dashboard.routes,

@@ -17,6 +17,7 @@ from tracereplay.store import suites as suite_store
 from tracereplay.store.db import Store
 from tracereplay.store.labels import Label
 from tracereplay.store.monitors import run_monitor_results
+from tracereplay.ui.queries.sessions import TurnStrip, turn_strip
 
 #: spans shown in the waterfall at most (a trace can be huge)
 MAX_SPANS = 2000
@@ -72,6 +73,8 @@ class RunView:
     labels: list[Label] = field(default_factory=list)
     #: the monitors' verdicts on the run: ``{monitor, run_status, checks: [rows]}``
     monitors: list[dict[str, Any]] = field(default_factory=list)
+    #: the turns of the run's conversation around it; None for no turn of a session
+    turns: TurnStrip | None = None
 
 
 def rounds_of(run: Run) -> list[Round]:
@@ -198,4 +201,5 @@ def run_view(store: Store, ident: str) -> RunView:
         source_case=source_case,
         labels=store.list_labels(run.run_id),
         monitors=list(monitors.values()),
+        turns=turn_strip(store, run),
     )
