@@ -2,8 +2,8 @@
 
 ``convert_trace`` is pure: the same spans and logs always give the same runs with the same ids,
 so a trace is simply converted again when a late span arrives. Modules: ``detect`` (convention
-and role of a span), ``messages`` (message forms -> GenAI parts), ``framework_forms`` (what agent
-frameworks write: LangChain messages, content blocks, wrapped tool outputs), ``genai`` /
+and role of a span), ``messages`` (message forms -> GenAI parts), ``forms`` (what agent
+frameworks write, one module per framework: LangChain messages, content blocks, wrapped tool outputs), ``genai`` /
 ``openinference`` / ``openllmetry`` (per-convention readers), ``tree`` (runs, nesting, framework
 wrappers folded), ``tools`` (tool calls, rounds), ``build`` (``Run`` assembly). See
 ``docs/conventions.md``.

@@ -358,7 +358,7 @@ def _span_calls(plan: RunPlan, built: dict[int, Run]) -> list[SpanCall]:
 
 def _step_agent(root: Node) -> str | None:
     """The agent named by the first workflow step under ``root`` that names one
-    (``framework_forms.step_agent_name``): the run's own name when its span is a method's
+    (``forms.llama_index.step_agent_name``): the run's own name when its span is a method's
     (``FunctionAgent.run``, ``AgentWorkflow.run``). Steps under another agent, tool or
     workflow-as-tool are not looked at."""
     stack = list(reversed(root.children))

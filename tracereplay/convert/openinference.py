@@ -169,7 +169,7 @@ def agent_name(span: Span) -> str:
     agent's ``graph.node.id`` (the node an agent framework names after the agent: CrewAI's
     role, whose span is named after the method it wraps, ``<role>._execute_core`` /
     ``<role>.kickoff``), else the span name less the method it names (``weather_agent.run``,
-    ``FunctionAgent.run``: ``framework_forms.method_span_name``)."""
+    ``FunctionAgent.run``: ``forms.generic.method_span_name``)."""
     a = span.attributes
     return (
         as_name(a.get(OPENINFERENCE_AGENT_NAME))

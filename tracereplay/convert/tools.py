@@ -13,7 +13,7 @@ messages when the run has no tool spans.
   result is a framework's summary of other calls (Google ADK's ``(merged tools)`` span after
   parallel calls), no tool call (``is_summary_span``). A handoff's call (``transfer_to_...``) is
   a tool call like any other: the model asked for it.
-- The framework's answer tool (smolagents' ``final_answer``, ``framework_forms.is_answer_tool``)
+- The framework's answer tool (smolagents' ``final_answer``, ``forms.smolagents.is_answer_tool``)
   is a tool call like any other (the model asked for it), and its argument is also the run's
   answer; it is no tool *execution* for the airtight check (``tool_execution_spans``): the
   framework runs it, not the user.
