@@ -16,8 +16,10 @@
   adapter (``generic_agent``: ``run``, ``invoke``, ``kickoff``, ``forward``, ``__call__``...,
   or the one ``--agent-call NAME`` names; ``--agent-call`` also makes a framework's agent go
   that way). An object with none that takes a question is refused with one line saying why;
-- a callable is called as ``fn(query, context=documents, parameters=params)``; a keyword it
-  does not declare is left out (``**kwargs`` takes both), so ``fn(query)`` is enough. It may be
+- a callable is called as ``fn(query, context=documents, parameters=params)``, and with
+  ``history=[{"role", "content"}, ...]`` when the case has a history (the conversation before
+  its question); a keyword it does not declare is left out (``**kwargs`` takes them all), so
+  ``fn(query)`` is enough. It may be
   ``async``, and returns the response text or an ``AgentResult``. When the agent's code holds
   agent objects a framework adapter accepts (``def answer(q): return agent.run_sync(q)``),
   their adapters intercept their tools while the function runs (``reached``).
@@ -79,6 +81,9 @@ class AgentCallable:
     #: an async agent of a framework (adapter or generic): every attempt runs on one shared
     #: event loop (its clients bind to the loop they first ran on)
     shared_loop: bool = False
+    #: it takes a case's history (``history=``: a function declaring it, or an adapter whose
+    #: framework takes earlier messages)
+    takes_history: bool = False
 
     @property
     def adapters(self) -> tuple[FrameworkAgent, ...]:
@@ -91,30 +96,44 @@ class AgentCallable:
         return self.spec.rpartition(":")[2]
 
     def kwargs(
-        self, documents: Sequence[Document], parameters: Mapping[str, str]
+        self,
+        documents: Sequence[Document],
+        parameters: Mapping[str, str],
+        history: Sequence[Mapping[str, str]] = (),
     ) -> dict[str, Any]:
-        """The keyword arguments this callable gets for one case."""
+        """The keyword arguments this callable gets for one case (``history`` only when the
+        case has one: an agent that ignores it is called as before)."""
         kwargs: dict[str, Any] = {}
         if self.takes_context:
             kwargs["context"] = list(documents)
         if self.takes_parameters:
             kwargs["parameters"] = dict(parameters)
+        if self.takes_history and history:
+            kwargs["history"] = [dict(m) for m in history]
         return kwargs
 
     def call_sync(
-        self, query: str, documents: Sequence[Document], parameters: Mapping[str, str]
+        self,
+        query: str,
+        documents: Sequence[Document],
+        parameters: Mapping[str, str],
+        history: Sequence[Mapping[str, str]] = (),
     ) -> Any:
         """Call a sync agent (an async one is run to completion on a fresh event loop)."""
-        out = self.fn(query, **self.kwargs(documents, parameters))
+        out = self.fn(query, **self.kwargs(documents, parameters, history))
         if inspect.isawaitable(out):
             return asyncio.run(_await(out))
         return out
 
     async def call_async(
-        self, query: str, documents: Sequence[Document], parameters: Mapping[str, str]
+        self,
+        query: str,
+        documents: Sequence[Document],
+        parameters: Mapping[str, str],
+        history: Sequence[Mapping[str, str]] = (),
     ) -> Any:
         """Call the agent from a coroutine (a sync agent runs right here, blocking the loop)."""
-        out = self.fn(query, **self.kwargs(documents, parameters))
+        out = self.fn(query, **self.kwargs(documents, parameters, history))
         if inspect.isawaitable(out):
             out = await out
         return out
@@ -170,7 +189,14 @@ def load_agent(spec: str, call: str | None = None) -> AgentCallable:
         adapter = framework_agent(target, spec) if call is None else None
         if adapter is not None:
             return AgentCallable(
-                spec, adapter.arun, True, False, False, framework=adapter, shared_loop=True
+                spec,
+                adapter.arun,
+                True,
+                False,
+                False,
+                framework=adapter,
+                shared_loop=True,
+                takes_history=adapter.takes_history,
             )
         if call is None and is_adapter_run(getattr(target, "run", None)):
             return _with_tools(adapter_agent(spec, target), module, target)
@@ -344,7 +370,14 @@ def inspect_agent(spec: str, fn: Callable[..., Any]) -> AgentCallable:
             return var_kw
         return p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
-    return AgentCallable(spec, fn, _is_async(fn), takes("context"), takes("parameters"))
+    return AgentCallable(
+        spec,
+        fn,
+        _is_async(fn),
+        takes("context"),
+        takes("parameters"),
+        takes_history=takes("history"),
+    )
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:

@@ -134,6 +134,11 @@ class ReplayReport(_Record):
     )
     tool_results_compared: int = 0
     tool_result_drift: list[ToolResultDrift] = Field(default_factory=list)
+    history: Literal["given", "not taken"] | None = Field(
+        default=None,
+        description="a case with history: given to the agent, or not taken (the agent takes "
+        "none: it was replayed on its question alone); None for a case without history",
+    )
     diverged_at: int | None = Field(
         default=None,
         description="the first LLM call whose request the recording no longer answers because "

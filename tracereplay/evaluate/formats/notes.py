@@ -26,6 +26,12 @@ def problem_notes(report: CaseReport) -> list[str]:
         if unused:
             names = ", ".join(u.tool for u in unused[:5])
             notes.append(f"{len(unused)} recorded call(s) never made: {names}")
+        if run.replay.history == "not taken":
+            notes.append(
+                f"history of {len(report.case.history)} message(s) not given: the agent takes "
+                "none (a function with a history parameter, pydantic-ai, OpenAI Agents SDK and "
+                "LangGraph agents do); replayed on its question alone"
+            )
         if run.replay.live_calls:
             notes.append(f"{run.replay.live_calls} tool call(s) ran live")
         return notes + llm_notes(run.replay.llm) + tool_result_notes(run.replay)

@@ -190,6 +190,9 @@ class Replayer:
         report = tools.report()
         if llm is not None:
             report = report.model_copy(update={"llm": llm.report()})
+        if case.history:
+            given = "given" if self.agent.takes_history else "not taken"
+            report = report.model_copy(update={"history": given})
         replay_run = self._converted_run(call, source)
         if tools.run_all_live and replay_run is not None:
             fork = llm.until if llm is not None else None
@@ -335,16 +338,16 @@ class Replayer:
         return call
 
     def _call(self, query: str, case: EvalCase) -> Any:
-        documents, params = case.context, case.parameters or {}
+        documents, params, history = case.context, case.parameters or {}, case.history
         if self.agent.shared_loop and self.agent.is_async:
             # a framework's clients (HTTP pools, locks) bind to the event loop they first ran
             # on: every attempt runs on one loop, in this attempt's context
             return framework_loop().run(
-                self.agent.call_async(query, documents, params), self.timeout_s
+                self.agent.call_async(query, documents, params, history), self.timeout_s
             )
         if not self.agent.is_async:
-            return self.agent.call_sync(query, documents, params)
-        coro = self.agent.call_async(query, documents, params)
+            return self.agent.call_sync(query, documents, params, history)
+        coro = self.agent.call_async(query, documents, params, history)
         if self.timeout_s is None:
             return asyncio.run(coro)
         return asyncio.run(with_timeout(coro, self.timeout_s))

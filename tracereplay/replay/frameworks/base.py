@@ -269,6 +269,9 @@ class FrameworkAgent(abc.ABC):
     #: the framework's payload forms the converter reads (modules of ``convert/forms``): the
     #: conversion half of the adapter, kept below ``convert/`` so conversion needs no replay
     conversion_forms: ClassVar[tuple[str, ...]] = ()
+    #: ``arun`` takes a case's history (``history=[{"role", "content"}, ...]``, the conversation
+    #: before the question) and gives it to the framework the way it takes earlier messages
+    takes_history: ClassVar[bool] = False
 
     def __init__(self, obj: Any, spec: str) -> None:
         self.obj, self.spec = obj, spec
@@ -280,7 +283,9 @@ class FrameworkAgent(abc.ABC):
 
     @abc.abstractmethod
     async def arun(self, query: str) -> str:
-        """Run once on ``query`` the framework's way; the final text."""
+        """Run once on ``query`` the framework's way; the final text. An adapter that sets
+        ``takes_history`` also takes ``history`` (a case's earlier messages, only passed when
+        the case has some)."""
 
     @abc.abstractmethod
     def intercept(self, answer: ToolAnswer) -> contextlib.AbstractContextManager[None]:

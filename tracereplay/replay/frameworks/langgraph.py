@@ -40,7 +40,7 @@ import copy
 import functools
 import inspect
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -69,13 +69,16 @@ class LangGraphAgent(FrameworkAgent):
     distribution: ClassVar[str] = "langgraph"
     tested: ClassVar[tuple[str, ...]] = ("==1.2.*",)
     conversion_forms: ClassVar[tuple[str, ...]] = ("langchain",)
+    takes_history: ClassVar[bool] = True  # as the first of the graph's messages
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:
         return not _GRAPH_CLASSES.isdisjoint(mro_names(obj))
 
-    async def arun(self, query: str) -> str:
-        state = await self.obj.ainvoke({"messages": [{"role": "user", "content": query}]})
+    async def arun(self, query: str, history: Sequence[Mapping[str, str]] = ()) -> str:
+        # the conversation before the question heads the graph's ``messages``
+        messages = [*map(dict, history), {"role": "user", "content": query}]
+        state = await self.obj.ainvoke({"messages": messages})
         return _final_text(state)
 
     @contextlib.contextmanager

@@ -39,7 +39,7 @@ import functools
 import inspect
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -67,16 +67,19 @@ class OpenAIAgentsAgent(FrameworkAgent):
     framework = "openai-agents"
     distribution: ClassVar[str] = "openai-agents"
     tested: ClassVar[tuple[str, ...]] = ("==0.24.*",)
+    takes_history: ClassVar[bool] = True  # as input items before the question
     records_tool_spans = True  # the SDK's function span, through an instrumentor or ours
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:
         return not _AGENT_CLASSES.isdisjoint(mro_names(obj))
 
-    async def arun(self, query: str) -> str:
+    async def arun(self, query: str, history: Sequence[Mapping[str, str]] = ()) -> str:
         from agents import Runner
 
-        result = await Runner.run(self.obj, query, hooks=_handoff_hooks())
+        # the conversation before the question as input items (``{"role", "content"}``)
+        given: Any = [*map(dict, history), {"role": "user", "content": query}] if history else query
+        result = await Runner.run(self.obj, given, hooks=_handoff_hooks())
         return _text(result.final_output)
 
     @contextlib.contextmanager

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -101,6 +101,7 @@ class PydanticAiAgent(FrameworkAgent):
     framework: ClassVar[str] = "pydantic-ai"
     distribution: ClassVar[str] = "pydantic-ai-slim"
     tested: ClassVar[tuple[str, ...]] = ("==2.68.*",)
+    takes_history: ClassVar[bool] = True  # as ``message_history``
 
     @classmethod
     def accepts(cls, obj: Any) -> bool:
@@ -109,8 +110,8 @@ class PydanticAiAgent(FrameworkAgent):
             for n in mro_names(obj)
         )
 
-    async def arun(self, query: str) -> str:
-        result = await self.obj.run(query)
+    async def arun(self, query: str, history: Sequence[Mapping[str, str]] = ()) -> str:
+        result = await self.obj.run(query, message_history=_model_messages(history) or None)
         output = result.output
         if isinstance(output, str):
             return output
@@ -129,6 +130,37 @@ class PydanticAiAgent(FrameworkAgent):
         if getattr(self.obj, "_instrument", None) is not None:  # the agent's own choice
             return contextlib.nullcontext()
         return _instrumenting.use(lambda: _instrument_all(tracer_provider))
+
+
+def _model_messages(history: Sequence[Mapping[str, str]]) -> list[Any]:
+    """A case's history as pydantic-ai's ``message_history``: a system or user message a
+    ``ModelRequest`` part, an assistant message a ``ModelResponse`` (consecutive parts of one
+    side kept in one message, as pydantic-ai keeps them)."""
+    if not history:
+        return []
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        SystemPromptPart,
+        TextPart,
+        UserPromptPart,
+    )
+
+    out: list[Any] = []
+    for message in history:
+        role, content = message.get("role"), message.get("content", "")
+        if role == "assistant":
+            if out and isinstance(out[-1], ModelResponse):
+                out[-1].parts.append(TextPart(content))
+            else:
+                out.append(ModelResponse(parts=[TextPart(content)]))
+            continue
+        part = SystemPromptPart(content) if role == "system" else UserPromptPart(content)
+        if out and isinstance(out[-1], ModelRequest):
+            out[-1].parts.append(part)
+        else:
+            out.append(ModelRequest(parts=[part]))
+    return out
 
 
 @contextlib.contextmanager
