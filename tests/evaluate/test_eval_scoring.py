@@ -105,12 +105,19 @@ def test_case_status_precedence():
     assert case_status([]) is Status.PASSED
 
 
-def test_long_reasons_are_clipped():
+def test_the_stored_reason_has_a_cap_and_each_check_its_whole_reason():
+    """The joined reason is capped for storage (4000 characters); what the CLI prints is each
+    failing check's whole explanation (``check_reasons``), never cut."""
+    from tracereplay.scoring.verdicts import check_reasons
+
     subject = make_subject("x" * 10, expected="y" * 2000)
     r = score_case(
         subject.case, [CheckSpec(kind="exact", name=f"e{i}") for i in range(20)], subject
     )
-    assert len(r.reason) <= 500
+    assert len(r.reason) <= 4000
+    lines = check_reasons(r)
+    assert len(lines) == 20 and all(line.startswith(f"e{i}: ") for i, line in enumerate(lines))
+    assert [line.split(": ", 1)[1] for line in lines] == [c.explanation for c in r.checks]
 
 
 def _res(status: Status, score: float | None, reason: str = "") -> EvaluationResult:

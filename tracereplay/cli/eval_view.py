@@ -13,7 +13,6 @@ from rich.text import Text
 
 from tracereplay.cli.common import console
 from tracereplay.evaluate.formats.notes import PROMPT_DRIFT_HINT, answered_drift, problem_notes
-from tracereplay.scoring.verdicts import check_reasons
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
@@ -65,6 +64,8 @@ def print_problems(reports: Sequence[CaseReport]) -> None:
         head.append(f"#{r.case.seq} {r.case.id[:8]}", style="cyan")
         console.print(head)
         if status != "PASSED":
+            from tracereplay.scoring.verdicts import check_reasons  # models: after the fork server
+
             print_reasons(check_reasons(r.result))
         for note in notes:
             console.print(Text(f"       {note}", style="dim"))
