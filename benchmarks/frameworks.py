@@ -153,7 +153,13 @@ def _runner(framework: str, agent: Any) -> Callable[[str], str]:
 
 
 def child(step: str, framework: str, n: int, db: str | None) -> None:
-    """``record``: the agent traced into ``db``'s spool; ``floor``: the agent alone."""
+    """``record``: the agent traced into ``db``'s spool; ``floor``: the agent alone;
+    ``spans``: the agent traced by its instrumentation into an exporter that drops the spans;
+    ``import``: the agent module imported, nothing run."""
+    if step == "import":
+        import agent  # noqa: F401
+
+        return
     sys.path.insert(0, str(HARNESS))
     import fake_openai
 
@@ -165,16 +171,28 @@ def child(step: str, framework: str, n: int, db: str | None) -> None:
     provider = None
     if step == "floor":  # the Agents SDK's traces would go to OpenAI (retried until its exit)
         os.environ["OPENAI_AGENTS_DISABLE_TRACING"] = "1"
-    if step == "record":
+    if step in ("record", "spans"):
         from opentelemetry import trace
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        from opentelemetry.sdk.trace.export import (
+            BatchSpanProcessor,
+            SpanExporter,
+            SpanExportResult,
+        )
 
-        from tracereplay.sdk import SpoolSpanExporter
+        class Nowhere(SpanExporter):
+            def export(self, spans: Any) -> SpanExportResult:
+                return SpanExportResult.SUCCESS
 
+        if step == "record":
+            from tracereplay.sdk import SpoolSpanExporter
+
+            exporter: Any = SpoolSpanExporter(db)
+        else:
+            exporter = Nowhere()
         provider = TracerProvider(resource=Resource.create({"service.name": f"bench-{framework}"}))
-        provider.add_span_processor(BatchSpanProcessor(SpoolSpanExporter(db)))
+        provider.add_span_processor(BatchSpanProcessor(exporter))
         trace.set_tracer_provider(provider)
         _instrument(framework, provider)
     import agent  # after the environment: the model reads OPENAI_BASE_URL at import
@@ -243,6 +261,21 @@ def record(framework: str, python: Path, n: int, db: Path) -> float:
     return time.perf_counter() - t
 
 
+def fresh_copy(store: Path) -> tuple[Path, Path]:
+    """A copy of ``store`` for one replay (each eval adds its results), and its JSON's path."""
+    work = store.with_name(f"work-{os.getpid()}.duckdb")
+    shutil.copyfile(store, work)
+    out = work.with_suffix(".json")
+    out.unlink(missing_ok=True)
+    return work, out
+
+
+def remove_copy(work: Path) -> None:
+    for path in (work, work.with_suffix(".json"), Path(f"{work}.wal"), Path(f"{work}.lock")):
+        path.unlink(missing_ok=True)
+    shutil.rmtree(f"{work}.spool", ignore_errors=True)
+
+
 def replay_cmd(python: Path, framework: str, db: Path, out: Path, *extra: str) -> list[str]:
     return [
         str(python), "-m", "tracereplay", "--db", str(db), "eval", "bench",
@@ -285,15 +318,12 @@ def bench(framework: str, n: int, pairs: int, tmp: Path, extra: list[str]) -> st
             if step == "floor":
                 floors.append(timed(floor, cwd, env))
                 continue
-            work, out = tmp / "work.duckdb", tmp / "out.json"
-            shutil.copyfile(store, work)
-            out.unlink(missing_ok=True)
+            work, out = fresh_copy(store)
             replays.append(timed(replay_cmd(python, framework, work, out, *extra), cwd, env))
             problems = check_replay(out, n)
             if problems:
                 print(f"  {framework} replay: {problems}", flush=True)
-            work.unlink()
-            shutil.rmtree(tmp / "work.duckdb.spool", ignore_errors=True)
+            remove_copy(work)
         if pairs > 1:
             (fw, fc), (rw, rc) = floors[-1], replays[-1]
             print(
@@ -315,6 +345,67 @@ def bench(framework: str, n: int, pairs: int, tmp: Path, extra: list[str]) -> st
     return line
 
 
+def tree_cpu(cmd: list[str], cwd: Path, env: dict[str, str]) -> dict[str, list[float]]:
+    """CPU seconds of each process of ``cmd``'s session by its role (``eval``, ``fork server``,
+    ``agent``, ``other``), sampled from /proc every 20 ms (a process's last 20 ms are lost)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    seen: dict[int, tuple[int, bool, float]] = {}  # pid: (parent, fork server?, cpu)
+    while proc.poll() is None:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[3]) != proc.pid:
+                    continue
+                pid, cpu = int(entry.name), (int(fields[11]) + int(fields[12])) / tick
+                if pid not in seen:
+                    line = (entry / "cmdline").read_bytes()
+                    seen[pid] = (int(fields[1]), b"forkserver" in line, cpu)
+                seen[pid] = (*seen[pid][:2], max(cpu, seen[pid][2]))
+            except (OSError, IndexError, ValueError):
+                continue
+        time.sleep(0.02)
+    _reap()
+    servers = {pid for pid, (parent, fork, _) in seen.items() if fork and parent == proc.pid}
+    roles: dict[str, list[float]] = {"eval": [], "fork server": [], "agent": [], "other": []}
+    for pid, (parent, _, cpu) in seen.items():
+        role = "eval" if pid == proc.pid else "fork server" if pid in servers else "other"
+        roles["agent" if parent in servers else role].append(cpu)
+    return roles
+
+
+def breakdown(framework: str, n: int, tmp: Path, extra: list[str]) -> None:
+    """Where the replay's CPU beyond the floor goes: its processes, what importing the agent
+    costs, what the instrumentation's spans cost per case."""
+    python = VENVS / framework / "bin" / "python"
+    env, cwd = child_env(framework), FIXTURES / framework
+    me = [str(python), __file__, "--only", framework, "--cases", str(n), "--child"]
+    _, imported = min(timed([*me, "import"], cwd, env) for _ in range(3))
+    _, floor = min(timed([*me, "floor"], cwd, env) for _ in range(2))
+    _, spans = min(timed([*me, "spans"], cwd, env) for _ in range(2))
+    work, out = fresh_copy(tmp / f"{framework}.duckdb")
+    roles = tree_cpu(replay_cmd(python, framework, work, out, *extra), cwd, env)
+    problems = check_replay(out, n)
+    remove_copy(work)
+    if problems:
+        print(f"  {framework} breakdown's replay: {problems}", flush=True)
+    agents = roles["agent"]
+    print(
+        f"  {framework} breakdown ({n} cases): floor cpu {floor:.2f} s, of which importing the"
+        f" agent {imported:.2f} s; with its instrumentation's spans {spans:.2f} s"
+        f" ({(spans - floor) * 1000 / n:+.1f} ms/case)\n"
+        f"    replay: eval process {sum(roles['eval']):.2f} s, fork server"
+        f" {sum(roles['fork server']):.2f} s, {len(agents)} agent process(es)"
+        f" {' + '.join(f'{c:.2f}' for c in sorted(agents, reverse=True))} s, other"
+        f" {sum(roles['other']):.2f} s; agent processes - floor ="
+        f" {sum(agents) - floor:+.2f} s ({(sum(agents) - floor) * 1000 / n:+.1f} ms/case)",
+        flush=True,
+    )
+
+
 def compiled_bytecode() -> None:
     """This checkout's tracereplay compiled, as an installed wheel is (under
     PYTHONDONTWRITEBYTECODE every process would compile it again)."""
@@ -333,8 +424,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="100 cases, one pair")
     ap.add_argument("--only", default=",".join(ATTRS), help="frameworks, comma-separated")
     ap.add_argument("--eval-args", default="", help="more arguments of the replay's eval")
+    ap.add_argument("--breakdown", action="store_true", help="where the replay's CPU goes")
     ap.add_argument("--keep", help="a folder to keep the recorded stores in (for profiling)")
-    ap.add_argument("--child", choices=("record", "floor"), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--child", choices=("record", "floor", "spans", "import"), help=argparse.SUPPRESS
+    )
     ap.add_argument("--db", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -347,7 +441,8 @@ def main() -> None:
         folder = Path(args.keep or name)
         folder.mkdir(parents=True, exist_ok=True)
         for framework in args.only.split(","):
-            bench(framework, n, pairs, folder, args.eval_args.split())
+            if bench(framework, n, pairs, folder, args.eval_args.split()) and args.breakdown:
+                breakdown(framework, n, folder, args.eval_args.split())
 
 
 if __name__ == "__main__":
