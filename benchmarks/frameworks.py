@@ -211,7 +211,9 @@ def child(step: str, framework: str, n: int, db: str | None) -> None:
 
 
 # ------------------------------------------------------------- parent: timed processes
-def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+def timed(
+    cmd: list[str], cwd: Path, env: dict[str, str], ok: tuple[int, ...] = (0, 1)
+) -> tuple[float, float]:
     """Wall seconds of ``cmd`` and CPU seconds of it and every child it waited for (this
     process is the subreaper of what it leaves: their time counts once they are reaped)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -221,7 +223,7 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]
         wall = time.perf_counter() - t
         _reap()
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if proc.returncode not in (0, 1):
+        if proc.returncode not in ok:
             err.seek(0)
             tail = err.read().decode(errors="replace")[-2000:]
             raise SystemExit(f"{' '.join(cmd[:6])}... exited {proc.returncode}: {tail}")
@@ -406,6 +408,112 @@ def breakdown(framework: str, n: int, tmp: Path, extra: list[str]) -> None:
     )
 
 
+# ----------------------------------------------------- against vcrpy (pytest-recording)
+#: what the vcrpy venv adds to the framework's packages (it brings vcrpy and pytest)
+VCR_PINS = ("pytest-recording==0.14.1",)
+
+VCR_CONFTEST = """
+import json, os, sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+os.environ["OPENAI_AGENTS_DISABLE_TRACING"] = "1"  # no trace export to OpenAI (as the floor)
+if os.environ.get("BENCH_RECORD"):  # recording: the fake model answers, its URL is kept
+    sys.path.insert(0, {harness!r})
+    import fake_openai
+    from frameworks import script
+
+    fake_openai._Handler.disable_nagle_algorithm = True
+    _server, url = fake_openai.start(script({n}))
+    (HERE / "url.txt").write_text(url)
+else:  # replaying: the same URL (cassettes match on it), where nothing listens now
+    url = (HERE / "url.txt").read_text()
+os.environ["OPENAI_BASE_URL"] = url
+"""
+
+VCR_TEST = """
+import pytest
+
+import agent
+from frameworks import _runner, queries
+
+QUERIES = queries({n})
+RUN = _runner({framework!r}, agent)
+
+
+@pytest.mark.vcr
+@pytest.mark.parametrize("i", range({n}))
+def test_weather(i):
+    query, city, _ = QUERIES[i]
+    assert city in str(RUN(query))
+"""
+
+
+def vcr_python(framework: str) -> Path:
+    """A venv of its own (made once, in the temporary folder) that sees the framework venv's
+    packages (a ``.pth``: the pinned venv is not touched) and has pytest-recording."""
+    venv = Path(tempfile.gettempdir()) / f"tracereplay-bench-vcr-{framework}"
+    python = venv / "bin" / "python"
+    check = [str(python), "-c", "import vcr, pytest_recording"]
+    if python.exists() and not subprocess.run(check, capture_output=True).returncode:
+        return python
+    fw = str(VENVS / framework / "bin" / "python")
+    ask = "import sys, sysconfig; print(sys.base_prefix, sysconfig.get_paths()['purelib'])"
+    base, site = subprocess.check_output([fw, "-c", ask], text=True).split()
+    print(f"making {venv} (the {framework} venv's packages + {' '.join(VCR_PINS)}) ...")
+    subprocess.run([f"{base}/bin/python3", "-m", "venv", "--clear", str(venv)], check=True)
+    own = subprocess.check_output([str(python), "-c", ask], text=True).split()[1]
+    Path(own, "framework-venv.pth").write_text(f"import site; site.addsitedir({site!r})\n")
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *VCR_PINS], check=True)
+    return python
+
+
+def against_vcr(framework: str, n: int, pairs: int, tmp: Path) -> str | None:
+    """The same cases as pytest tests: HTTP cassettes replayed by vcrpy (pytest-recording,
+    ``--record-mode=none``, tools run as plain functions) against ``pytest --tracereplay bench
+    --tracereplay-agent ... --tracereplay-llm recorded``, both in one venv, pairs alternated."""
+    python = vcr_python(framework)
+    env = child_env(framework)
+    env["PYTHONPATH"] += os.pathsep + str(Path(__file__).parent)
+    tests = tmp / f"vcr-{framework}"
+    shutil.rmtree(tests, ignore_errors=True)
+    tests.mkdir()
+    (tests / "conftest.py").write_text(VCR_CONFTEST.format(harness=str(HARNESS), n=n))
+    (tests / "test_weather.py").write_text(VCR_TEST.format(framework=framework, n=n))
+    pytest = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    recording = subprocess.run([*pytest, "--record-mode=once", str(tests)], cwd=tests,
+                               env={**env, "BENCH_RECORD": "1"}, capture_output=True, text=True)  # fmt: skip
+    if recording.returncode:
+        raise SystemExit(f"recording cassettes: {recording.stdout[-2000:]}")
+    empty = tmp / f"empty-{framework}"
+    empty.mkdir(exist_ok=True)
+    vcr_cmd = [*pytest, "--record-mode=none", str(tests)]
+    vcrs: list[tuple[float, float]] = []
+    ours: list[tuple[float, float]] = []
+    for p in range(pairs):
+        for step in ("vcr", "ours") if p % 2 == 0 else ("ours", "vcr"):
+            if step == "vcr":
+                vcrs.append(timed(vcr_cmd, tests, env, ok=(0,)))
+                continue
+            work, _ = fresh_copy(tmp / f"{framework}.duckdb")
+            cmd = [*pytest, "--tracereplay", "bench", "--tracereplay-agent", ATTRS[framework],
+                   "--tracereplay-llm", "recorded", "--tracereplay-db", str(work)]  # fmt: skip
+            ours.append(timed(cmd, empty, env, ok=(0,)))
+            remove_copy(work)
+        if pairs > 1:
+            print(
+                f"  {framework} pair {p + 1}: vcrpy wall {vcrs[-1][0]:.2f} s cpu"
+                f" {vcrs[-1][1]:.2f} s; tracereplay wall {ours[-1][0]:.2f} s cpu"
+                f" {ours[-1][1]:.2f} s",
+                flush=True,
+            )
+    vw, rw = min(w for w, _ in vcrs), min(w for w, _ in ours)
+    vc, rc = min(c for _, c in vcrs), min(c for _, c in ours)
+    line = f"{framework}: pytest --tracereplay wall {rw / vw:.2f}x vcrpy, cpu {rc / vc:.2f}x vcrpy"
+    print(line, flush=True)
+    return line
+
+
 def compiled_bytecode() -> None:
     """This checkout's tracereplay compiled, as an installed wheel is (under
     PYTHONDONTWRITEBYTECODE every process would compile it again)."""
@@ -425,6 +533,7 @@ def main() -> None:
     ap.add_argument("--only", default=",".join(ATTRS), help="frameworks, comma-separated")
     ap.add_argument("--eval-args", default="", help="more arguments of the replay's eval")
     ap.add_argument("--breakdown", action="store_true", help="where the replay's CPU goes")
+    ap.add_argument("--vcr", action="store_true", help="also pytest-recording (vcrpy) vs ours")
     ap.add_argument("--keep", help="a folder to keep the recorded stores in (for profiling)")
     ap.add_argument(
         "--child", choices=("record", "floor", "spans", "import"), help=argparse.SUPPRESS
@@ -441,8 +550,12 @@ def main() -> None:
         folder = Path(args.keep or name)
         folder.mkdir(parents=True, exist_ok=True)
         for framework in args.only.split(","):
-            if bench(framework, n, pairs, folder, args.eval_args.split()) and args.breakdown:
+            if not bench(framework, n, pairs, folder, args.eval_args.split()):
+                continue
+            if args.breakdown:
                 breakdown(framework, n, folder, args.eval_args.split())
+            if args.vcr:
+                against_vcr(framework, n, pairs, folder)
 
 
 if __name__ == "__main__":
