@@ -329,6 +329,14 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_STATE] = state
         if state.fail_under is not None or state.max_regressions is not None:
             config.pluginmanager.register(state, "tracereplay-gates")
+        distributed = getattr(config.option, "dist", "no") != "no"  # xdist workers replay
+        if state.agent and not (state.worker or distributed or config.option.collectonly):
+            # the agent processes' fork server imports while pytest collects (as
+            # ``tracereplay eval`` starts it before parsing its command line): the first
+            # agent process waits for those imports when the first case runs
+            from tracereplay.replay.workers.preload import start_agent_server
+
+            start_agent_server()
 
 
 @pytest.hookimpl(optionalhook=True)
