@@ -19,8 +19,20 @@ Wall and CPU time (the process and every child it waited for) of both, pairs alt
 line gives the best of its pairs as ratios to the floor of the same run (targets: wall at most
 1.2x, CPU per case at most 1.3x). No assertion: figures, not a test.
 
+``--breakdown``: where the replay's CPU beyond the floor goes: each process of the replay by its
+role (the eval, the fork server, the agent processes: sampled from /proc), what importing the
+agent costs (each agent process pays it; the floor once), and the floor again with the
+framework's instrumentation on (its spans exported nowhere): the spans a replay needs.
+
+``--vcr`` (issue 53, 2): the same cases as pytest tests, each replaying its HTTP cassette with
+vcrpy through pytest-recording (``--record-mode=none``; cassettes recorded from the fake server
+first; the tools run as plain functions), against ``pytest --tracereplay bench
+--tracereplay-agent ... --tracereplay-llm recorded``, in one venv made for it in the temporary
+folder (the framework venv's packages by a ``.pth``, plus ``VCR_PINS``), pairs alternated.
+
     python benchmarks/frameworks.py [--cases 500] [--pairs 3] [--only pydantic_ai,crewai]
     python benchmarks/frameworks.py --quick        # 100 cases, one pair, one line per framework
+    python benchmarks/frameworks.py --breakdown --vcr --keep /tmp/stores   # stores kept, reused
 
 This file is also the child process of each step (``--child record|floor``), run by the
 framework venv's python: it imports nothing of tracereplay at module level.
@@ -98,7 +110,6 @@ def child_env(framework: str) -> dict[str, str]:
         OPENAI_API_KEY="test",
         CREWAI_DISABLE_TELEMETRY="true",
         CREWAI_TRACING_ENABLED="false",
-        OTEL_SDK_DISABLED="false",
     )
     return env
 
@@ -311,7 +322,14 @@ def bench(framework: str, n: int, pairs: int, tmp: Path, extra: list[str]) -> st
     env = child_env(framework)
     cwd = FIXTURES / framework
     store = tmp / f"{framework}.duckdb"
-    took = record(framework, python, n, store)
+    made = tmp / f"{framework}.cases"  # a --keep folder's store of n cases is used again
+    took = 0.0
+    if not store.exists() or not made.exists() or made.read_text() != str(n):
+        for path in (store, Path(f"{store}.wal"), made):
+            path.unlink(missing_ok=True)
+        shutil.rmtree(f"{store}.spool", ignore_errors=True)
+        took = record(framework, python, n, store)
+        made.write_text(str(n))
     floors: list[tuple[float, float]] = []
     replays: list[tuple[float, float]] = []
     floor = [str(python), __file__, "--child", "floor", "--only", framework, "--cases", str(n)]
@@ -339,7 +357,7 @@ def bench(framework: str, n: int, pairs: int, tmp: Path, extra: list[str]) -> st
     print(line, flush=True)
     if pairs > 1:
         print(
-            f"  (recorded {n} cases in {took:.1f} s; best floor wall {fw:.2f} s, cpu"
+            f"  ({f'recorded {n} cases in {took:.1f} s; ' if took else ''}best floor wall {fw:.2f} s, cpu"
             f" {fcpu * 1000 / n:.1f} ms/case; best replay wall {rw:.2f} s, cpu"
             f" {rcpu * 1000 / n:.1f} ms/case)",
             flush=True,
