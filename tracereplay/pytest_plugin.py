@@ -307,12 +307,36 @@ def _evaluate(settings: EvalSettings) -> Any:
         raise pytest.UsageError(f"tracereplay: {err}") from None
 
 
+def _not_rewritten(config: pytest.Config) -> None:
+    """tracereplay's modules imported as they are, not assertion-rewritten: pytest rewrites
+    every module of a distribution that registers a plugin, and nothing of tracereplay's is a
+    test whose asserts need explaining. Rewritten, the modules a replay session imports cost
+    it about 0.25 s more of CPU where nothing caches the rewritten bytecode
+    (``PYTHONDONTWRITEBYTECODE``, a fresh CI checkout): benchmarks/RESULTS.md."""
+    hook = getattr(config.pluginmanager, "rewrite_hook", None)
+    marked = getattr(hook, "_must_rewrite", None)
+    if isinstance(marked, set) and "tracereplay" in marked:
+        marked.discard("tracereplay")
+        cache = getattr(hook, "_marked_for_rewrite_cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _not_rewritten(config)
     state = _Session(config)
     if state.suites:  # nothing else to do in a session that names no suite
         config.stash[_STATE] = state
         if state.fail_under is not None or state.max_regressions is not None:
             config.pluginmanager.register(state, "tracereplay-gates")
+        distributed = getattr(config.option, "dist", "no") != "no"  # xdist workers replay
+        if state.agent and not (state.worker or distributed or config.option.collectonly):
+            # the agent processes' fork server imports while pytest collects (as
+            # ``tracereplay eval`` starts it before parsing its command line): the first
+            # agent process waits for those imports when the first case runs
+            from tracereplay.replay.workers.preload import start_agent_server
+
+            start_agent_server()
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -20,7 +20,23 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
 
-__all__ = ["instrument_installed", "instrumented", "uninstrument_installed"]
+__all__ = ["instrument", "instrument_installed", "instrumented", "uninstrument_installed"]
+
+#: the instrumentor classes whose dependency check passed in this process
+_checked: set[type] = set()
+
+
+def instrument(instrumentor: Any, **options: Any) -> None:
+    """``instrumentor.instrument(**options)``, its dependency check (the versions its library
+    needs, against every installed distribution's metadata: about 3 ms) made only until it
+    passed once in this process: a replay's shared context switches an instrumentor on again
+    whenever its cases ran out, and the installed versions do not change meanwhile."""
+    cls = type(instrumentor)
+    if cls in _checked:
+        options.setdefault("skip_dep_check", True)
+    instrumentor.instrument(**options)
+    if getattr(instrumentor, "is_instrumented_by_opentelemetry", False):
+        _checked.add(cls)
 
 
 @contextlib.contextmanager
@@ -45,7 +61,7 @@ def instrumented(
     if instrumentor.is_instrumented_by_opentelemetry:
         yield
         return
-    instrumentor.instrument(tracer_provider=tracer_provider, **options)
+    instrument(instrumentor, tracer_provider=tracer_provider, **options)
     try:
         yield
     finally:
@@ -80,7 +96,7 @@ def instrument_installed(tracer_provider: TracerProvider) -> None:
                 instrumentor = cls()
                 if instrumentor.is_instrumented_by_opentelemetry:
                     continue  # the agent's code switched it on: its spans go where it sends them
-                instrumentor.instrument(tracer_provider=tracer_provider)
+                instrument(instrumentor, tracer_provider=tracer_provider)
             except Exception:
                 continue
             done.append(instrumentor)

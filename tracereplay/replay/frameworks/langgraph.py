@@ -52,6 +52,7 @@ from tracereplay.replay.frameworks.base import (
     mro_names,
     wrapt_patch,
 )
+from tracereplay.replay.frameworks.instrumentors import instrument
 from tracereplay.replay.frameworks.openai_agents import ActiveAnswers
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
     if instrumentor is None:
         yield
         return
-    instrumentor.instrument(tracer_provider=tracer_provider)
+    instrument(instrumentor, tracer_provider=tracer_provider)
     try:
         yield
     finally:

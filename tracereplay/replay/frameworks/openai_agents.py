@@ -50,6 +50,7 @@ from tracereplay.replay.frameworks.base import (
     mark_replayed,
     mro_names,
 )
+from tracereplay.replay.frameworks.instrumentors import instrument
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -123,7 +124,7 @@ def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
         if instrumentor is None:  # none to install (Logfire's, the SDK's own): ours
             set_trace_processors([GenAiProcessor(tracer_provider)])
         else:
-            instrumentor.instrument(tracer_provider=tracer_provider)
+            instrument(instrumentor, tracer_provider=tracer_provider)
         _instrumented.set()
         yield
     finally:
