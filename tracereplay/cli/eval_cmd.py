@@ -46,6 +46,7 @@ def eval_command(
             panel=_REPLAY,
         ),
     ] = None,
+    agent_cmd: Annotated[Optional[str], options.agent_cmd(panel=_REPLAY)] = None,
     agent_call: Annotated[Optional[str], options.agent_call(panel=_REPLAY)] = None,
     tool_match: Annotated[Optional[ToolMatchOption], options.tool_match(panel=_REPLAY)] = None,
     live_tools: Annotated[bool, options.live_tools(panel=_REPLAY)] = False,
@@ -205,6 +206,7 @@ def eval_command(
       tracereplay eval weather --agent weather_agent:answer --concurrency 8
       tracereplay eval weather --agent my_agent:run --junit report.xml
       tracereplay eval weather --agent my_agent:run --llm recorded   # offline
+      tracereplay eval weather --agent-cmd "node agent.mjs" --llm recorded   # any language
       tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # 1 job of 4
     """
     # the rules and defaults eval shares with replay and the pytest plugin (no store loaded)
@@ -218,6 +220,7 @@ def eval_command(
     fail_under, max_regressions = check_gates(fail_under, max_regressions)
     check_options(
         agent=agent,
+        agent_cmd=agent_cmd,
         agent_call=agent_call,
         tool_match=tool_match,
         live_tools=live_tools,
@@ -251,6 +254,7 @@ def eval_command(
         suite,
         db_path(),
         agent=agent,
+        agent_cmd=agent_cmd,
         agent_call=agent_call,
         tool_match=tool_match,
         live_tools=live_tools,

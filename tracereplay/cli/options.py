@@ -39,6 +39,21 @@ def agent(help: str, panel: str | None = None, metavar: str | None = None) -> An
     return _option("--agent", panel=panel, metavar=metavar, help=help)
 
 
+def agent_cmd(panel: str | None = None, help: str | None = None) -> Any:
+    """``--agent-cmd COMMAND``: the agent is a command, in any language."""
+    return _option(
+        "--agent-cmd",
+        panel=panel,
+        metavar="COMMAND",
+        help=help
+        or 'Replay with this command instead of a Python agent (any language: "node '
+        'agent.mjs"): per case, the query on stdin, as {query} and $TRACEREPLAY_QUERY, the '
+        "answer from stdout; its spans reach the eval over OTLP/HTTP (OTEL_EXPORTER_OTLP_* set), "
+        "with --llm recorded its LLM calls go to the recording (OPENAI_BASE_URL... set). Its "
+        "tools run live, their results compared with the recording.",
+    )
+
+
 def agent_call(panel: str | None = None) -> Any:
     """``--agent-call NAME``: the agent object's entry point."""
     return _option(
