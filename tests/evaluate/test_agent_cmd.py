@@ -12,23 +12,21 @@ traceback. Real processes, real loopback servers, real OpenTelemetry exporters.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from tests.evaluate.framework_replay import (
+from evaluate.framework_replay import (
     FRAMEWORKS,
     _cli,
     _harness_module,
     eval_doc,
     fake_model,  # noqa: F401 - the fixture
     framework_bin,
+    node_modules,
     rows,
     weather,
 )
@@ -212,27 +210,8 @@ def test_python_agent_without_telemetry_gets_a_run(tmp_path: Path, fake_model: s
 
 
 # ---------------------------------------------------------------------- TypeScript (Vercel AI SDK)
-def _node_modules() -> None:
-    """``node_modules`` of the Vercel AI SDK fixture, as ``make frameworks`` builds it (npm ci,
-    once, stamped); skips only when node or npm is missing."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are not installed (make test installs them where it can)")
-    stamp = VERCEL / "node_modules" / ".installed-stamp"
-    with open(VERCEL / ".npm-ci.lock", "w") as lock:  # another worker may be installing it
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not stamp.exists():
-            subprocess.run(
-                ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=VERCEL,
-                check=True,
-                capture_output=True,
-                timeout=600,
-            )
-            stamp.touch()
-
-
 def test_vercel_ai_agent_command_replays_offline(tmp_path: Path) -> None:
-    _node_modules()
+    node_modules(VERCEL)
     db = tmp_path / "store.duckdb"
     _promote(db, *(VERCEL / "payloads" / "ai-sdk" / shape for shape in SHAPES))
     # the three shapes run one generateText call; the question comes on standard input

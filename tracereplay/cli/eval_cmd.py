@@ -40,9 +40,9 @@ def eval_command(
     agent: Annotated[
         Optional[str],
         options.agent(
-            "Call this agent (module:callable, imported from the current directory "
-            "or PYTHONPATH) for every case, its @tracereplay.tool calls answered from the "
-            "recording. Without it, recorded mode scores each case's source run as recorded.",
+            "Call this agent (module:callable, from the current directory or "
+            "PYTHONPATH) for every case, its @tracereplay.tool calls answered from the "
+            "recording (else: recorded mode).",
             panel=_REPLAY,
         ),
     ] = None,
@@ -206,7 +206,6 @@ def eval_command(
       tracereplay eval weather --agent weather_agent:answer --concurrency 8
       tracereplay eval weather --agent my_agent:run --junit report.xml
       tracereplay eval weather --agent my_agent:run --llm recorded   # offline
-      tracereplay eval weather --agent-cmd "node agent.mjs" --llm recorded   # any language
       tracereplay eval weather --shard 2/4 --eval-run "ci-$RUN_ID"   # 1 job of 4
     """
     # the rules and defaults eval shares with replay and the pytest plugin (no store loaded)

@@ -45,12 +45,7 @@ def agent_cmd(panel: str | None = None, help: str | None = None) -> Any:
         "--agent-cmd",
         panel=panel,
         metavar="COMMAND",
-        help=help
-        or 'Replay with this command instead of a Python agent (any language: "node '
-        'agent.mjs"): per case, the query on stdin, as {query} and $TRACEREPLAY_QUERY, the '
-        "answer from stdout; its spans reach the eval over OTLP/HTTP (OTEL_EXPORTER_OTLP_* set), "
-        "with --llm recorded its LLM calls go to the recording (OPENAI_BASE_URL... set). Its "
-        "tools run live, their results compared with the recording.",
+        help=help or "Replay this command instead (any language).",
     )
 
 
