@@ -12,6 +12,7 @@ traceback. Real processes, real loopback servers, real OpenTelemetry exporters.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -305,3 +306,21 @@ def test_unsplittable_command_is_one_line(recorded_db: Path) -> None:
     result = _cli(recorded_db, "eval", "weather", "--agent-cmd", "node 'agent.mjs")
     assert result.exit_code == 2, result.output
     assert "--agent-cmd: cannot split" in result.output
+
+
+def test_replay_one_run_with_a_command(recorded_db: Path, tmp_path: Path) -> None:
+    """``tracereplay replay RUN --agent-cmd``: the run replayed as a case of ``replay:NAME``."""
+    (run,) = rows(recorded_db, "SELECT run_id FROM runs WHERE kind = 'live'")
+    out = tmp_path / "one.json"
+    code = "import sys; sys.stdin.read(); sys.exit('the agent gave up')"
+    result = _cli(
+        recorded_db, "replay", run["run_id"][:8], "--agent-cmd", _python_command(code),
+        "--json", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    (case,) = json.loads(out.read_text())["cases"]
+    assert case["status"] == "FAILED"
+    assert "replay: the agent command exited with status 1: the agent gave up" in case["reason"]
+    neither = _cli(recorded_db, "replay", run["run_id"][:8])
+    assert neither.exit_code == 2
+    assert "replay needs the agent: --agent MODULE:ATTR or --agent-cmd COMMAND" in neither.output
