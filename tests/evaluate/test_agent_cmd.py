@@ -142,7 +142,7 @@ def _changed_prompt_caught(db: Path, tmp: Path, command: str) -> None:
 
 
 # ---------------------------------------------------------------------- Python, as a command
-def _capture_python(tmp: Path, python: Path, base_url: str) -> Path:
+def _capture_python(tmp: Path, python: Path, base_url: str, *args: str) -> Path:
     """The plain loop as a command, captured: each shape's question on stdin, its spans to the
     harness's OTLP sink (the files ``tracereplay ingest`` reads)."""
     out = tmp / "captured"
@@ -150,7 +150,7 @@ def _capture_python(tmp: Path, python: Path, base_url: str) -> Path:
     try:
         for shape in SHAPES:
             done = subprocess.run(
-                [str(python), str(PLAIN / "command_agent.py")],
+                [str(python), str(PLAIN / "command_agent.py"), *args],
                 input=weather.QUESTIONS[shape],
                 capture_output=True,
                 text=True,
@@ -208,6 +208,26 @@ def test_python_agent_without_telemetry_gets_a_run(tmp_path: Path, fake_model: s
     assert calls[0]["result"] == "Paris: 18°C, cloudy"
     runs = _replay_runs(db, doc)
     assert sorted(r["total_llm_calls"] for r in runs) == [2, 2, 3]
+
+
+def test_python_agent_sending_its_messages_as_log_events(
+    tmp_path: Path,
+    fake_model: str,  # noqa: F811
+) -> None:
+    """Messages as OTLP log events (older GenAI instrumentations): the eval receives them, the
+    run is converted with them, and they are stored with the replay trace (the stored run has
+    the tool calls the events name)."""
+    python = framework_bin("plain_openai_v2", "python")
+    db = tmp_path / "store.duckdb"
+    _promote(db, _capture_python(tmp_path, python, fake_model, "--events"))
+    command = f"{python} {PLAIN / 'command_agent.py'} --events"
+    doc, marks = _replay(db, tmp_path, command, "--llm", "recorded", "--llm-match", "strict")
+    assert _statuses(doc) == ["PASSED"] * len(SHAPES), doc["_output"]
+    assert len(marks) == 5, marks
+    for case in doc["cases"]:
+        run_id = case["repetitions"][0]["run_id"]
+        (stored,) = rows(db, "SELECT tool_calls_count FROM runs WHERE run_id = ?", [run_id])
+        assert stored["tool_calls_count"] == len(case["repetitions"][0]["tool_calls"]) > 0
 
 
 # ---------------------------------------------------------------------- TypeScript (Vercel AI SDK)

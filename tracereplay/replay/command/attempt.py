@@ -117,7 +117,7 @@ class CommandReplayer:
             start_ns=start_ns,
             service_name=self.service_name,
         )
-        spool(self.db, trace.spans)
+        spool(self.db, trace)
         replay_run = _replay_run(trace, source)
         recorded = _recorded_tool_calls(source, self.sub_runs)
         report = ReplayReport(has_recording=source is not None)

@@ -10,7 +10,7 @@ run of its own (the Vercel AI SDK's ``ai.generateText``) the wrapper steps aside
 no LLM call, the calls the server answered (``served_calls``) are the run's; where it did,
 each of its LLM spans (in order) is marked with what answered the server's call of that place.
 
-``spool(db, spans)`` stores the trace as OTLP/JSON in the store's spool, like every replay's.
+``spool(db, trace)`` stores the trace as OTLP/JSON in the store's spool, like every replay's.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ import orjson
 
 from tracereplay import semconv
 from tracereplay.convert.detect import AGENT, LLM, detect
-from tracereplay.otlp.json_encode import encode_traces_json
+from tracereplay.otlp.json_encode import encode_logs_json, encode_traces_json
 from tracereplay.sdk import attributes as A
 from tracereplay.sdk.messages import text_part
 from tracereplay.spans import STATUS_ERROR, LogRecord, Span
 from tracereplay.store.paths import spool_dir
-from tracereplay.store.spool import KIND_TRACES_JSON, SpoolWriter
+from tracereplay.store.spool import KIND_LOGS_JSON, KIND_TRACES_JSON, SpoolWriter
 
 #: ``gen_ai.operation.name`` of the wrapper when the command's own agent span is the run
 WRAPPER_OPERATION = "tracereplay.replay"
@@ -118,11 +118,15 @@ def command_trace(
     return CommandTrace([wrapper, *moved, *extra], trace_id, root_id, inner, sent_llm, moved_logs)
 
 
-def spool(db: Path, spans: Sequence[Span]) -> None:
-    """The trace into the store's spool (drained into the store by the next command)."""
-    if spans:
-        writer = SpoolWriter(spool_dir(db))
-        try:
-            writer.append(KIND_TRACES_JSON, encode_traces_json(spans))
-        finally:
-            writer.close()
+def spool(db: Path, trace: CommandTrace) -> None:
+    """The trace (its spans, and the command's log records: GenAI events of an older
+    instrumentation join their spans by id) into the store's spool, drained into the store by
+    the next command."""
+    records = [(KIND_TRACES_JSON, encode_traces_json(trace.spans))]
+    if trace.logs:
+        records.append((KIND_LOGS_JSON, encode_logs_json(trace.logs)))
+    writer = SpoolWriter(spool_dir(db))
+    try:
+        writer.append_many(records)
+    finally:
+        writer.close()
