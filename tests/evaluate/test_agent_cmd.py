@@ -208,6 +208,19 @@ def test_python_agent_without_telemetry_gets_a_run(tmp_path: Path, fake_model: s
     assert calls[0]["result"] == "Paris: 18°C, cloudy"
     runs = _replay_runs(db, doc)
     assert sorted(r["total_llm_calls"] for r in runs) == [2, 2, 3]
+    # a tool whose result changed: its drift is reported, as --live-tools reports it, and the
+    # LLM call whose request carries the changed result is where the run stops being comparable
+    doc, _ = _replay(db, tmp_path, command, "--llm", "recorded", WEATHER_PARIS="30°C, sunny")
+    multi = next(c for c in doc["cases"] if c["query"] == weather.QUESTIONS["multi_round"])
+    report = multi["repetitions"][0]["replay"]
+    (drift,) = report["tool_result_drift"]
+    assert (drift["tool"], drift["round"]) == ("get_weather", 1)
+    assert (drift["recorded_result"], drift["live_result"]) == (
+        "Paris: 18°C, cloudy",
+        "Paris: 30°C, sunny",
+    )
+    assert report["diverged_at"] == 2
+    assert "2 tool call(s) ran for real: 1 result(s) as recorded, 1 differ" in doc["_output"]
 
 
 def test_python_agent_sending_its_messages_as_log_events(
