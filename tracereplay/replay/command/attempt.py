@@ -27,11 +27,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from tracereplay.checks.subject import CheckSubject
 from tracereplay.convert import convert_trace
-from tracereplay.models import AgentResult, EvalCase, EvalSuite, Run, ToolCallRecord
+from tracereplay.models import (
+    AgentResult,
+    EvalCase,
+    EvalSuite,
+    EvaluationResult,
+    Run,
+    ToolCallRecord,
+)
 from tracereplay.replay.answering.attempt import (
     merge_results,
     pick_replay_run,
@@ -59,6 +65,9 @@ def otlp_env(url: str) -> dict[str, str]:
         "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
         "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": f"{url}/v1/traces",
         "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": f"{url}/v1/logs",
+        # a per-signal protocol of the environment (grpc) would win over the generic one
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf",
+        "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "http/protobuf",
     }
 
 
@@ -112,7 +121,7 @@ class CommandReplayer:
             agent_name=self.agent_name,
             query=case.query,
             answer=finished.answer if finished.ok else None,
-            error=None if finished.ok else _failure(finished),
+            error=None if finished.ok else _failure(finished, self.timeout_s),
             marks=marks,
             start_ns=start_ns,
             service_name=self.service_name,
@@ -157,27 +166,25 @@ class CommandReplayer:
         replay_run: Run | None,
         source: Run | None,
         recorded: Sequence[ToolCallRecord],
-    ) -> Any:
+    ) -> EvaluationResult:
         """The case's result by the one verdict rule (see the module's docstring)."""
         duration_ms = finished.duration_ms
         run_id = replay_run.run_id if replay_run is not None else None
         reason: str | None = None
         raised: str | None = None
         result: AgentResult | None = None
-        if finished.timed_out:
-            reason = f"the agent command timed out after {self.timeout_s:g}s"
-        elif finished.start_error:
-            reason = f"the agent command could not start: {finished.start_error}"
+        if finished.timed_out or finished.start_error:  # nothing to judge
+            reason = _failure(finished, self.timeout_s)
         elif not finished.ok:
             failed = AgentResult(response="", status="failed")
             if replay_run is not None:
                 failed = replay_run.result.model_copy(update={"status": "failed"})
             if source is None:
-                reason = _failure(finished)
+                reason = _failure(finished, self.timeout_s)
             elif source.result.status == "failed":
                 result = failed  # ended in failure as its source run did: scored as failed
             else:
-                result, raised = failed, _failure(finished)
+                result, raised = failed, _failure(finished, self.timeout_s)
         else:
             answer = AgentResult(response=finished.answer)
             result = (
@@ -203,10 +210,10 @@ class CommandReplayer:
         return with_replay_verdict(evaluation, report, raised=raised)
 
 
-def _failure(finished: Finished) -> str:
+def _failure(finished: Finished, timeout_s: float | None) -> str:
     """Why the command failed, in one line."""
     if finished.timed_out:
-        return "the agent command timed out"
+        return f"the agent command timed out after {timeout_s or 0:g}s"
     if finished.start_error:
         return f"the agent command could not start: {finished.start_error}"
     tail = finished.stderr_tail()
