@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -357,3 +359,41 @@ def test_replay_one_run_with_a_command(recorded_db: Path, tmp_path: Path) -> Non
     neither = _cli(recorded_db, "replay", run["run_id"][:8])
     assert neither.exit_code == 2
     assert "replay needs the agent: --agent MODULE:ATTR or --agent-cmd COMMAND" in neither.output
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return stat[0] != "Z"
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
+def test_an_interrupted_eval_ends_its_commands(
+    recorded_db: Path, tmp_path: Path, how: signal.Signals
+) -> None:
+    """The commands run in sessions of their own (a timeout kills the group): an eval ended
+    by Ctrl-C or ``kill`` ends them too, and keeps its eval run as interrupted."""
+    pids = tmp_path / "pids.txt"
+    code = f"import os, time; open({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n'); time.sleep(60)"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tracereplay", "--db", str(recorded_db), "eval", "weather",
+         "--agent-cmd", _python_command(code), "--timeout", "120"],
+        env=_clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (pids.exists() and pids.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (pid,) = map(int, pids.read_text().split())
+    assert _alive(pid)
+    proc.send_signal(how)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert b"Traceback" not in err, err
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+    (run,) = rows(recorded_db, "SELECT status FROM eval_runs WHERE mode = 'replay'")
+    assert run["status"] == "interrupted"
