@@ -88,7 +88,8 @@ def _replay_runs(db: Path, doc: dict) -> list[dict]:
         assert run_id, case
         (run,) = rows(
             db,
-            "SELECT kind, eval_run_id, case_id, total_llm_calls FROM runs WHERE run_id = ?",
+            "SELECT kind, eval_run_id, case_id, total_llm_calls, service_name FROM runs "
+            "WHERE run_id = ?",
             [run_id],
         )
         assert (run["kind"], run["eval_run_id"], run["case_id"]) == (
@@ -210,6 +211,7 @@ def test_python_agent_without_telemetry_gets_a_run(tmp_path: Path, fake_model: s
     assert calls[0]["result"] == "Paris: 18°C, cloudy"
     runs = _replay_runs(db, doc)
     assert sorted(r["total_llm_calls"] for r in runs) == [2, 2, 3]
+    assert {r["service_name"] for r in runs} == {"weather-agent"}  # the source runs' service
     # a tool whose result changed: its drift is reported, as --live-tools reports it, and the
     # LLM call whose request carries the changed result is where the run stops being comparable
     doc, _ = _replay(db, tmp_path, command, "--llm", "recorded", WEATHER_PARIS="30°C, sunny")

@@ -27,6 +27,7 @@ import orjson
 from tracereplay import semconv
 from tracereplay.convert.detect import AGENT, LLM, detect
 from tracereplay.otlp.json_encode import encode_logs_json, encode_traces_json
+from tracereplay.replay.command.served_calls import ServedCalls
 from tracereplay.sdk import attributes as A
 from tracereplay.sdk.messages import text_part
 from tracereplay.spans import STATUS_ERROR, LogRecord, Span
@@ -55,7 +56,7 @@ class CommandTrace:
 def command_trace(
     received: Sequence[Span],
     logs: Sequence[LogRecord],
-    served: Any,
+    served: ServedCalls,
     *,
     agent_name: str,
     query: str,
@@ -65,9 +66,11 @@ def command_trace(
     start_ns: int,
     service_name: str = "",
 ) -> CommandTrace:
-    """The replay trace of one command run. ``served``: its ``ServedCalls`` (``spans(trace,
-    parent, service)``); ``answer``: its standard output (None: it failed, ``error`` says how)."""
+    """The replay trace of one command run. ``served``: the calls the model server answered it;
+    ``answer``: its standard output (None: it failed, ``error`` says how). The spans tracereplay
+    makes (the wrapper, the served calls) are of ``service_name``, the source runs' service."""
     trace_id, root_id = secrets.token_hex(16), secrets.token_hex(8)
+    resource: dict[str, Any] = {"service.name": service_name} if service_name else {}
     ids = {s.span_id for s in received}
     moved = [
         replace(
@@ -90,7 +93,7 @@ def command_trace(
         for i, source in zip(llm_spans, served.sources()):
             moved[i].attributes.setdefault(semconv.LLM_SOURCE, source)
     extra = [] if sent_llm else served.spans(trace_id, root_id, service_name)
-    extra = [replace(s, attributes={**s.attributes, **marks}) for s in extra]
+    extra = [replace(s, attributes={**s.attributes, **marks}, resource=resource) for s in extra]
     attrs: dict[str, Any] = {
         A.OPERATION_NAME: WRAPPER_OPERATION if inner else A.OP_INVOKE_AGENT,
         A.AGENT_NAME: agent_name,
@@ -114,6 +117,7 @@ def command_trace(
         attributes=attrs,
         service_name=service_name,
         scope_name="tracereplay",
+        resource=resource,
     )
     return CommandTrace([wrapper, *moved, *extra], trace_id, root_id, inner, sent_llm, moved_logs)
 
