@@ -28,6 +28,7 @@ from evaluate.framework_replay import (
     _harness_module,
     eval_doc,
     fake_model,  # noqa: F401 - the fixture
+    fake_openai,
     framework_bin,
     node_modules,
     rows,
@@ -399,3 +400,30 @@ def test_an_interrupted_eval_ends_its_commands(
     assert not _alive(pid)
     (run,) = rows(recorded_db, "SELECT status FROM eval_runs WHERE mode = 'replay'")
     assert run["status"] == "interrupted"
+
+
+def test_a_fork_sends_the_later_calls_to_the_commands_own_model(tmp_path: Path) -> None:
+    """``--llm-until 1``: the first LLM call answered from the recording, the later ones sent
+    to the model the command's environment names (its ``OPENAI_BASE_URL``)."""
+    python = framework_bin("plain_openai_v2", "python")
+    db = tmp_path / "store.duckdb"
+    fake, url = fake_openai.start(weather.SCRIPT)
+    try:
+        _promote(db, _capture_python(tmp_path, python, url))
+    finally:
+        fake.shutdown()
+    live, live_url = fake_openai.start(weather.SCRIPT, first_id=100)  # call ids not seen before
+    try:
+        command = f"{python} {PLAIN / 'command_agent.py'} --no-telemetry"
+        doc, marks = _replay(
+            db, tmp_path, command, "--llm", "recorded", "--llm-until", "1",
+            OPENAI_BASE_URL=live_url, OPENAI_API_KEY="the-users-key",
+        )  # fmt: skip
+    finally:
+        live.shutdown()
+    assert _statuses(doc) == ["PASSED"] * len(SHAPES), doc["_output"]
+    # every case's later calls reached the live model
+    assert len(live.model.requests) == 1 + 1 + 2  # tool_error, parallel, multi_round
+    for case in doc["cases"]:
+        llm = case["repetitions"][0]["replay"]["llm"]
+        assert llm["fork_round"] == 1 and llm["answered"] == 1, llm

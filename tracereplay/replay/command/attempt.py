@@ -57,8 +57,7 @@ from tracereplay.sdk import attributes as A
 
 
 def otlp_env(url: str) -> dict[str, str]:
-    """The variables that point an OpenTelemetry SDK's OTLP/HTTP exporter at ``url``; metrics
-    are off unless the command's environment says otherwise (the eval drops them anyway)."""
+    """The variables that point an OpenTelemetry SDK's OTLP/HTTP exporter at ``url``."""
     url = url.rstrip("/")
     return {
         "OTEL_EXPORTER_OTLP_ENDPOINT": url,
@@ -69,6 +68,22 @@ def otlp_env(url: str) -> dict[str, str]:
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf",
         "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "http/protobuf",
     }
+
+
+#: the variable of each API's base URL the usual SDKs read (``server.base_url_env``'s)
+_BASE_URLS = {
+    "chat": "OPENAI_BASE_URL",
+    "responses": "OPENAI_BASE_URL",
+    "anthropic": "ANTHROPIC_BASE_URL",
+    "gemini": "GOOGLE_GEMINI_BASE_URL",
+    "cohere": "CO_API_URL",
+}
+
+
+def upstream_of(environ: Mapping[str, str]) -> dict[str, str]:
+    """Where the calls past an ``--llm-until`` fork go: the base URLs the command's environment
+    had before the eval pointed them at the server (else each API's own)."""
+    return {api: environ[name] for api, name in _BASE_URLS.items() if environ.get(name)}
 
 
 @dataclass
@@ -100,7 +115,11 @@ class CommandReplayer:
         source = self.source_runs.get(case.source_run_id) if case.source_run_id else None
         received, served = Received(), ServedCalls()
         server = LlmServer(
-            match=self.llm_match, until=self.llm_until, telemetry=received.handle, on_answer=served
+            match=self.llm_match,
+            until=self.llm_until,
+            upstream=upstream_of(os.environ),
+            telemetry=received.handle,
+            on_answer=served,
         )
         start_ns = time.time_ns()
         with server:
@@ -151,11 +170,19 @@ class CommandReplayer:
         )
 
     def _env(self, server: LlmServer) -> dict[str, str]:
+        """The command's environment: this process's, its exporter pointed at the server (no
+        metrics unless it asks), and with ``--llm recorded`` its LLM clients too. The API keys
+        the environment has are kept (the calls past an ``--llm-until`` fork are sent upstream
+        with them); placeholders stand in for the missing ones."""
         env = dict(os.environ)
         env.setdefault("OTEL_METRICS_EXPORTER", "none")
         env.update(otlp_env(server.url))
         if self.llm == "recorded":
-            env.update(server.env())
+            for name, value in server.env().items():
+                if name.endswith("_KEY"):
+                    env.setdefault(name, value)
+                else:
+                    env[name] = value
         return env
 
     def _judge(
