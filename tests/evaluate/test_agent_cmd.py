@@ -302,11 +302,8 @@ def test_failing_command_is_failed_with_its_stderr_tail(recorded_db: Path, tmp_p
     (case,) = doc["cases"]
     assert case["status"] == "FAILED"
     reason = case["reason"]
-    assert (
-        "exited with status 3: Traceback (most recent call last):; ValueError: the agent broke"
-        in reason
-    )
-    assert "File" not in reason
+    assert "the agent command exited with status 3: ValueError: the agent broke" in reason
+    assert "File" not in reason and "Traceback" not in reason
 
 
 def test_command_past_timeout_is_an_error(recorded_db: Path, tmp_path: Path) -> None:
@@ -427,3 +424,24 @@ def test_a_fork_sends_the_later_calls_to_the_commands_own_model(tmp_path: Path) 
     for case in doc["cases"]:
         llm = case["repetitions"][0]["replay"]["llm"]
         assert llm["fork_round"] == 1 and llm["answered"] == 1, llm
+
+
+def test_the_stderr_tail_is_the_message_not_the_traceback() -> None:
+    """Node's uncaught error and Python's traceback give their message, no frame."""
+    from tracereplay.replay.command.process import Finished
+
+    node = (
+        "file:///app/agent.mjs:42\n    if (!(city in WEATHER)) throw new Error(`unknown city`);\n"
+        "                                  ^\n\nError: unknown city: Atlantis\n"
+        "    at Object.execute (file:///app/agent.mjs:42:35)\n    at async run (node:x:1:1)\n\n"
+        "Node.js v20.20.2\n"
+    )
+    python = (
+        'Traceback (most recent call last):\n  File "agent.py", line 3, in <module>\n'
+        "    main()\nValueError: unknown city: Atlantis\n"
+    )
+    tail = Finished(1, "", node, 1.0).stderr_tail()
+    assert tail == "Error: unknown city: Atlantis"
+    tail = Finished(1, "", python, 1.0).stderr_tail()
+    assert tail == "ValueError: unknown city: Atlantis"
+    assert Finished(1, "", "x" * 1000, 1.0).stderr_tail() == "..." + "x" * 300

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -24,6 +25,9 @@ QUERY_FIELD = "{query}"
 QUERY_ENV = "TRACEREPLAY_QUERY"
 #: how much of standard error a failure's reason keeps
 TAIL_CHARS = 300
+
+#: lines of a traceback that are not its message
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|Node\.js v\d|\S+:\d+$")
 
 _running: set[int] = set()
 _lock = threading.Lock()
@@ -55,12 +59,13 @@ class Finished:
         return self.returncode == 0 and not self.timed_out
 
     def stderr_tail(self) -> str:
-        """The last lines of standard error that are not stack frames (indented lines, Node's
-        version line): the exception's message, not the traceback."""
+        """The last lines of standard error that are not a traceback's (indented frames and
+        source lines, Python's ``Traceback ...`` header, Node's ``file:line`` of the throw and
+        its version line): the exception's message."""
         lines = [
             line.strip()
             for line in self.stderr.splitlines()
-            if line.strip() and not line[:1].isspace() and not line.startswith("Node.js v")
+            if line.strip() and not line[:1].isspace() and not _TRACEBACK.match(line)
         ]
         tail = "; ".join(lines[-2:])
         return tail if len(tail) <= TAIL_CHARS else "..." + tail[-TAIL_CHARS:]
