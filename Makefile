@@ -10,6 +10,9 @@ FRAMEWORKS      := pydantic_ai openai_agents langgraph strands google_adk crewai
 FRAMEWORK_DIR   := tests/fixtures/frameworks
 FRAMEWORK_VENVS := .venvs
 FRAMEWORK_STAMPS := $(foreach fw,$(FRAMEWORKS),$(FRAMEWORK_VENVS)/$(fw)/.installed-stamp)
+# the Node fixtures (TypeScript agents replayed with --agent-cmd): node_modules from package-lock.json
+NODE_FRAMEWORKS := vercel_ai
+NODE_STAMPS     := $(foreach fw,$(NODE_FRAMEWORKS),$(FRAMEWORK_DIR)/$(fw)/node_modules/.installed-stamp)
 
 .PHONY: demo test test-latest install lint format bench clean frameworks dist
 
@@ -27,7 +30,7 @@ install: $(STAMP)
 # the framework venvs the framework replay tests run their agents in (.venvs/<fw>): the
 # fixture's pinned requirements plus tracereplay itself (editable, under the same constraints);
 # rebuilt only when its requirements, constraints or pyproject.toml change
-frameworks: $(FRAMEWORK_STAMPS)
+frameworks: $(FRAMEWORK_STAMPS) $(NODE_STAMPS)
 
 $(FRAMEWORK_VENVS)/%/.installed-stamp: $(FRAMEWORK_DIR)/%/requirements.txt $(FRAMEWORK_DIR)/%/constraints.txt pyproject.toml
 	test -x $(FRAMEWORK_VENVS)/$*/bin/python || $(PYTHON) -m venv $(FRAMEWORK_VENVS)/$*
@@ -35,6 +38,12 @@ $(FRAMEWORK_VENVS)/%/.installed-stamp: $(FRAMEWORK_DIR)/%/requirements.txt $(FRA
 	$(FRAMEWORK_VENVS)/$*/bin/python -m pip install -q -r $(FRAMEWORK_DIR)/$*/requirements.txt -c $(FRAMEWORK_DIR)/$*/constraints.txt
 	$(FRAMEWORK_VENVS)/$*/bin/python -m pip install -q -e . -c $(FRAMEWORK_DIR)/$*/constraints.txt
 	touch $@
+
+# a Node fixture's node_modules: exactly its package-lock.json (npm ci), once; without node (and
+# no way to install it: ensure_node.sh) nothing is built and its tests skip with the reason
+$(FRAMEWORK_DIR)/%/node_modules/.installed-stamp: $(FRAMEWORK_DIR)/%/package-lock.json $(FRAMEWORK_DIR)/%/package.json
+	sh $(FRAMEWORK_DIR)/ensure_node.sh
+	if command -v npm >/dev/null 2>&1; then cd $(FRAMEWORK_DIR)/$* && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed-stamp; fi
 
 # the framework venvs are independent: built three at a time (mostly downloads and unpacking);
 # the tests run in four pytest-xdist workers on the two cores (many tests wait on a server, an
@@ -84,4 +93,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py
 
 clean:
-	rm -rf $(VENV) $(FRAMEWORK_VENVS) .venvs-latest .latest $(DEMO) dist build .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(FRAMEWORK_VENVS) .venvs-latest .latest $(DEMO) dist build .pytest_cache .ruff_cache $(FRAMEWORK_DIR)/*/node_modules

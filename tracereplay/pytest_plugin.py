@@ -58,6 +58,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "without it the recorded runs are scored",
     )
     group.addoption(
+        "--tracereplay-agent-cmd",
+        dest="tracereplay_agent_cmd",
+        metavar="COMMAND",
+        help="replay each case with this command, in any language (as `tracereplay eval "
+        "--agent-cmd`)",
+    )
+    group.addoption(
         "--tracereplay-llm",
         dest="tracereplay_llm",
         choices=("live", "recorded"),
@@ -114,6 +121,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("tracereplay_suite", "suites whose cases are collected", type="args")
     parser.addini("tracereplay_agent", "the agent to replay (MODULE:ATTR)")
+    parser.addini("tracereplay_agent_cmd", "the agent command to replay (any language)")
     parser.addini("tracereplay_llm", "live or recorded")
     parser.addini("tracereplay_db", "the store (relative to the ini file)")
     parser.addini("tracereplay_label", "a note stored with each eval run")
@@ -132,6 +140,9 @@ class _Session:
         opt = config.option
         self.suites: list[str] = list(opt.tracereplay_suites or config.getini("tracereplay_suite"))
         self.agent: str | None = opt.tracereplay_agent or config.getini("tracereplay_agent") or None
+        self.agent_cmd: str | None = (
+            opt.tracereplay_agent_cmd or config.getini("tracereplay_agent_cmd") or None
+        )
         self.llm: str = opt.tracereplay_llm or config.getini("tracereplay_llm") or "live"
         self.llm_until = _llm_until(
             opt.tracereplay_llm_until, config.getini("tracereplay_llm_until")
@@ -191,6 +202,7 @@ class _Session:
         try:
             check_options(
                 agent=self.agent,
+                agent_cmd=self.agent_cmd,
                 llm=self.llm,
                 llm_until=self.llm_until,
                 live_tools=self.live_tools,
@@ -215,12 +227,14 @@ class _Session:
         from tracereplay.scoring.runner import RunnerOptions
 
         fail_fast = self.config.option.maxfail == 1  # -x
+        replays = bool(self.agent or self.agent_cmd)
         values: dict[str, Any] = {
             "agent": self.agent,
+            "agent_cmd": self.agent_cmd,
             "tool_match": self.tool_match,
-            "llm": self.llm if self.agent else "live",
-            "llm_until": self.llm_until if self.agent else None,
-            "live_tools": self.live_tools and bool(self.agent),
+            "llm": self.llm if replays else "live",
+            "llm_until": self.llm_until if replays else None,
+            "live_tools": self.live_tools and replays,
             "label": self.label,
             "case_ids": case_ids,
             "eval_run": self.eval_run_id(suite),
@@ -547,7 +561,7 @@ def tracereplay_eval(request: pytest.FixtureRequest) -> Callable[..., CaseReport
         suite = found.name
         changes: dict[str, Any] = {"in_process": True}
         if agent is not None:
-            changes["agent"] = agent
+            changes["agent"], changes["agent_cmd"] = agent, None
         if llm is not None:
             changes["llm"] = llm
         outcome = _evaluate(state.settings(suite, (case.id,), **changes))

@@ -60,6 +60,25 @@ def framework_bin(framework: str, tool: str = "tracereplay") -> Path:
     return path
 
 
+def node_modules(fixture: Path) -> None:
+    """``node_modules`` of a Node fixture, as ``make frameworks`` builds it (``npm ci``, once,
+    stamped); skips the test only when node or npm is missing."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("node and npm are not installed (make test installs them where it can)")
+    stamp = fixture / "node_modules" / ".installed-stamp"
+    with open(fixture / ".npm-ci.lock", "w") as lock:  # another worker may be installing it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not stamp.exists():
+            subprocess.run(
+                ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=fixture,
+                check=True,
+                capture_output=True,
+                timeout=600,
+            )
+            stamp.touch()
+
+
 def main_cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``tracereplay --db DB ARGS`` of the main venv (no framework needed)."""
     return _run([sys.executable, "-m", "tracereplay", "--db", str(db), *args])

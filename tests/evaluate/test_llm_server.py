@@ -282,3 +282,34 @@ def test_the_responses_api_and_gemini_are_answered_too(
     assert '"functionCall"' in streamed.text
     report = httpx.get(server.url + "/tracereplay/report").json()["report"]
     assert report["errors"] == [] and report["drift"] == [] and report["answered"] == 1
+
+
+def test_otlp_requests_go_to_telemetry_chunked_or_not(cases: list[ServedCase]) -> None:
+    """An agent command's exporter posts here too (``telemetry``): a protobuf body with a
+    length, and one sent chunked (OpenTelemetry JS's exporter), reach it whole; every
+    answered LLM request is handed to ``on_answer`` with what answered it."""
+    got: list[tuple[str, str, bytes]] = []
+    answered: list[tuple[str, bool, int]] = []
+
+    def telemetry(path: str, ctype: str, body: bytes) -> tuple[int, bytes, dict[str, str]]:
+        got.append((path, ctype, body))
+        return 200, b"", {"content-type": "application/x-protobuf"}
+
+    def on_answer(where: Any, body: Any, call: Any, status: int, live: bool) -> None:
+        answered.append((where.api, call is not None, status))
+
+    case = _case_of(cases, QUERIES[0])
+    with LlmServer(telemetry=telemetry, on_answer=on_answer) as srv:
+        srv.serve(case)
+        headers = {"content-type": "application/x-protobuf"}
+        plain = httpx.post(f"{srv.url}/v1/traces", content=b"\x0a\x00", headers=headers)
+        chunked = httpx.post(
+            f"{srv.url}/v1/logs", content=iter([b"ab", b"", b"cde"]), headers=headers
+        )
+        _client(srv).chat.completions.create(**_first_request(QUERIES[0]))
+    assert plain.status_code == chunked.status_code == 200
+    assert got == [
+        ("/v1/traces", "application/x-protobuf", b"\x0a\x00"),
+        ("/v1/logs", "application/x-protobuf", b"abcde"),
+    ]
+    assert answered == [("chat", True, 200)]

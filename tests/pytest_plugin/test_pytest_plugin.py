@@ -363,3 +363,40 @@ def test_gates_decide_the_session_exit_status(project: Path) -> None:
     bad = pytest_in(project, *REPLAY, "--tracereplay-fail-under", "120")
     assert bad.returncode == 4, bad.stdout + bad.stderr
     assert "--tracereplay-fail-under must be a pass rate in percent, 0 to 100" in bad.stderr
+
+
+#: the sample agent as a command of its own (its tracereplay SDK sends OTLP where the eval says)
+AGENT_COMMAND = """
+import sys
+
+import tracereplay
+from my_agent import answer
+
+tracereplay.configure(service_name="weather")  # OTEL_EXPORTER_OTLP_*: the eval's receiver
+query = sys.stdin.read()
+with tracereplay.agent_run("weather_agent", query=query) as run:
+    text = answer(query)
+    run.set_response(text)
+tracereplay.flush()
+print(text)
+"""
+
+
+def test_an_agent_command_replays_each_case(project: Path) -> None:
+    """``--tracereplay-agent-cmd``: each case replayed by a command (its tools run live)."""
+    (project / "agent_command.py").write_text(textwrap.dedent(AGENT_COMMAND))
+    command = f"{sys.executable} agent_command.py"
+    try:
+        done = pytest_in(project, *REPLAY, "--tracereplay-agent-cmd", command, "-q")
+        both = pytest_in(project, *REPLAY, *AGENT_OPT, "--tracereplay-agent-cmd", command)
+    finally:
+        (project / "agent_command.py").unlink()
+        marks = (project / "marks.txt").read_text().split()
+        (project / "marks.txt").write_text("")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+    assert sorted(marks) == ["Oslo", "Paris", "Rome"]  # a command's tools run as it runs them
+    last = _eval_runs(project)[-1]
+    assert (last["mode"], last["passed"]) == ("replay", 3)
+    assert both.returncode == 4  # pytest's usage error
+    assert "--tracereplay-agent-cmd and --tracereplay-agent are mutually exclusive" in both.stderr

@@ -40,12 +40,13 @@ def eval_command(
     agent: Annotated[
         Optional[str],
         options.agent(
-            "Call this agent (module:callable, imported from the current directory "
-            "or PYTHONPATH) for every case, its @tracereplay.tool calls answered from the "
-            "recording. Without it, recorded mode scores each case's source run as recorded.",
+            "Call this agent (module:callable, from the current directory or "
+            "PYTHONPATH) for every case, its @tracereplay.tool calls answered from the "
+            "recording (else: recorded mode).",
             panel=_REPLAY,
         ),
     ] = None,
+    agent_cmd: Annotated[Optional[str], options.agent_cmd(panel=_REPLAY)] = None,
     agent_call: Annotated[Optional[str], options.agent_call(panel=_REPLAY)] = None,
     tool_match: Annotated[Optional[ToolMatchOption], options.tool_match(panel=_REPLAY)] = None,
     live_tools: Annotated[bool, options.live_tools(panel=_REPLAY)] = False,
@@ -218,6 +219,7 @@ def eval_command(
     fail_under, max_regressions = check_gates(fail_under, max_regressions)
     check_options(
         agent=agent,
+        agent_cmd=agent_cmd,
         agent_call=agent_call,
         tool_match=tool_match,
         live_tools=live_tools,
@@ -251,6 +253,7 @@ def eval_command(
         suite,
         db_path(),
         agent=agent,
+        agent_cmd=agent_cmd,
         agent_call=agent_call,
         tool_match=tool_match,
         live_tools=live_tools,

@@ -39,6 +39,16 @@ def agent(help: str, panel: str | None = None, metavar: str | None = None) -> An
     return _option("--agent", panel=panel, metavar=metavar, help=help)
 
 
+def agent_cmd(panel: str | None = None, help: str | None = None) -> Any:
+    """``--agent-cmd COMMAND``: the agent is a command, in any language."""
+    return _option(
+        "--agent-cmd",
+        panel=panel,
+        metavar="COMMAND",
+        help=help or "Replay this command instead (any language).",
+    )
+
+
 def agent_call(panel: str | None = None) -> Any:
     """``--agent-call NAME``: the agent object's entry point."""
     return _option(

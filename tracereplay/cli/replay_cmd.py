@@ -22,6 +22,7 @@ from tracereplay.cli.eval_view import (
     results_table,
 )
 from tracereplay.cli.options import LlmMatchOption, LlmOption, ToolMatchOption
+from tracereplay.errors import BadParameterError
 from tracereplay.evaluate.formats.json import write_json
 
 #: the suite a replayed run's case is stored in: ``replay:`` and the run's agent name
@@ -39,11 +40,14 @@ def replay(
         typer.Argument(metavar="RUN_ID", help="A run id or a unique prefix of one."),
     ],
     agent: Annotated[
-        str,
+        Optional[str],
         options.agent(
             "The agent to replay the run with (as for eval --agent).", metavar="MODULE:ATTR"
         ),
-    ],
+    ] = None,
+    agent_cmd: Annotated[
+        Optional[str], options.agent_cmd(help="Or a command, any language (as eval --agent-cmd).")
+    ] = None,
     agent_call: Annotated[Optional[str], options.agent_call()] = None,
     llm: Annotated[
         Optional[LlmOption],
@@ -92,11 +96,17 @@ def replay(
 
       tracereplay replay 3f2a --agent my_agent:run --llm recorded
       tracereplay replay 3f2a --agent my_agent:run_v2 --llm recorded --llm-until 2
+      tracereplay replay 3f2a --agent-cmd "node agent.mjs" --llm recorded
     """
     from tracereplay.evaluate.settings import check_options, eval_settings
 
+    if agent is None and agent_cmd is None:
+        raise BadParameterError(
+            "replay needs the agent: --agent MODULE:ATTR or --agent-cmd COMMAND"
+        )
     check_options(
         agent=agent,
+        agent_cmd=agent_cmd,
         agent_call=agent_call,
         tool_match=tool_match,
         live_tools=live_tools,
@@ -120,6 +130,7 @@ def replay(
         suite,
         db_path(),
         agent=agent,
+        agent_cmd=agent_cmd,
         agent_call=agent_call,
         tool_match=tool_match,
         live_tools=live_tools,

@@ -26,15 +26,16 @@ from tracereplay.spans import LogRecord, Span
 def llm_info(span: Span, convention: str, logs: Sequence[LogRecord] = ()) -> LlmInfo:
     """The LLM call recorded by ``span``."""
     if convention == OPENINFERENCE:
-        return openinference.llm_info(span)
-    if convention == AI_SDK:
-        return ai_sdk.llm_info(span)
-    info = openllmetry.llm_info(span, logs)  # GenAI form first, then the indexed form
-    if convention == LOGFIRE:
-        return logfire.fill_llm_info(span, info)
+        info = openinference.llm_info(span)
+    elif convention == AI_SDK:
+        info = ai_sdk.llm_info(span)
+    else:
+        info = openllmetry.llm_info(span, logs)  # GenAI form first, then the indexed form
+        if convention == LOGFIRE:
+            info = logfire.fill_llm_info(span, info)
     source = span.attributes.get(LLM_SOURCE)
-    if source is not None:  # a replay's own span of the call (``replay.llm.noted_calls``)
-        info.source = as_name(source)
+    if source is not None:  # a replay's own span of the call (``replay.llm.noted_calls``), or
+        info.source = as_name(source)  # an agent command's, marked (``replay.command.trace``)
     return info
 
 

@@ -39,7 +39,7 @@ from tracereplay.evaluate.results_store import (
     load_case_runs,
     update_eval_run,
 )
-from tracereplay.evaluate.settings import EvalSettings, with_suite_defaults
+from tracereplay.evaluate.settings import EvalSettings, command_argv, with_suite_defaults
 from tracereplay.evaluate.sharing import shard_cases
 from tracereplay.evaluate.sources import source_service
 from tracereplay.gcpause import gc_paused
@@ -279,8 +279,8 @@ def _evaluate(
     progress = progress or ProgressHooks()
     if settings.check_modules:
         load_check_modules(settings.check_modules)
-    replay = settings.agent is not None
-    in_process = replay and processes is None
+    replay = settings.replays
+    in_process = settings.agent is not None and processes is None
     agent = None
     if settings.agent and in_process:  # the agent's process is this one: its side is imported
         from tracereplay.replay.workers.agent_child import load_replayed_agent
@@ -370,7 +370,9 @@ def _evaluate(
             service_name=source_service(sources.values()),
         )
         inputs = _case_inputs(sources, sub_runs, encodings, llm_calls)
-        if processes is not None:
+        if settings.agent_cmd is not None:
+            attempt = _command_attempts(settings, plan, sources, sub_runs, llm_calls)
+        elif processes is not None:
             processes.start(plan, inputs)  # run by processes.run, from this thread
         else:
             from tracereplay.replay.workers.agent_child import in_process_attempts, trace_replays
@@ -393,6 +395,8 @@ def _evaluate(
             # would only contend
             waits = replay or _checks_may_wait(runnable, suite)
             run_options = options if waits else replace(options, concurrency=1)
+            if settings.agent_cmd is not None:  # the command's own timeout ends it (and its group)
+                run_options = replace(run_options, timeout_s=None)
             jobs = expand_jobs(runnable, options.repeat)
             if processes is not None:  # from this thread: each case is a message, no thread
                 report = processes.run(jobs, options, on_result)
@@ -459,6 +463,35 @@ def _case_inputs(
     return inputs
 
 
+def _command_attempts(
+    settings: EvalSettings,
+    plan: ReplayPlan,
+    sources: Mapping[str, Run],
+    sub_runs: Mapping[str, Sequence[Run]],
+    llm_calls: Mapping[str, Sequence[RecordedCall]],
+) -> Callable[[Job], CaseRun]:
+    """``--agent-cmd``: each attempt runs the command (``replay/command/``), in the runner's
+    threads (the command is a process of its own: no agent process is needed)."""
+    from tracereplay.replay.command.attempt import CommandReplayer
+
+    assert settings.agent_cmd is not None
+    replayer = CommandReplayer(
+        argv=command_argv(settings.agent_cmd),
+        suite=plan.suite,
+        eval_run_id=plan.eval_run_id,
+        db=settings.db,
+        source_runs=sources,
+        sub_runs=sub_runs,
+        timeout_s=plan.timeout_s,
+        llm=plan.llm,
+        llm_match=plan.llm_match,
+        llm_until=plan.llm_until,
+        llm_calls=llm_calls,
+        service_name=plan.service_name or "",
+    )
+    return replayer.attempt
+
+
 def _nothing_to_evaluate(settings: EvalSettings, suite: EvalSuite) -> EmptySelectionError:
     what = (
         "no case matches the --tag / --case selection"
@@ -488,7 +521,7 @@ def _new_record(settings: EvalSettings, suite: EvalSuite, git: GitState | None) 
         suite_id=suite.id,
         suite_name=suite.name,
         mode=settings.mode,  # type: ignore[arg-type]
-        agent=settings.agent,
+        agent=settings.agent or settings.agent_cmd,
         label=settings.label,
         started_at=datetime.now(UTC),
         git_commit=git.commit if git else None,

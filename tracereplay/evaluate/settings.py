@@ -10,6 +10,7 @@ no store and no replay code: the CLI checks its options before the evaluator loa
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -37,6 +38,9 @@ class EvalSettings:
     agent: str | None = None
     #: ``--agent-call NAME``: the entry point of an agent object to run it through
     agent_call: str | None = None
+    #: ``--agent-cmd "node agent.mjs"``: the agent is a command run per case, in any language
+    #: (``replay/command/``), instead of a Python callable
+    agent_cmd: str | None = None
     tool_match: ToolMatch = "strict"
     live_tools: bool = False
     runner: RunnerOptions = field(default_factory=RunnerOptions)
@@ -72,14 +76,20 @@ class EvalSettings:
         return self.fail_under is not None or self.max_regressions is not None
 
     @property
+    def replays(self) -> bool:
+        """Whether cases are replayed (``--agent`` or ``--agent-cmd``), not scored as recorded."""
+        return bool(self.agent or self.agent_cmd)
+
+    @property
     def mode(self) -> str:
-        return "replay" if self.agent else "recorded"
+        return "replay" if self.replays else "recorded"
 
     def options(self) -> dict[str, Any]:
         """What is stored in ``eval_runs.options``."""
         r = self.runner
         return {
             "tool_match": self.tool_match if self.agent else None,
+            **({"agent_cmd": self.agent_cmd} if self.agent_cmd else {}),
             "live_tools": self.live_tools,
             "concurrency": r.concurrency,
             "timeout_s": r.timeout_s,
@@ -96,7 +106,7 @@ class EvalSettings:
                     "in_process": self.in_process,
                     **({"llm_until": self.llm_until} if self.llm_until is not None else {}),
                 }
-                if self.agent
+                if self.replays
                 else {}
             ),
         }
@@ -119,6 +129,7 @@ def check_options(
     llm_until: int | None = None,
     prefix: str = "--",
     agent_required: bool = True,
+    agent_cmd: str | None = None,
 ) -> None:
     """Refuse options that cannot apply (``BadParameterError``, a usage error: exit 2).
 
@@ -127,6 +138,18 @@ def check_options(
     the replay options without an agent are an error; the plugin ignores them instead (its
     ini file may set them for sessions run with and without an agent)."""
     p = prefix
+    if agent_cmd is not None:
+        if agent is not None:
+            raise BadParameterError(
+                f"{p}agent-cmd and {p}agent are mutually exclusive: give one agent"
+            )
+        if agent_call is not None or tool_match is not None or in_process:
+            raise BadParameterError(
+                f"{p}agent-call, {p}tool-match and {p}in-process apply to {p}agent: a command's "
+                "tools run as it runs them"
+            )
+        command_argv(agent_cmd, f"{p}agent-cmd")
+        agent = agent_cmd  # the replay options below apply to it as to --agent
     if agent is None and agent_required:
         if tool_match is not None or live_tools or in_process:
             raise BadParameterError(
@@ -141,6 +164,18 @@ def check_options(
         raise BadParameterError(f"{p}llm-match applies to {p}llm recorded")
     if llm_until is not None and not recorded:
         raise BadParameterError(f"{p}llm-until applies to {p}llm recorded")
+
+
+def command_argv(command: str, option: str = "--agent-cmd") -> list[str]:
+    """An agent command's argv, split as a POSIX shell would (``shlex``) but run without one;
+    empty, or quotes that do not close: ``BadParameterError``."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise BadParameterError(f"{option}: cannot split '{command}': {exc}") from None
+    if not argv:
+        raise BadParameterError(f"{option} is empty: give the command that runs the agent")
+    return argv
 
 
 def check_gates(
@@ -203,6 +238,7 @@ def eval_settings(
     *,
     agent: str | None = None,
     agent_call: str | None = None,
+    agent_cmd: str | None = None,
     tool_match: str | Enum | None = None,
     live_tools: bool = False,
     llm: str | Enum | None = None,
@@ -228,6 +264,7 @@ def eval_settings(
         db=db,
         agent=agent,
         agent_call=agent_call,
+        agent_cmd=agent_cmd,
         tool_match=_value(tool_match) or "strict",  # type: ignore[arg-type]
         live_tools=live_tools,
         runner=runner if runner is not None else RunnerOptions(),

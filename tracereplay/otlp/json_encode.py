@@ -1,5 +1,6 @@
 """Spans → an OTLP/JSON ``ExportTraceServiceRequest``: what ``decode_traces_json`` reads back as
-the same spans.
+the same spans; log records → an ``ExportLogsServiceRequest`` that ``decode_logs_json`` reads
+back as the same records.
 
 Written with orjson from tracereplay ``Span``s, not through protobuf's JSON mapping (which
 writes ids as base64, where OTLP/JSON wants hex). Consecutive spans of one resource and scope
@@ -14,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from tracereplay.spans import Span
+from tracereplay.spans import LogRecord, Span
 
 
 def any_value(value: Any) -> dict[str, Any]:
@@ -110,3 +111,41 @@ def encode_traces_json(spans: Sequence[Span]) -> bytes:
             entry["scopeSpans"].append({"scope": {"name": scope}, "spans": current})
         current.append(_span(s))
     return orjson.dumps({"resourceSpans": resource_spans})
+
+
+def _log(r: LogRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "timeUnixNano": r.time_ns,
+        "attributes": key_values(r.attributes),
+        "body": any_value(r.body),
+    }
+    if r.trace_id:
+        out["traceId"] = r.trace_id
+    if r.span_id:
+        out["spanId"] = r.span_id
+    if r.event_name:
+        out["eventName"] = r.event_name
+    if r.severity_text:
+        out["severityText"] = r.severity_text
+    return out
+
+
+def encode_logs_json(logs: Sequence[LogRecord]) -> bytes:
+    """``logs`` as one OTLP/JSON ``ExportLogsServiceRequest`` (UTF-8 bytes): consecutive records
+    of one service and scope share an entry, whose resource is that ``service.name``."""
+    resource_logs: list[dict[str, Any]] = []
+    key: tuple[str, str] | None = None
+    current: list[dict[str, Any]] = []
+    for r in logs:
+        if (r.service_name, r.scope_name) != key:
+            key = (r.service_name, r.scope_name)
+            current = []
+            resource = {"service.name": r.service_name} if r.service_name else {}
+            resource_logs.append(
+                {
+                    "resource": {"attributes": key_values(resource)},
+                    "scopeLogs": [{"scope": {"name": r.scope_name}, "logRecords": current}],
+                }
+            )
+        current.append(_log(r))
+    return orjson.dumps({"resourceLogs": resource_logs})

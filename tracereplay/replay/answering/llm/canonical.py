@@ -86,6 +86,9 @@ def _call(name: Any, arguments: Any) -> Line:
 #: a tool result wrapped by a framework in a one-key object (``{"error": ...}`` on the wire
 #: where the instrumentation recorded the bare text; Google ADK's ``{"result": ...}``)
 _WRAPPER_KEYS = frozenset({"result", "error", "output", "content", "return_value"})
+#: the Vercel AI SDK's tool output as its telemetry records it (``{"type": "text" | "error-text"
+#: | "json" | "error-json", "value": ...}``), where the provider's wire carries the bare value
+_AI_SDK_OUTPUTS = frozenset({"text", "error-text", "json", "error-json"})
 
 
 def _result(value: Any) -> Line:
@@ -98,6 +101,12 @@ def _result(value: Any) -> Line:
             value = json.loads(value.strip())
         except ValueError:
             pass
+    if (
+        isinstance(value, dict)
+        and set(value) == {"type", "value"}
+        and value["type"] in _AI_SDK_OUTPUTS
+    ):
+        value = value["value"]
     if isinstance(value, dict) and len(value) == 1:
         ((key, inner),) = value.items()
         if key in _WRAPPER_KEYS:

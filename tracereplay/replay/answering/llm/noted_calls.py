@@ -39,7 +39,7 @@ LIVE = "live"
 REFUSED = "refused"
 
 #: the GenAI provider name of each API's calls
-_PROVIDERS = {
+PROVIDERS = {
     "chat": "openai",
     "responses": "openai",
     "anthropic": "anthropic",
@@ -103,7 +103,7 @@ def start(where: Endpoint, body: Any, source: str) -> Span | None:
         model = _model(where, body)
         attrs: dict[str, Any] = {
             A.OPERATION_NAME: A.OP_CHAT,
-            A.PROVIDER_NAME: _PROVIDERS.get(where.api, where.api),
+            A.PROVIDER_NAME: PROVIDERS.get(where.api, where.api),
             A.REQUEST_MODEL: model,
             semconv.LLM_SOURCE: source,
         }

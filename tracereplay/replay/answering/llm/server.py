@@ -18,6 +18,12 @@ while none is selected gets a 409 in the API's error shape. A control API under
 - ``POST /tracereplay/case/{id-or-seq}``: select one (again: start it over); its id, seq, query;
 - ``GET /tracereplay/report``: the current case's LLM report (drift, errors, unused calls).
 
+For an agent command (``eval --agent-cmd``, ``replay/command/``) the same server is its OTLP/HTTP
+endpoint too: ``telemetry`` given, a POST to ``/v1/traces``, ``/v1/logs`` or ``/v1/metrics`` is
+handed to it (the agent's exporter points here), and ``on_answer`` sees every LLM request the
+server answered with what answered it (the command's replay run when it sends no telemetry).
+Bodies may come chunked (the OpenTelemetry JS exporter sends no ``Content-Length``).
+
 ``base_url_env(url)`` gives the variables the usual SDKs read to reach it.
 """
 
@@ -28,7 +34,7 @@ import socket
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
@@ -53,6 +59,13 @@ DEFAULT_UPSTREAM: dict[str, str] = {
     "cohere": "https://api.cohere.com",
 }
 CONTROL = "/tracereplay/"
+#: the OTLP/HTTP paths handed to ``telemetry`` when it is given
+OTLP_PATHS = frozenset({"/v1/traces", "/v1/logs", "/v1/metrics"})
+
+#: ``telemetry(path, content_type, body)``: an OTLP/HTTP request, answered (status, body, headers)
+Telemetry = Callable[[str, str, bytes], tuple[int, bytes, dict[str, str]]]
+#: ``on_answer(endpoint, body, recorded_call, status, live)``: an LLM request answered
+OnAnswer = Callable[[Endpoint, Any, RecordedCall | None, int, bool], None]
 #: request headers not forwarded upstream (hop-by-hop, or set again for the new connection)
 _DROPPED = {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
 
@@ -155,8 +168,12 @@ class LlmServer:
         match: LlmMatch = "order",
         until: int | None = None,
         upstream: Mapping[str, str] | None = None,
+        telemetry: Telemetry | None = None,
+        on_answer: OnAnswer | None = None,
     ) -> None:
         self.cases = list(cases)
+        self.telemetry = telemetry
+        self.on_answer = on_answer
         self.match: LlmMatch = match
         self.until = until
         self.upstream = {**DEFAULT_UPSTREAM, **(upstream or {})}
@@ -233,6 +250,9 @@ class LlmServer:
         """(status, body, headers) for one request."""
         if path.startswith(CONTROL):
             return self._control(method, path)
+        if self.telemetry is not None and method == "POST" and path.split("?")[0] in OTLP_PATHS:
+            ctype = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+            return self.telemetry(path.split("?")[0], ctype, content)
         where = endpoint(method, path)
         if where is None:
             return _text(404, f"tracereplay llm-server: no LLM API at {method} {path}")
@@ -248,11 +268,17 @@ class LlmServer:
         except orjson.JSONDecodeError:
             body = None
         if llm.until is not None and llm.goes_live(where, body):
-            return self._forward(where, method, path, headers, content)
+            reply = self._forward(where, method, path, headers, content)
+            if self.on_answer is not None:
+                self.on_answer(where, body, None, reply[0], True)
+            return reply
+        call = None
         if not isinstance(body, dict):
             status, data, ctype = llm._fail(where, "an LLM request whose body is not a JSON object")
         else:
-            (status, data, ctype), _call = llm.answer_call(where, body)
+            (status, data, ctype), call = llm.answer_call(where, body)
+        if self.on_answer is not None:
+            self.on_answer(where, body, call, status, False)
         return status, data, reply_headers(where.api, status, ctype)
 
     def _forward(
@@ -320,6 +346,19 @@ def _error(where: Endpoint, status: int, message: str) -> tuple[int, bytes, dict
     )
 
 
+def _read_chunked(stream: Any) -> bytes:
+    """A ``Transfer-Encoding: chunked`` body, its chunks joined (trailers skipped)."""
+    parts: list[bytes] = []
+    while True:
+        size = int(stream.readline().split(b";", 1)[0].strip() or b"0", 16)
+        if size == 0:
+            while stream.readline() not in (b"\r\n", b"\n", b""):
+                pass  # trailer fields
+            return b"".join(parts)
+        parts.append(stream.read(size))
+        stream.readline()  # the CRLF after the chunk
+
+
 def _handler(server: LlmServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: every answer has its Content-Length
@@ -332,8 +371,11 @@ def _handler(server: LlmServer) -> type[BaseHTTPRequestHandler]:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def _handle(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            content = self.rfile.read(length) if length else b""
+            if "chunked" in self.headers.get("transfer-encoding", "").lower():
+                content = _read_chunked(self.rfile)
+            else:
+                length = int(self.headers.get("content-length") or 0)
+                content = self.rfile.read(length) if length else b""
             if self.headers.get("content-encoding", "").lower() == "gzip":
                 content = gzip.decompress(content)
             headers = {k: v for k, v in self.headers.items()}
