@@ -226,6 +226,9 @@ def test_python_agent_without_telemetry_gets_a_run(tmp_path: Path, fake_model: s
     )
     assert report["diverged_at"] == 2
     assert "2 tool call(s) ran for real: 1 result(s) as recorded, 1 differ" in doc["_output"]
+    # by the one verdict rule the case FAILED: its tool answered otherwise than recorded
+    assert multi["status"] == "FAILED", multi["reason"]
+    assert "tool result changed: get_weather(" in multi["reason"]
 
 
 def test_python_agent_sending_its_messages_as_log_events(
