@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sql_pipeline import FIXTURES, pipeline_store, tracereplay  # noqa: E402
@@ -48,3 +49,14 @@ def pipeline_copy(pipeline_db: Path, tmp_path: Path) -> Path:
 def pipeline_client(pipeline_db: Path) -> Iterator[TestClient]:
     with client_for(pipeline_db) as client:
         yield client
+
+
+@pytest.fixture
+def page(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A Playwright page in the system Chromium, 1360 x 900 unless the test module sets
+    ``VIEWPORT``; the browser is closed after the test."""
+    from headless_chromium import started_browser
+
+    viewport = getattr(request.module, "VIEWPORT", {"width": 1360, "height": 900})
+    with started_browser() as browser:
+        yield browser.new_context(viewport=viewport).new_page()

@@ -3,12 +3,11 @@ is rendered (nothing cut with an ellipsis), wrapped inside the page's width."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from calculator_store import calc_cli, calculator_store
-from headless_chromium import requires_chromium, requires_playwright, started_browser
+from headless_chromium import requires_chromium, requires_playwright
 from ui_helpers import ui_server
 
 try:
@@ -19,10 +18,8 @@ except ImportError:  # pragma: no cover - the test extra installs it
 pytestmark = [requires_chromium, requires_playwright, pytest.mark.slow]
 
 
-@pytest.fixture
-def page() -> Iterator[Page]:
-    with started_browser() as browser:
-        yield browser.new_context(viewport={"width": 1024, "height": 800}).new_page()
+#: the page the ``page`` fixture opens (tests/ui/conftest.py)
+VIEWPORT = {"width": 1024, "height": 800}
 
 
 def test_the_eval_and_diff_pages_show_every_reason_whole(tmp_path: Path, page: Page) -> None:

@@ -6,11 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from headless_chromium import requires_chromium, requires_playwright, started_browser
+from headless_chromium import requires_chromium, requires_playwright
 from offline_store import offline_store, scripted_server
 from ui_helpers import ui_server
 
@@ -24,12 +23,6 @@ except ImportError:  # pragma: no cover - the test extra installs it
 pytestmark = [requires_chromium, requires_playwright, pytest.mark.slow]
 
 AGENTS = Path(__file__).resolve().parents[1] / "evaluate" / "agents"
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    with started_browser() as browser:
-        yield browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
 
 
 def test_a_forked_replay_shows_its_rounds_and_what_answered_them(

@@ -6,12 +6,11 @@ eval run page's breadcrumb names it as its title does, and an empty response rea
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from calculator_store import calc_cli, calculator_store
-from headless_chromium import requires_chromium, requires_playwright, started_browser
+from headless_chromium import requires_chromium, requires_playwright
 from ui_helpers import ui_server
 
 try:
@@ -20,12 +19,6 @@ except ImportError:  # pragma: no cover - the test extra installs it
     pass
 
 pytestmark = [requires_chromium, requires_playwright, pytest.mark.slow]
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    with started_browser() as browser:
-        yield browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
 
 
 def _eval(cwd: Path, *args: str) -> None:

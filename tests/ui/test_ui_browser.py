@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from headless_chromium import requires_chromium, requires_playwright, started_browser
+from headless_chromium import requires_chromium, requires_playwright
 from sql_pipeline import tracereplay
 from ui_helpers import ui_server
 
@@ -34,12 +34,6 @@ def server(fresh_db: Path) -> Iterator[tuple[str, Path]]:
     """``tracereplay ui --port 0`` on a store of ingested runs; yields its URL and the store."""
     with ui_server(fresh_db) as url:
         yield url, fresh_db
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    with started_browser() as browser:
-        yield browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
 
 
 def _count(db: Path, sql: str) -> int:

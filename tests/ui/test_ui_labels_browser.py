@@ -5,11 +5,10 @@ promote the run and find its corrected answer as the case's expected output."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from headless_chromium import requires_chromium, requires_playwright, started_browser
+from headless_chromium import requires_chromium, requires_playwright
 from ui_helpers import ui_server
 
 from tracereplay.store import Store
@@ -20,12 +19,6 @@ except ImportError:  # pragma: no cover - the test extra installs it
     pass
 
 pytestmark = [requires_chromium, requires_playwright, pytest.mark.slow]
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    with started_browser() as browser:
-        yield browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
 
 
 def test_label_then_promote_in_the_browser(fresh_db: Path, page: Page) -> None:

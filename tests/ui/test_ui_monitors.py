@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from headless_chromium import requires_chromium, requires_playwright, started_browser
+from headless_chromium import requires_chromium, requires_playwright
 from sql_pipeline import tracereplay
 from ui_helpers import ui_server
 
@@ -36,12 +36,6 @@ def judged_db(fresh_db: Path, tmp_path: Path) -> Path:
 def server(judged_db: Path) -> Iterator[str]:
     with ui_server(judged_db) as url:
         yield url
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    with started_browser() as browser:
-        yield browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
 
 
 def _one(db: Path, sql: str) -> object:

@@ -4,12 +4,11 @@ conversation's turns, and the conversation page every turn with its tools and it
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conversation import SESSION, TURNS, turn_run_ids, write_conversation
-from headless_chromium import requires_chromium, requires_playwright, started_browser
+from headless_chromium import requires_chromium, requires_playwright
 from sql_pipeline import tracereplay
 from ui_helpers import client_for, ui_server
 
@@ -27,12 +26,6 @@ def conversation_db(fresh_db: Path, tmp_path: Path) -> Path:
     three-turn conversation."""
     tracereplay(fresh_db, "ingest", str(write_conversation(tmp_path / "conv.json")))
     return fresh_db
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    with started_browser() as browser:
-        yield browser.new_context(viewport={"width": 1360, "height": 900}).new_page()
 
 
 @requires_chromium
