@@ -268,6 +268,22 @@ def test_vercel_ai_agent_command_replays_offline(tmp_path: Path) -> None:
     _changed_prompt_caught(db, tmp_path, command)
 
 
+def test_vercel_ai_streaming_agent_replays_offline(tmp_path: Path) -> None:
+    """streamText against the recording served as server-sent events: the full stream read,
+    its tools run, the case PASSED as recorded."""
+    node_modules(VERCEL)
+    db = tmp_path / "store.duckdb"
+    _promote(db, VERCEL / "payloads" / "ai-sdk" / "streaming")
+    command = f"node --import {VERCEL / 'instrumentation.mjs'} {VERCEL / 'agent.mjs'} streaming"
+    doc, marks = _replay(db, tmp_path, command, "--llm", "recorded")
+    assert _statuses(doc) == ["PASSED"], doc["_output"]
+    [case] = doc["cases"]
+    report = case["repetitions"][0]["replay"]
+    assert report["llm"]["answered"] == report["llm"]["recorded"] > 0, report
+    assert report["tools_live"] == len(marks) == 2 and report["tool_result_drift"] == [], report
+    assert case["repetitions"][0]["response"]
+
+
 # ---------------------------------------------------------------------- the verdict rule
 @pytest.fixture
 def recorded_db(tmp_path: Path) -> Path:
