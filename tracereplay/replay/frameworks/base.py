@@ -164,7 +164,7 @@ class SharedPatch:
     user installs it, the last one removes it, and each replay's answer lives in a
     ``ContextVar`` the patched code reads (so concurrent cases never see each other's)."""
 
-    def __init__(self, install: Callable[[], None], uninstall: Callable[[], None]) -> None:
+    def __init__(self, install: Callable[..., None], uninstall: Callable[[], None]) -> None:
         self._install = install
         self._uninstall = uninstall
         self._lock = threading.Lock()
@@ -181,12 +181,13 @@ class SharedPatch:
                 var.reset(token)
 
     @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
+    def held(self, *args: Any) -> Iterator[None]:
         """The patch in place for the block (answering nothing by itself: an adapter that must
-        install it before an instrumentor wraps the same methods holds it from then on)."""
+        install it before an instrumentor wraps the same methods holds it from then on);
+        ``args`` go to the install when this user is the first."""
         with self._lock:
             if self._users == 0:
-                self._install()
+                self._install(*args)
             self._users += 1
         try:
             yield
@@ -330,26 +331,24 @@ class FrameworkAgent(abc.ABC):
 
 class SharedContext:
     """A process-wide context entered by the first user and exited by the last (replays of
-    several cases run at once; instrumentors and trace processors are process-wide)."""
+    several cases run at once; instrumentors and trace processors are process-wide): a
+    ``SharedPatch`` whose install enters the first user's context."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._users = 0
         self._stack: contextlib.ExitStack | None = None
+        self._patch = SharedPatch(self._enter, self._exit)
 
-    @contextlib.contextmanager
-    def use(self, factory: Callable[[], contextlib.AbstractContextManager[Any]]) -> Iterator[None]:
-        with self._lock:
-            if self._users == 0:
-                stack = contextlib.ExitStack()
-                stack.enter_context(factory())
-                self._stack = stack
-            self._users += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._users -= 1
-                if self._users == 0 and self._stack is not None:
-                    stack, self._stack = self._stack, None
-                    stack.close()
+    def _enter(self, factory: Callable[[], contextlib.AbstractContextManager[Any]]) -> None:
+        stack = contextlib.ExitStack()
+        stack.enter_context(factory())
+        self._stack = stack
+
+    def _exit(self) -> None:
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            stack.close()
+
+    def use(
+        self, factory: Callable[[], contextlib.AbstractContextManager[Any]]
+    ) -> contextlib.AbstractContextManager[None]:
+        return self._patch.held(factory)
