@@ -63,3 +63,13 @@ def test_an_agent_that_takes_no_history_is_said_to(db: Path, tmp_path: Path) -> 
     assert case["status"] == "FAILED"
     assert case["repetitions"][0]["replay"]["history"] == "not taken"
     assert "history of 4 message(s) not given: the agent takes none" in " ".join(output.split())
+
+
+def test_an_agent_command_is_said_to_get_the_question_alone(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "command.json"
+    command = f"{sys.executable} -c \"print('Which city do you mean?')\""
+    done = _cli(db, "eval", "chat", "--agent-cmd", command, "--json", str(out))
+    [case] = json.loads(out.read_text())["cases"]
+    assert case["repetitions"][0]["replay"]["history"] == "not taken"
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "history of 4 message(s) not given: the agent takes none" in said

@@ -149,6 +149,8 @@ class CommandReplayer:
         replay_run = _replay_run(trace, source)
         recorded = _recorded_tool_calls(source, self.sub_runs)
         report = ReplayReport(has_recording=source is not None)
+        if case.history:  # a command gets the question alone: said, as for any such agent
+            report = report.model_copy(update={"history": "not taken"})
         if llm is not None:
             report = report.model_copy(update={"llm": llm.report()})
         if replay_run is not None and source is not None:
