@@ -70,6 +70,9 @@ class CheckKind:
     validate: Callable[[dict[str, Any]], None] | None = None
     #: optional batch form (see ``checks/batch.py``): same options, same results, many rows
     batch: Callable[..., Any] | None = None
+    #: a conversation check: it judges a multi-turn case once, as a whole
+    #: (``CheckSubject.conversation()``), not each of its turns
+    conversation: bool = False
 
     def options_schema(self) -> dict[str, Any]:
         """JSON schema of the options (what a suite may put next to ``kind``)."""
@@ -137,8 +140,10 @@ def register_check(
     description: str | None = None,
     builtin: bool = False,
     validate: Callable[[dict[str, Any]], None] | None = None,
+    conversation: bool = False,
 ) -> CheckKind:
-    """Register ``func`` as check ``kind`` (what ``@check`` does).
+    """Register ``func`` as check ``kind`` (what ``@check`` does). ``conversation``: the check
+    judges a multi-turn case once as a whole (``CheckSubject.conversation()``), not per turn.
 
     ``validate(options)``, when given, runs once per spec after type validation and raises
     ``CheckError`` / ``ValueError`` for options that are well typed but unusable (a bad regex).
@@ -164,6 +169,7 @@ def register_check(
         option_fields=option_fields,
         pass_extra=extra,
         validate=validate,
+        conversation=conversation,
     )
     with _LOCK:
         old = _REGISTRY.get(kind)
@@ -187,12 +193,15 @@ def register_check(
 
 
 def builtin_check(
-    kind: str, *, validate: Callable[[dict[str, Any]], None] | None = None
+    kind: str,
+    *,
+    validate: Callable[[dict[str, Any]], None] | None = None,
+    conversation: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator used by tracereplay's own check modules."""
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        register_check(kind, func, builtin=True, validate=validate)
+        register_check(kind, func, builtin=True, validate=validate, conversation=conversation)
         return func
 
     return decorate

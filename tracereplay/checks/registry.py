@@ -55,6 +55,7 @@ __all__ = [
     "clear_prepared",
     "error_score",
     "get_check_kind",
+    "is_conversation_check",
     "list_check_kinds",
     "load_builtins",
     "prepare_check",
@@ -112,12 +113,19 @@ def register_check(
     return _register_kind(kind, func, description=description, builtin=builtin, validate=validate)
 
 
-def check(kind: str | Callable[..., Any] | None = None, *, description: str | None = None):
+def check(
+    kind: str | Callable[..., Any] | None = None,
+    *,
+    description: str | None = None,
+    conversation: bool = False,
+):
     """Decorator registering a check function: ``@check("kind")`` or bare ``@check``.
 
     The function receives a ``CheckSubject`` and its options as keyword arguments, e.g.
     ``def polite(subject, min_words: int = 3) -> bool``; it returns a ``Verdict``, a bool, a
     ``(bool, explanation)`` pair or a ``ScoreResult``, and raises ``CheckError`` if it cannot run.
+    ``conversation=True``: it judges a multi-turn case once, as a whole
+    (``subject.conversation()``), instead of each turn.
     """
     if callable(kind):
         func = kind
@@ -125,7 +133,9 @@ def check(kind: str | Callable[..., Any] | None = None, *, description: str | No
         return func
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        register_check(kind or func.__name__, func, description=description)
+        register_check(
+            kind or func.__name__, func, description=description, conversation=conversation
+        )
         return func
 
     return decorate
@@ -135,6 +145,15 @@ def get_check_kind(kind: str) -> CheckKind | None:
     """The registered check of that kind, or None."""
     load_builtins()
     return _REGISTRY.get(kind)
+
+
+def is_conversation_check(spec: CheckSpec) -> bool:
+    """Whether ``spec`` judges a multi-turn case as a whole (a conversation check) rather than
+    each turn: its kind says so, or it is an ``llmJudge`` given ``over: conversation``."""
+    entry = get_check_kind(spec.kind)
+    if entry is not None and entry.conversation:
+        return True
+    return spec.kind == "llmJudge" and (spec.model_extra or {}).get("over") == "conversation"
 
 
 def list_check_kinds() -> list[CheckKind]:

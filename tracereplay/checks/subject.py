@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tracereplay.models.evals import EvalCase
 from tracereplay.models.run import AgentResult, Run, ToolCallRecord
+
+
+@dataclass(slots=True)
+class TranscriptTurn:
+    """One turn of a conversation as a conversation check sees it: the user's question, what
+    the agent answered and the tools it called (the replay's, or the recording's in recorded
+    mode), and whether the turn ended in the agent failing."""
+
+    number: int
+    query: str
+    response: str
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    failed: bool = False
+    expected_output: str | None = None
 
 
 @dataclass(slots=True)
@@ -26,6 +40,25 @@ class CheckSubject:
     #: a replay: the source run's tool calls (what ``toolResultsMatch`` compares the replay's
     #: tool results with); None when the subject is no replay
     recorded_tool_calls: list[ToolCallRecord] | None = None
+    #: a multi-turn case judged as a whole: every turn, in order (``scoring/conversation.py``);
+    #: None for one turn, whose transcript is that turn alone (``conversation``)
+    transcript: list[TranscriptTurn] | None = None
+
+    def conversation(self) -> list[TranscriptTurn]:
+        """The turns a conversation check judges: the whole conversation of a multi-turn case,
+        else the one turn this subject is (a one-question case is a conversation of one)."""
+        if self.transcript is not None:
+            return self.transcript
+        return [
+            TranscriptTurn(
+                number=1,
+                query=self.case.query,
+                response=self.result.response,
+                tool_calls=list(self.result.tool_calls),
+                failed=self.result.status == "failed",
+                expected_output=self.case.expected_output,
+            )
+        ]
 
     @property
     def output(self) -> str:
