@@ -79,6 +79,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "recording (their tools too), later ones sent to the agent's model",
     )
     group.addoption(
+        "--tracereplay-history",
+        dest="tracereplay_history",
+        choices=("recorded", "replayed"),
+        help="with an agent: a multi-turn case's later turns get the recorded answers "
+        "(recorded, default) or the agent's own from this replay (replayed)",
+    )
+    group.addoption(
         "--tracereplay-live-tools",
         dest="tracereplay_live_tools",
         action="store_true",
@@ -126,6 +133,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("tracereplay_db", "the store (relative to the ini file)")
     parser.addini("tracereplay_label", "a note stored with each eval run")
     parser.addini("tracereplay_llm_until", "a fork at LLM call N (with tracereplay_llm recorded)")
+    parser.addini("tracereplay_history", "recorded (default) or replayed")
     parser.addini("tracereplay_live_tools", "run tools for real (true/false)", type="bool")
     parser.addini("tracereplay_tool_match", "strict (default) or fifo")
     parser.addini("tracereplay_concurrency", "cases replayed at once (default 4)")
@@ -147,6 +155,14 @@ class _Session:
         self.llm_until = _llm_until(
             opt.tracereplay_llm_until, config.getini("tracereplay_llm_until")
         )
+        self.history: str = (
+            opt.tracereplay_history or config.getini("tracereplay_history") or "recorded"
+        )
+        if self.history not in ("recorded", "replayed"):
+            raise pytest.UsageError(
+                f"tracereplay: tracereplay_history must be recorded or replayed, not"
+                f" '{self.history}'"
+            )
         live = opt.tracereplay_live_tools
         self.live_tools: bool = bool(
             config.getini("tracereplay_live_tools") if live is None else live
@@ -234,6 +250,7 @@ class _Session:
             "tool_match": self.tool_match,
             "llm": self.llm if replays else "live",
             "llm_until": self.llm_until if replays else None,
+            "history": self.history,
             "live_tools": self.live_tools and replays,
             "label": self.label,
             "case_ids": case_ids,

@@ -13,7 +13,7 @@ import typer
 from tracereplay.cli import options
 from tracereplay.cli.common import console, db_path, err_console
 from tracereplay.cli.eval_view import print_problems, print_summary, results_table
-from tracereplay.cli.options import LlmMatchOption, LlmOption, ToolMatchOption
+from tracereplay.cli.options import HistoryOption, LlmMatchOption, LlmOption, ToolMatchOption
 from tracereplay.errors import BadParameterError
 from tracereplay.evaluate.formats.json import write_json
 from tracereplay.gcpause import gc_paused
@@ -53,6 +53,7 @@ def eval_command(
     llm: Annotated[Optional[LlmOption], options.llm(panel=_REPLAY)] = None,
     llm_match: Annotated[Optional[LlmMatchOption], options.llm_match(panel=_REPLAY)] = None,
     llm_until: Annotated[Optional[int], options.llm_until(panel=_REPLAY)] = None,
+    history: Annotated[Optional[HistoryOption], options.history(panel=_REPLAY)] = None,
     in_process: Annotated[bool, options.in_process(panel=_REPLAY)] = False,
     concurrency: Annotated[
         int,
@@ -260,6 +261,7 @@ def eval_command(
         llm=llm,
         llm_match=llm_match,
         llm_until=llm_until,
+        history=history,
         in_process=in_process,
         runner=runner,
         suite_defaults=suite_defaults,

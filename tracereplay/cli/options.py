@@ -30,6 +30,11 @@ class LlmMatchOption(str, Enum):
     strict = "strict"
 
 
+class HistoryOption(str, Enum):
+    recorded = "recorded"
+    replayed = "replayed"
+
+
 def _option(*names: str, panel: str | None, **kwargs: Any) -> Any:
     return typer.Option(*names, rich_help_panel=panel, **kwargs)
 
@@ -103,6 +108,16 @@ def llm_until(
 ) -> Any:
     """``--llm-until N``: a fork at LLM call N, 0 or more."""
     return _option("--llm-until", panel=panel, min=0, metavar="N", help=help, show_default=False)
+
+
+def history(
+    help: str = "A multi-turn case's later turns get the conversation so far with the "
+    "recorded answers (recorded, default: each turn judged on its own) or the agent's own "
+    "answers from this replay (replayed: a regression in turn 1 carries into turn 3).",
+    panel: str | None = None,
+) -> Any:
+    """``--history recorded|replayed`` (``HistoryOption``; unset: recorded)."""
+    return _option("--history", panel=panel, help=help, show_default=False)
 
 
 def in_process(

@@ -34,6 +34,16 @@ def promote(
             show_default=False,
         ),
     ] = None,
+    session: Annotated[
+        Optional[str],
+        typer.Option(
+            "--session",
+            metavar="ID",
+            help="Promote a whole conversation (its turns, as `runs --session ID` lists them) "
+            "as one multi-turn case, replayed turn by turn.",
+            show_default=False,
+        ),
+    ] = None,
     suite: Annotated[
         Optional[str],
         typer.Option(
@@ -107,14 +117,21 @@ def promote(
       tracereplay promote 3f2a9c1e --suite support-regressions --tag refunds
       tracereplay promote 3f2a9c1e --expected "21 °C" --expected-tool get_weather
       tracereplay promote --where "status = 'failed'" --suite regressions
+      tracereplay promote --session chat-42 --suite conversations
     """
-    if (run_id is None) == (where is None):
-        raise BadParameterError("give a RUN_ID or --where PREDICATE (one of the two)")
+    if sum(x is not None for x in (run_id, where, session)) != 1:
+        raise BadParameterError("give a RUN_ID, --where PREDICATE or --session ID (one of them)")
     if expected_tool and expected_tools is not None:
         raise BadParameterError(
             "give --expected-tool or --expected-tools/--no-expected-tools, not both"
         )
-    from tracereplay.promote import PromoteOptions, parse_kind, promote_run, promote_where
+    from tracereplay.promote import (
+        PromoteOptions,
+        parse_kind,
+        promote_run,
+        promote_session,
+        promote_where,
+    )
     from tracereplay.promote.inputs import parse_expected_tool
     from tracereplay.store.open import open_store
 
@@ -149,6 +166,25 @@ def promote(
         return
     if limit is not None:
         raise BadParameterError("--limit only applies with --where")
+    if session is not None:
+        with open_store(db_path()) as store:
+            result = promote_session(store, session, suite_name=suite, options=options)
+        case = result.case
+        if result.created:
+            note = " (new suite, default checks)" if result.suite_created else ""
+            typer.echo(
+                f"promoted session {session} into suite '{result.suite.name}'{note} as case"
+                f" #{case.seq}: {len(case.turns)} turns ({case.source_kind})",
+                err=True,
+            )
+        else:
+            typer.echo(
+                f"session {session} is already case #{case.seq} of suite"
+                f" '{result.suite.name}'; nothing changed",
+                err=True,
+            )
+        typer.echo(case.id)
+        return
     assert run_id is not None
     with open_store(db_path()) as store:
         result = promote_run(store, run_id, suite_name=suite, options=options)

@@ -57,6 +57,7 @@ from tracereplay.replay.answering.llm import (
 )
 from tracereplay.replay.workers.agent_process import AgentProcesses
 from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, ReplayPlan
+from tracereplay.scoring.conversation import conversation_attempt
 from tracereplay.scoring.outcomes import CaseReport, CaseRun, EvalRunRecord
 from tracereplay.scoring.runner import Job, RunnerReport, expand_jobs, run_jobs
 from tracereplay.scoring.verdicts import (
@@ -73,7 +74,7 @@ from tracereplay.store.eval_runs import suite_and_mode
 from tracereplay.store.open import open_store
 from tracereplay.store.paths import DB_ENV
 from tracereplay.store.runs import load_result_encodings, load_runs, load_sub_runs
-from tracereplay.store.suites import get_cases, get_suite, list_cases
+from tracereplay.store.suites import get_cases, get_suite, list_cases, suite_has_turns
 
 #: results are written at least this often (seconds) while cases run
 FLUSH_SECONDS = 5.0
@@ -299,7 +300,7 @@ def _evaluate(
             cases = shard_cases(cases, *settings.shard)
         if not cases:
             raise _nothing_to_evaluate(settings, suite)
-        sources = load_runs(store, [c.source_run_id for c in cases if c.source_run_id])
+        sources = load_runs(store, source_run_ids(cases))
         sub_runs = load_sub_runs(store, sources.values()) if replay else {}
         encodings = (
             load_result_encodings(
@@ -367,6 +368,7 @@ def _evaluate(
             llm=settings.llm,
             llm_match=settings.llm_match,
             llm_until=settings.llm_until,
+            history=settings.history,
             service_name=source_service(sources.values()),
         )
         inputs = _case_inputs(sources, sub_runs, encodings, llm_calls)
@@ -381,7 +383,7 @@ def _evaluate(
             trace_replays(settings.db, plan.service_name)
             attempt = in_process_attempts(agent, plan, inputs)
     else:
-        attempt = _recorded_attempt(suite, sources)
+        attempt = conversation_attempt(_recorded_attempt(suite, sources), suite.checks)
 
     progress.start(len(cases) * options.repeat)
     try:
@@ -444,10 +446,11 @@ def _case_inputs(
     encodings: Mapping[str, Sequence[str | None]],
     llm_calls: Mapping[str, Sequence[RecordedCall]],
 ) -> Callable[[Job], CaseInputs]:
-    """What an agent process needs of the recordings for one job (not the whole suite's)."""
+    """What an agent process needs of the recordings for one job (not the whole suite's):
+    its source run's, and a multi-turn case's every turn's."""
 
-    def inputs(job: Job) -> CaseInputs:
-        source = sources.get(job.case.source_run_id) if job.case.source_run_id else None
+    def one(run_id: str | None) -> CaseInputs:
+        source = sources.get(run_id) if run_id else None
         if source is None:
             return CaseInputs()
         subs = tuple(sub_runs.get(source.run_id, ()))
@@ -460,7 +463,21 @@ def _case_inputs(
             llm_calls=tuple(llm_calls.get(source.run_id, ())),
         )
 
+    def inputs(job: Job) -> CaseInputs:
+        case = job.case
+        if not case.turns:
+            return one(case.source_run_id)
+        first, *later = (one(t.source_run_id) for t in case.turns)
+        return replace(first, turns=tuple(later))
+
     return inputs
+
+
+def source_run_ids(cases: Sequence[EvalCase]) -> list[str]:
+    """The runs ``cases`` are answered from: each case's source run, and each turn's."""
+    ids = [c.source_run_id for c in cases if c.source_run_id]
+    ids += [t.source_run_id for c in cases for t in c.turns if t.source_run_id]
+    return list(dict.fromkeys(ids))
 
 
 def _command_attempts(
@@ -489,7 +506,7 @@ def _command_attempts(
         llm_calls=llm_calls,
         service_name=plan.service_name or "",
     )
-    return replayer.attempt
+    return conversation_attempt(replayer.attempt, plan.suite.checks, plan.history)
 
 
 def _nothing_to_evaluate(settings: EvalSettings, suite: EvalSuite) -> EmptySelectionError:
@@ -613,7 +630,7 @@ def _columnar(settings: EvalSettings, store: Store, suite: EvalSuite) -> bool:
         return False
     if settings.eval_run:  # a shared eval run is summed from the store, case by case
         return False
-    if suite_required_parameters(suite):
+    if suite_required_parameters(suite) or suite_has_turns(store, suite.id):
         return False
     specs = [*suite.checks, *(s for c in case_check_overrides(store, suite.id) for s in c)]
     for kind in {s.kind for s in specs}:

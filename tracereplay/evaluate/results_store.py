@@ -109,11 +109,12 @@ _CASE_TYPES: dict[str, pa.DataType | None] = {
     "score": pa.float64(), "reason": None, "attempts": pa.int32(), "duration_ms": pa.float64(),
     "run_id": pa.string(), "source_run_id": pa.string(), "response": pa.string(),
     "tool_calls": None, "drift": pa.string(), "started_at": _TS, "finished_at": _TS,
+    "turn": pa.int32(),
 }  # fmt: skip
 _CHECK_TYPES: dict[str, pa.DataType | None] = {
     "case_id": None, "repetition": pa.int32(), "position": pa.int32(), "check_name": None,
     "check_kind": None, "status": None, "passed": pa.bool_(), "score": pa.float64(),
-    "explanation": None, "details": None,
+    "explanation": None, "details": None, "turn": pa.int32(),
 }  # fmt: skip
 
 
@@ -135,8 +136,14 @@ class CaseResultRows:
         return len(self._cases["case_id"])
 
     def add(self, run: CaseRun, kinds: Mapping[str, str]) -> None:
-        """Gather ``run``'s row and its checks' rows; ``kinds[label]`` is the kind of its check
-        named ``label`` (the label itself when unknown)."""
+        """Gather ``run``'s row and its checks' rows, then its turns' (a multi-turn case: one
+        row each, with its turn number); ``kinds[label]`` is the kind of its check named
+        ``label`` (the label itself when unknown)."""
+        self._add(run, kinds)
+        for turn in run.turns:
+            self._add(turn, kinds)
+
+    def _add(self, run: CaseRun, kinds: Mapping[str, str]) -> None:
         c, result = self._cases, run.result
         c["case_id"].append(run.case_id)
         c["repetition"].append(run.repetition)
@@ -153,6 +160,7 @@ class CaseResultRows:
         c["drift"].append(None if run.replay is None else _json(run.replay.to_dict()))
         c["started_at"].append(_utc(run.started_at))
         c["finished_at"].append(_utc(run.finished_at))
+        c["turn"].append(run.turn)
         k = self._checks
         for position, s in enumerate(result.checks):
             k["case_id"].append(run.case_id)
@@ -165,6 +173,7 @@ class CaseResultRows:
             k["score"].append(s.score)
             k["explanation"].append(s.explanation)
             k["details"].append(_json(s.details))
+            k["turn"].append(run.turn)
 
     def write(self, store: Store) -> None:
         """Append the rows gathered so far (in the caller's transaction), then forget them."""
@@ -196,24 +205,37 @@ def insert_scored(store: Store, eval_run_id: str, suite_id: str, scored: ScoredC
 _CASE_COLUMNS = (
     "case_id", "repetition", "seq", "status", "score", "reason", "attempts", "duration_ms",
     "run_id", "source_run_id", "response", "tool_calls", "drift", "started_at", "finished_at",
+    "turn",
 )  # fmt: skip
 
 
 def load_case_runs(store: Store, eval_run_id: str, *, with_checks: bool = True) -> list[CaseRun]:
-    """The stored results of an eval run, by ``seq`` then repetition."""
+    """The stored results of an eval run, by ``seq`` then repetition; a multi-turn case's
+    turns in its ``turns``."""
     rows = store.con.execute(
         f"SELECT {', '.join(_CASE_COLUMNS)} FROM case_results WHERE eval_run_id = ?"
-        " ORDER BY seq, case_id, repetition",
+        " ORDER BY seq, case_id, repetition, turn NULLS FIRST",
         [eval_run_id],
     ).fetchall()
-    checks: dict[tuple[str, int], list[ScoreResult]] = {}
+    checks: dict[tuple[str, int, int | None], list[ScoreResult]] = {}
     if with_checks:
-        for case_id, rep, name, status, passed, score, explanation, details in store.con.execute(
-            "SELECT case_id, repetition, check_name, status, passed, score, explanation, details"
-            " FROM check_results WHERE eval_run_id = ? ORDER BY case_id, repetition, position",
+        for (
+            case_id,
+            rep,
+            turn,
+            name,
+            status,
+            passed,
+            score,
+            explanation,
+            details,
+        ) in store.con.execute(
+            "SELECT case_id, repetition, turn, check_name, status, passed, score,"
+            " explanation, details FROM check_results WHERE eval_run_id = ?"
+            " ORDER BY case_id, repetition, turn NULLS FIRST, position",
             [eval_run_id],
         ).fetchall():
-            checks.setdefault((case_id, rep), []).append(
+            checks.setdefault((case_id, rep, turn), []).append(
                 ScoreResult(
                     check=name,
                     status=Status(status),
@@ -226,29 +248,32 @@ def load_case_runs(store: Store, eval_run_id: str, *, with_checks: bool = True) 
     out: list[CaseRun] = []
     for row in rows:
         d = dict(zip(_CASE_COLUMNS, row))
-        out.append(
-            CaseRun(
+        run = CaseRun(
+            case_id=d["case_id"],
+            seq=d["seq"] or 0,
+            repetition=d["repetition"],
+            attempts=d["attempts"] or 1,
+            result=EvaluationResult(
                 case_id=d["case_id"],
-                seq=d["seq"] or 0,
-                repetition=d["repetition"],
-                attempts=d["attempts"] or 1,
-                result=EvaluationResult(
-                    case_id=d["case_id"],
-                    status=Status(d["status"]),
-                    score=d["score"],
-                    reason=d["reason"] or "",
-                    checks=checks.get((d["case_id"], d["repetition"]), []),
-                    duration_ms=d["duration_ms"] or 0.0,
-                    run_id=d["run_id"],
-                ),
-                source_run_id=d["source_run_id"],
-                response=d["response"],
-                tool_calls=[
-                    ToolCallRecord.model_validate(t) for t in orjson.loads(d["tool_calls"] or "[]")
-                ],
-                replay=ReplayReport.model_validate_json(d["drift"]) if d["drift"] else None,
-                started_at=_utc(d["started_at"]),
-                finished_at=_utc(d["finished_at"]),
-            )
+                status=Status(d["status"]),
+                score=d["score"],
+                reason=d["reason"] or "",
+                checks=checks.get((d["case_id"], d["repetition"], d["turn"]), []),
+                duration_ms=d["duration_ms"] or 0.0,
+                run_id=d["run_id"],
+            ),
+            source_run_id=d["source_run_id"],
+            response=d["response"],
+            tool_calls=[
+                ToolCallRecord.model_validate(t) for t in orjson.loads(d["tool_calls"] or "[]")
+            ],
+            replay=ReplayReport.model_validate_json(d["drift"]) if d["drift"] else None,
+            started_at=_utc(d["started_at"]),
+            finished_at=_utc(d["finished_at"]),
+            turn=d["turn"],
         )
+        if run.turn is None:
+            out.append(run)
+        elif out and out[-1].case_id == run.case_id and out[-1].repetition == run.repetition:
+            out[-1].turns.append(run)
     return out

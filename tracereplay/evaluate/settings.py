@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tracereplay.errors import BadParameterError
+from tracereplay.scoring.conversation import HistoryMode
 from tracereplay.scoring.runner import RunnerOptions
 
 if TYPE_CHECKING:  # Literals only; their modules import the SDK, the agent processes' part
@@ -53,6 +54,9 @@ class EvalSettings:
     #: ``--llm-until N``: a fork: the first N LLM calls of each case answered from the
     #: recording, the later ones sent live
     llm_until: int | None = None
+    #: ``--history``: the answers a multi-turn case's later turns are given: the recorded
+    #: ones, or the agent's own from this replay (``scoring/conversation.py``)
+    history: HistoryMode = "recorded"
     #: replay in this process (threads) instead of agent processes: a debugger can step into
     #: the agent, but an agent that crashes the interpreter ends the eval
     in_process: bool = False
@@ -105,6 +109,7 @@ class EvalSettings:
                     "llm_match": self.llm_match,
                     "in_process": self.in_process,
                     **({"llm_until": self.llm_until} if self.llm_until is not None else {}),
+                    **({"history": self.history} if self.history != "recorded" else {}),
                 }
                 if self.replays
                 else {}
@@ -244,6 +249,7 @@ def eval_settings(
     llm: str | Enum | None = None,
     llm_match: str | Enum | None = None,
     llm_until: int | None = None,
+    history: str | Enum | None = None,
     in_process: bool = False,
     runner: RunnerOptions | None = None,
     suite_defaults: frozenset[str] = frozenset(),
@@ -275,6 +281,7 @@ def eval_settings(
         llm=_value(llm) or "live",  # type: ignore[arg-type]
         llm_match=_value(llm_match) or "order",  # type: ignore[arg-type]
         llm_until=llm_until,
+        history=_value(history) or "recorded",  # type: ignore[arg-type]
         in_process=in_process,
         eval_run=eval_run,
         shard=shard,

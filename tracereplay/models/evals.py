@@ -8,7 +8,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tracereplay.models.run import Document, _Record
 
@@ -111,8 +111,29 @@ class EvalSuite(_Record):
         return value
 
 
+class EvalTurn(_Record):
+    """One user turn of a multi-turn case (``promote --session``): the question, the answer the
+    conversation went on from (given to the later turns as history under ``--history
+    recorded``), what the turn is expected to do, and the run it was recorded in (its tool and
+    LLM calls answer the turn's replay)."""
+
+    query: str
+    response: str = Field(default="", description="the recorded answer")
+    expected_output: str | None = None
+    expected_tool_calls: list[EvalExpectedToolCall] = Field(default_factory=list)
+    source_run_id: str | None = None
+
+    @field_validator("query")
+    @classmethod
+    def _query_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a turn's query must not be empty")
+        return value
+
+
 class EvalCase(_Record):
-    """A single test case inside an ``EvalSuite``."""
+    """A single test case inside an ``EvalSuite``: one question, or with ``turns`` a whole
+    conversation replayed turn by turn."""
 
     id: str = Field(default_factory=lambda: str(uuid.uuid4()))
     suite_id: str
@@ -121,6 +142,9 @@ class EvalCase(_Record):
     #: the conversation before ``query``, oldest first: ``{"role", "content"}`` messages (a
     #: promoted turn's earlier turns); empty for a one-question case
     history: list[dict[str, str]] = Field(default_factory=list)
+    #: a multi-turn case: the user's turns in order, turn 1 first (``query`` is turn 1's
+    #: question); empty for a one-question case
+    turns: list[EvalTurn] = Field(default_factory=list)
     context: list[Document] = Field(default_factory=list)
     expected_output: str | None = None
     expected_tool_calls: list[EvalExpectedToolCall] = Field(default_factory=list)
@@ -145,6 +169,26 @@ class EvalCase(_Record):
         if not value.strip():
             raise ValueError("query must not be empty")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _query_of_turn_one(cls, data: Any) -> Any:
+        """A multi-turn case written without ``query`` takes turn 1's."""
+        if isinstance(data, dict) and data.get("turns") and not data.get("query"):
+            first = data["turns"][0]
+            query = first.get("query") if isinstance(first, dict) else getattr(first, "query", None)
+            if query:
+                data = {**data, "query": query}
+        return data
+
+    @model_validator(mode="after")
+    def _turns_start_at_query(self) -> EvalCase:
+        if self.turns:
+            if len(self.turns) < 2:
+                raise ValueError("a multi-turn case needs at least 2 turns (one is a query)")
+            if self.turns[0].query != self.query:
+                raise ValueError("query must be turn 1's question (turns[0].query)")
+        return self
 
     @field_validator("history")
     @classmethod

@@ -42,6 +42,7 @@ from tracereplay.promote.promote import (
     promote_run,
     promote_where,
 )
+from tracereplay.promote.session import promote_session
 from tracereplay.promote.suite_file import SuiteFileError, dump_suite, load_suite
 from tracereplay.promote.suite_import import ImportPlan, import_suite
 from tracereplay.promote.suites import add_case, create_suite, remove_cases, remove_suite
@@ -78,6 +79,7 @@ __all__ = [
     "parse_documents",
     "parse_kind",
     "promote_run",
+    "promote_session",
     "promote_where",
     "remove_cases",
     "remove_suite",

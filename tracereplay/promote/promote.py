@@ -167,7 +167,7 @@ def promote_run(
             f"run {run.run_id} has no agent name to name a suite after: give --suite NAME"
         )
     with store.transaction():
-        suite, suite_created = _suite_for(store, name, run.agent_name)
+        suite, suite_created = suite_for(store, name, run.agent_name)
         existing = suite_store.cases_by_source(store, suite.id, [run.run_id]).get(run.run_id)
         if existing is not None:
             return PromoteResult(existing, False, suite, suite_created)
@@ -200,7 +200,7 @@ def promote_where(
     runs = runs_to_promote(store, run_ids)
     agents = {r.agent_name for r in runs}
     with store.transaction():
-        suite, suite_created = _suite_for(
+        suite, suite_created = suite_for(
             store, suite_name, agents.pop() if len(agents) == 1 else ""
         )
         result = BulkPromoteResult(suite=suite, suite_created=suite_created, matched=len(runs))
@@ -240,7 +240,7 @@ def new_suite(name: str, agent_name: str = "") -> EvalSuite:
     )
 
 
-def _suite_for(store: Store, name: str, agent_name: str) -> tuple[EvalSuite, bool]:
+def suite_for(store: Store, name: str, agent_name: str) -> tuple[EvalSuite, bool]:
     store.lock([f"suite-name:{name}"])  # two promotions creating one new suite: one creates it
     suite = suite_store.find_suite(store, name)
     if suite is not None:

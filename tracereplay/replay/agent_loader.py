@@ -101,14 +101,14 @@ class AgentCallable:
         parameters: Mapping[str, str],
         history: Sequence[Mapping[str, str]] = (),
     ) -> dict[str, Any]:
-        """The keyword arguments this callable gets for one case (``history`` only when the
-        case has one: an agent that ignores it is called as before)."""
+        """The keyword arguments this callable gets for one case (``history`` whenever the
+        callable takes it: empty for a case's first turn or a one-question case)."""
         kwargs: dict[str, Any] = {}
         if self.takes_context:
             kwargs["context"] = list(documents)
         if self.takes_parameters:
             kwargs["parameters"] = dict(parameters)
-        if self.takes_history and history:
+        if self.takes_history:
             kwargs["history"] = [dict(m) for m in history]
         return kwargs
 

@@ -190,6 +190,10 @@ class CaseRun(_Record):
     replay: ReplayReport | None = None
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    #: a turn of a multi-turn case: its 1-based number; None for a case as a whole
+    turn: int | None = None
+    #: a multi-turn case: each turn's own run, in order (``scoring/conversation.py``)
+    turns: list[CaseRun] = Field(default_factory=list)
 
     @property
     def status(self) -> Status:

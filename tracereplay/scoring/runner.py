@@ -59,6 +59,14 @@ class Job:
     repetition: int = 0
 
 
+def job_timeout(timeout_s: float | None, job: Job) -> float | None:
+    """A job's time limit: ``--timeout`` is per turn, so a multi-turn case (``turns``) gets it
+    once for each of its turns."""
+    if timeout_s is None:
+        return None
+    return timeout_s * max(1, len(job.case.turns))
+
+
 #: runs one attempt of a job; returns its result (an ERROR result for anything that went wrong)
 AttemptFn = Callable[[Job], CaseRun]
 
@@ -168,11 +176,12 @@ class _Attempts:
             daemon=True,
         )
         thread.start()
-        thread.join(self.options.timeout_s)
+        limit = job_timeout(self.options.timeout_s, job)
+        thread.join(limit)
         if box:
             return box[0]
         # still running: abandon the thread (it cannot be killed); the case is an ERROR
-        timeout = self.options.timeout_s or 0.0
+        timeout = limit or 0.0
         return error_run(
             job,
             f"timed out after {timeout:g}s",

@@ -126,11 +126,12 @@ def case_history_of_run(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
 
 
 def check_results_of_run(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
-    """The ``check_results`` of one eval run with their position, by case, repetition and
-    position: the report's check rows and the UI's eval run page."""
+    """The ``check_results`` of one eval run's cases as a whole (a multi-turn case's own, not
+    its turns') with their position, by case, repetition and position: the report's check
+    rows and the UI's eval run page."""
     return store.query_dicts(
         "SELECT case_id, repetition, position, check_name, check_kind, status, passed, score,"
-        " explanation FROM check_results WHERE eval_run_id = ?"
+        " explanation FROM check_results WHERE eval_run_id = ? AND turn IS NULL"
         " ORDER BY case_id, repetition, position",
         [eval_run_id],
     )
@@ -185,7 +186,7 @@ def suite_trend_with_metrics(store: Store, suite_id: str) -> list[dict[str, Any]
                    avg(CASE WHEN r.input_tokens IS NOT NULL OR r.output_tokens IS NOT NULL
                        THEN coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0) END)
                        AS tokens,
-                   avg(cr.duration_ms) AS case_ms
+                   avg(cr.duration_ms) FILTER (WHERE cr.turn IS NULL) AS case_ms
             FROM case_results cr LEFT JOIN runs r ON r.run_id = cr.run_id
             WHERE cr.suite_id = ? AND cr.status <> 'ERROR' GROUP BY cr.eval_run_id
         )
@@ -218,11 +219,13 @@ def case_history_with_runs(store: Store, case_id: str) -> list[dict[str, Any]]:
 
 
 def case_repetitions(store: Store, case_id: str, eval_run_id: str) -> list[dict[str, Any]]:
-    """The ``case_results`` rows of one case in one eval run, by repetition (``tool_calls`` and
-    ``drift`` as stored JSON text): the UI's case page."""
+    """The ``case_results`` rows of one case in one eval run, by repetition, a multi-turn
+    case's turns after its own row (``turn``; ``tool_calls`` and ``drift`` as stored JSON
+    text): the UI's case page."""
     return store.query_dicts(
-        "SELECT eval_run_id, repetition, status, run_id, source_run_id, tool_calls, drift"
-        " FROM case_results WHERE case_id = ? AND eval_run_id = ? ORDER BY repetition",
+        "SELECT eval_run_id, repetition, turn, status, reason, run_id, source_run_id, response,"
+        " tool_calls, drift FROM case_results WHERE case_id = ? AND eval_run_id = ?"
+        " ORDER BY repetition, turn NULLS FIRST",
         [case_id, eval_run_id],
     )
 
@@ -260,12 +263,13 @@ def eval_run_case_rows(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
 
 
 def case_results_of_run(store: Store, eval_run_id: str) -> list[dict[str, Any]]:
-    """The ``case_results`` rows of an eval run, by case and repetition (``tool_calls`` and
-    ``drift`` as stored JSON text): the UI's eval run page."""
+    """The ``case_results`` rows of an eval run's cases as a whole (not a multi-turn case's
+    turns), by case and repetition (``tool_calls`` and ``drift`` as stored JSON text): the UI's
+    eval run page."""
     return store.query_dicts(
         "SELECT eval_run_id, case_id, repetition, status, score, reason, attempts, duration_ms,"
         " run_id, source_run_id, response, tool_calls, drift FROM case_results"
-        " WHERE eval_run_id = ? ORDER BY case_id, repetition",
+        " WHERE eval_run_id = ? AND turn IS NULL ORDER BY case_id, repetition",
         [eval_run_id],
     )
 

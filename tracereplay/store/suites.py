@@ -12,7 +12,14 @@ import orjson
 from pydantic import TypeAdapter
 
 from tracereplay.errors import AmbiguousIdError, NotFoundError
-from tracereplay.models import CheckSpec, Document, EvalCase, EvalExpectedToolCall, EvalSuite
+from tracereplay.models import (
+    CheckSpec,
+    Document,
+    EvalCase,
+    EvalExpectedToolCall,
+    EvalSuite,
+    EvalTurn,
+)
 from tracereplay.models.fast import M, build
 from tracereplay.store.db import Store
 
@@ -23,6 +30,7 @@ if TYPE_CHECKING:
 #: (what ``to_dict`` per item, then orjson, gives)
 _DOCUMENTS = TypeAdapter(list[Document])
 _TOOL_CALLS = TypeAdapter(list[EvalExpectedToolCall])
+_TURNS = TypeAdapter(list[EvalTurn])
 
 SUITE_COLUMNS = (
     "suite_id", "name", "description", "agent_name", "checks", "required_parameters",
@@ -31,7 +39,7 @@ SUITE_COLUMNS = (
 CASE_COLUMNS = (
     "case_id", "suite_id", "seq", "query", "context", "expected_output", "expected_tool_calls",
     "parameters", "checks", "promoted_at", "source_kind", "source_run_id", "tags", "metadata",
-    "history",
+    "history", "turns",
 )  # fmt: skip
 
 
@@ -186,8 +194,19 @@ def insert_cases(store: Store, cases: Sequence[EvalCase]) -> None:
         "tags": [_json(c.tags) for c in cases],
         "metadata": [_json(c.metadata) for c in cases],
         "history": [_json(c.history) if c.history else None for c in cases],
+        "turns": [_TURNS.dump_json(c.turns).decode() if c.turns else None for c in cases],
     }
     store.insert_columns("eval_cases", {name: columns[name] for name in CASE_COLUMNS})
+
+
+def suite_has_turns(store: Store, suite_id: str) -> bool:
+    """Whether any case of the suite is a multi-turn case (``turns``)."""
+    return bool(
+        store.con.execute(
+            "SELECT 1 FROM eval_cases WHERE suite_id = ? AND turns IS NOT NULL LIMIT 1",
+            [suite_id],
+        ).fetchall()
+    )
 
 
 def case_queries(store: Store, case_ids: Iterable[str]) -> dict[str, str]:
@@ -308,6 +327,7 @@ def _case(row: Sequence[Any]) -> EvalCase:
             "seq": d["seq"],
             "query": d["query"],
             "history": orjson.loads(d["history"]) if d["history"] else [],
+            "turns": _TURNS.validate_json(d["turns"]) if d["turns"] else [],
             "context": [_stored(Document, x) for x in orjson.loads(d["context"])],
             "expected_output": d["expected_output"],
             "expected_tool_calls": [

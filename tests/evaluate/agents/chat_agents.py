@@ -21,3 +21,30 @@ def forgets(query: str) -> str:
     """The same question without the conversation before it."""
     get_weather()
     return "Which city do you mean?"
+
+
+def conversant(query: str, history: list[dict[str, str]]) -> str:
+    """Each turn of the Paris conversation, answered from what it said before (the
+    assistant's earlier answers), as a multi-turn replay gives them."""
+    said = " ".join(m["content"] for m in history if m["role"] == "assistant")
+    get_weather()
+    if query.startswith("What's the weather"):
+        return "Rainy, 12 °C in Paris."
+    return _later_turn(query, said)
+
+
+def forgets_paris(query: str, history: list[dict[str, str]]) -> str:
+    """``conversant`` with a regression in turn 1: it no longer says what the weather is."""
+    said = " ".join(m["content"] for m in history if m["role"] == "assistant")
+    get_weather()
+    if query.startswith("What's the weather"):
+        return "I don't know."
+    return _later_turn(query, said)
+
+
+def _later_turn(query: str, said: str) -> str:
+    if query == "And tomorrow?":
+        return "Tomorrow Paris stays rainy, 11 °C." if "Paris" in said else "Where?"
+    if "umbrella" in query and "rainy" in said.lower():
+        return "Yes, take an umbrella."
+    return "Which city do you mean?"

@@ -24,8 +24,15 @@ from tracereplay.forkserver import started_child
 from tracereplay.replay.agent_loader import AgentCallable, load_agent
 from tracereplay.replay.answering.attempt import Replayer
 from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, Ready, ReplayPlan, Task
+from tracereplay.scoring.conversation import conversation_attempt
 from tracereplay.scoring.outcomes import CaseRun
-from tracereplay.scoring.runner import Job, error_run, exits_contained, guarded_attempt
+from tracereplay.scoring.runner import (
+    AttemptFn,
+    Job,
+    error_run,
+    exits_contained,
+    guarded_attempt,
+)
 from tracereplay.sdk import configure, current_setup, flush
 from tracereplay.sdk.exporter import SpoolSpanExporter
 
@@ -174,7 +181,7 @@ def _load(setup: AgentSetup) -> tuple[Any, Ready]:
         load_check_modules(setup.check_modules)
     agent = load_replayed_agent(setup.agent, setup.db, setup.agent_call)
     ready = Ready(bool(getattr(agent, "one_case_at_a_time", False)), agent_notes(agent))
-    return (lambda plan, job, inputs: case_replayer(agent, plan, inputs).attempt), ready
+    return (lambda plan, job, inputs: case_attempt(agent, plan, inputs)), ready
 
 
 def agent_notes(agent: AgentCallable) -> tuple[str, ...]:
@@ -185,30 +192,37 @@ def agent_notes(agent: AgentCallable) -> tuple[str, ...]:
 
 
 def case_replayer(agent: AgentCallable, plan: ReplayPlan, inputs: CaseInputs) -> Replayer:
-    """The ``Replayer`` of one case: ``plan``'s settings, answering from ``inputs``."""
-    source = inputs.source
+    """The ``Replayer`` of one case: ``plan``'s settings, answering from ``inputs`` (every
+    turn's, for a multi-turn case)."""
+    turns = [i for i in inputs.every_turn() if i.source is not None]
     return Replayer(
         agent=agent,
         suite=plan.suite,
         eval_run_id=plan.eval_run_id,
-        source_runs={source.run_id: source} if source is not None else {},
-        result_encodings=inputs.encodings,
-        sub_runs={source.run_id: inputs.sub_runs} if source is not None else {},
+        source_runs={i.source.run_id: i.source for i in turns},  # type: ignore[union-attr]
+        result_encodings={k: v for i in turns for k, v in i.encodings.items()},
+        sub_runs={i.source.run_id: i.sub_runs for i in turns},  # type: ignore[union-attr]
         tool_match=plan.tool_match,
         live_tools=plan.live_tools,
         timeout_s=plan.timeout_s,
         llm=plan.llm,
         llm_match=plan.llm_match,
         llm_until=plan.llm_until,
-        llm_calls={source.run_id: inputs.llm_calls} if source is not None else {},
+        llm_calls={i.source.run_id: i.llm_calls for i in turns},  # type: ignore[union-attr]
     )
+
+
+def case_attempt(agent: AgentCallable, plan: ReplayPlan, inputs: CaseInputs) -> AttemptFn:
+    """The attempt function of one case: its replay, turn by turn for a multi-turn case."""
+    attempt = case_replayer(agent, plan, inputs).attempt
+    return conversation_attempt(attempt, plan.suite.checks, plan.history)
 
 
 def in_process_attempts(
     agent: AgentCallable, plan: ReplayPlan, inputs_for: Callable[[Job], CaseInputs]
 ) -> Callable[[Job], CaseRun]:
     """``--in-process``: the attempt function that replays each case in this process."""
-    return lambda job: case_replayer(agent, plan, inputs_for(job)).attempt(job)
+    return lambda job: case_attempt(agent, plan, inputs_for(job))(job)
 
 
 def load_replayed_agent(spec: str, db: Path, call: str | None = None) -> AgentCallable:

@@ -44,7 +44,7 @@ from typing import Any, Protocol
 from tracereplay.models import Status
 from tracereplay.replay.workers.protocol import AgentSetup, CaseInputs, Ready, ReplayPlan, Task
 from tracereplay.scoring.outcomes import CaseRun
-from tracereplay.scoring.runner import Job, RunnerOptions, RunnerReport, error_run
+from tracereplay.scoring.runner import Job, RunnerOptions, RunnerReport, error_run, job_timeout
 
 
 class AgentProcess(Protocol):
@@ -355,7 +355,8 @@ class Dispatcher:
         if limit is not None:
             for p in processes:
                 for task in p.running.values():
-                    timeout = min(timeout, max(0.0, task.t0 + limit + TIMEOUT_GRACE_S - now))
+                    own = job_timeout(limit, task.job) or limit
+                    timeout = min(timeout, max(0.0, task.t0 + own + TIMEOUT_GRACE_S - now))
         by_handle: dict[Any, AgentProcess] = {}
         for p in processes:
             by_handle[p.conn] = p
@@ -460,14 +461,18 @@ class Dispatcher:
             return
         now = time.monotonic()
         for p in self._processes():
-            if not any(now >= t.t0 + limit + TIMEOUT_GRACE_S for t in p.running.values()):
+            if not any(
+                now >= t.t0 + (job_timeout(limit, t.job) or limit) + TIMEOUT_GRACE_S
+                for t in p.running.values()
+            ):
                 continue
             tasks, ahead = self._retire(p)
             for task in reversed(ahead):  # not started, as far as the eval can tell
                 self._run_again(task)
             for task in tasks:
-                if now - task.t0 >= limit:
-                    reason = f"timed out after {limit:g}s"
+                own = job_timeout(limit, task.job) or limit
+                if now - task.t0 >= own:
+                    reason = f"timed out after {own:g}s"
                     started = task.started or datetime.now(UTC)
                     duration = (now - task.t0) * 1000
                     self._finish(task, error_run(task.job, reason, started=started,

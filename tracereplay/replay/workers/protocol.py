@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tracereplay.models import EvalSuite, Run
 from tracereplay.replay.answering.llm import LlmMatch, LlmMode, RecordedCall
+from tracereplay.scoring.conversation import HistoryMode
 from tracereplay.scoring.runner import Job
 
 if TYPE_CHECKING:  # a Literal only; its module imports the SDK, the agent processes' part
@@ -42,6 +43,7 @@ class ReplayPlan:
     llm: LlmMode = "live"
     llm_match: LlmMatch = "order"
     llm_until: int | None = None  # --llm-until N: a fork at LLM call N
+    history: HistoryMode = "recorded"  # --history: a multi-turn case's earlier answers
     #: ``service.name`` of the replay runs when the eval sets tracereplay up for the agent
     #: (``trace_replays``): the source runs' service
     service_name: str | None = None
@@ -56,6 +58,12 @@ class CaseInputs:
     sub_runs: tuple[Run, ...] = ()
     encodings: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
     llm_calls: tuple[RecordedCall, ...] = ()
+    #: a multi-turn case: the recordings of its turns after the first (``source`` is turn 1's)
+    turns: tuple[CaseInputs, ...] = ()
+
+    def every_turn(self) -> tuple[CaseInputs, ...]:
+        """These inputs and each later turn's, in order."""
+        return (self, *self.turns)
 
 
 @dataclass(frozen=True)

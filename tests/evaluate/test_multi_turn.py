@@ -1,0 +1,161 @@
+"""Multi-turn cases (issue 54): a conversation promoted with ``promote --session`` is one case
+whose turns are replayed in order on one conversation, each answered from its own recorded
+run, judged per turn (a ``case_results`` row each, with its turn number) and as a whole.
+``--history recorded`` gives the later turns the recorded answers; ``--history replayed`` the
+agent's own, so a regression in turn 1 shows in the turns after it. Driven through the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conversation import SESSION, TURNS, turn_run_ids, write_conversation
+
+from tracereplay.store import Store
+
+pytestmark = pytest.mark.slow
+
+AGENTS = Path(__file__).parent / "agents"
+
+
+def _cli(db: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRACEREPLAY", "OTEL_"))}
+    env.update(PYTHONPATH=str(AGENTS), COLUMNS="160")
+    return subprocess.run(
+        [sys.executable, "-m", "tracereplay", "--db", str(db), *args],
+        capture_output=True, text=True, timeout=180, env=env, cwd=cwd,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The three-turn Paris conversation promoted as one case of suite ``chat``."""
+    tmp = tmp_path_factory.mktemp("multi_turn")
+    db = tmp / "store.duckdb"
+    assert _cli(db, "ingest", str(write_conversation(tmp / "conversation.json"))).returncode == 0
+    promoted = _cli(db, "promote", "--session", SESSION, "--suite", "chat")
+    assert promoted.returncode == 0, promoted.stderr
+    assert "as case #0: 3 turns (reference_run)" in promoted.stderr
+    return db
+
+
+def _eval(db: Path, tmp: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    out = tmp / "eval.json"
+    done = _cli(db, "eval", "chat", *args, "--json", str(out))
+    return done.returncode, json.loads(out.read_text()), " ".join((done.stdout + done.stderr).split())
+
+
+def _rows(db: Path, eval_run_id: str) -> list[tuple[Any, ...]]:
+    with Store.open(db) as store:
+        return store.con.execute(
+            "SELECT turn, status, response, source_run_id FROM case_results"
+            " WHERE eval_run_id = ? ORDER BY turn NULLS FIRST",
+            [eval_run_id],
+        ).fetchall()
+
+
+def test_a_session_is_promoted_as_one_case_of_its_turns(db: Path, tmp_path: Path) -> None:
+    exported = _cli(db, "suite", "export", "chat")
+    assert exported.returncode == 0, exported.stderr
+    [case] = yaml.safe_load(exported.stdout)["cases"]
+    assert case["query"] == TURNS[0][0]
+    assert [t["query"] for t in case["turns"]] == [q for q, _ in TURNS]
+    assert [t["response"] for t in case["turns"]] == [a for _, a in TURNS]
+    assert [t["source_run_id"] for t in case["turns"]] == turn_run_ids()
+    assert all(t["expected_tool_calls"] == [{"name": "get_weather", "arguments": {}}]
+               for t in case["turns"])  # fmt: skip
+    assert case["metadata"]["session_id"] == SESSION
+    again = _cli(db, "promote", "--session", SESSION, "--suite", "chat")
+    assert again.returncode == 0 and "already case #0" in again.stderr
+
+
+def test_recorded_mode_judges_each_turn_against_its_run(db: Path, tmp_path: Path) -> None:
+    code, doc, output = _eval(db, tmp_path)
+    assert code == 0, output
+    [case] = doc["cases"]
+    assert case["status"] == "PASSED" and case["reason"] == "all 3 turns passed"
+    rows = _rows(db, doc["eval_run"]["eval_run_id"])
+    assert [(r[0], r[1]) for r in rows] == [(None, "PASSED"), (1, "PASSED"), (2, "PASSED"),
+                                            (3, "PASSED")]  # fmt: skip
+    assert [r[3] for r in rows[1:]] == turn_run_ids()
+
+
+def test_each_turn_is_replayed_on_the_conversation_so_far(db: Path, tmp_path: Path) -> None:
+    code, doc, output = _eval(db, tmp_path, "--agent", "chat_agents:conversant")
+    assert code == 0, output
+    rows = _rows(db, doc["eval_run"]["eval_run_id"])
+    assert [r[2] for r in rows[1:]] == [a for _, a in TURNS]
+    assert all(r[1] == "PASSED" for r in rows)
+    # every turn made its replay run (drained from the spool by the next command)
+    runs = _cli(db, "sql", "SELECT r.query, r.response FROM runs r JOIN case_results c"
+                " ON c.run_id = r.run_id WHERE c.turn IS NOT NULL AND c.eval_run_id ="
+                f" '{doc['eval_run']['eval_run_id']}' ORDER BY c.turn", "--format", "json")
+    assert [(r["query"], r["response"]) for r in json.loads(runs.stdout)] == TURNS
+    with Store.open(db) as store:  # the views count the conversation once
+        [(cases, passed)] = store.con.execute(
+            "SELECT cases, passed FROM suite_trend WHERE eval_run_id = ?",
+            [doc["eval_run"]["eval_run_id"]],
+        ).fetchall()
+    assert (cases, passed) == (1, 1)
+
+
+def test_a_regression_in_turn_one_carries_on_only_with_replayed_history(
+    db: Path, tmp_path: Path
+) -> None:
+    code, doc, output = _eval(db, tmp_path, "--agent", "chat_agents:forgets_paris")
+    assert code == 1
+    [case] = doc["cases"]
+    assert case["status"] == "FAILED"
+    statuses = [r[1] for r in _rows(db, doc["eval_run"]["eval_run_id"])]
+    assert statuses == ["FAILED", "FAILED", "PASSED", "PASSED"]  # the recorded answers go on
+    assert "containsExpected: turn 1: response does not contain the expected text" in output
+
+    code, doc, output = _eval(
+        db, tmp_path, "--agent", "chat_agents:forgets_paris", "--history", "replayed"
+    )
+    assert code == 1
+    rows = _rows(db, doc["eval_run"]["eval_run_id"])
+    assert [r[1] for r in rows] == ["FAILED", "FAILED", "FAILED", "FAILED"]
+    assert [r[2] for r in rows[1:]] == ["I don't know.", "Where?", "Which city do you mean?"]
+    assert "turn 2: response does not contain" in output and "turn 3:" in output
+    assert doc["eval_run"]["options"]["history"] == "replayed"
+
+
+def test_the_suite_file_round_trips_and_a_bad_turn_is_one_line(db: Path, tmp_path: Path) -> None:
+    exported = _cli(db, "suite", "export", "chat")
+    suite = yaml.safe_load(exported.stdout)
+    suite["name"] = "chat-copy"
+    suite.pop("id")
+    for case in suite["cases"]:
+        case.pop("id")
+    suite["cases"][0]["turns"][2]["query"] = "And the day after?"
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump(suite, allow_unicode=True))
+    imported = _cli(db, "suite", "import", str(good))
+    assert imported.returncode == 0, imported.stderr
+    back = yaml.safe_load(_cli(db, "suite", "export", "chat-copy").stdout)
+    assert back["cases"][0]["turns"][2]["query"] == "And the day after?"
+
+    suite["name"] = "chat-bad"
+    suite["cases"][0]["turns"][1]["query"] = "  "
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(suite, allow_unicode=True))
+    refused = _cli(db, "suite", "import", str(bad))
+    assert refused.returncode != 0
+    assert "Traceback" not in refused.stderr
+    assert "turn's query must not be empty" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_promote_session_refuses_clearly(db: Path) -> None:
+    missing = _cli(db, "promote", "--session", "no-such-session", "--suite", "chat")
+    assert missing.returncode != 0
+    assert "no session 'no-such-session'" in missing.stderr and "Traceback" not in missing.stderr
+    both = _cli(db, "promote", turn_run_ids()[0], "--session", SESSION)
+    assert both.returncode == 2 and "one of them" in both.stderr
