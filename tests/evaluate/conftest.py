@@ -8,6 +8,7 @@ from pathlib import Path
 import framework_replay
 import pytest
 import replay_fixtures
+from eval_check_helpers import FakeChat
 from postgres_server import pg_server, pg_url  # noqa: F401 (a PostgreSQL store's fixtures)
 
 
@@ -41,3 +42,13 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     replay_fixtures.make_suite(path, replay_fixtures.CITIES[:3])
     replay_fixtures.replay_agents.CALLS.clear()
     return path
+
+
+@pytest.fixture
+def chat(monkeypatch: pytest.MonkeyPatch):
+    """An llmJudge endpoint on 127.0.0.1 (``FakeChat``), the OpenAI environment cleared."""
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "http_proxy", "HTTP_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    server = FakeChat()
+    yield server
+    server.close()

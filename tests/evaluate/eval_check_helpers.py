@@ -1,7 +1,10 @@
-"""Builders shared by the check tests: a case, an agent result, a subject, a spec."""
+"""Builders shared by the check tests: a case, an agent result, a subject, a spec; ``FakeChat``,\nthe judge's chat-completions server (the ``chat`` fixture of ``conftest.py``)."""
 
 from __future__ import annotations
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tracereplay.evaluate import CheckSubject, run_check
@@ -92,3 +95,56 @@ def run(kind: str, subject: CheckSubject, **options: Any) -> ScoreResult:
     # every result must be a valid ScoreResult, even though checks build them unvalidated
     ScoreResult.model_validate(result.model_dump())
     return result
+
+
+class FakeChat:
+    """A chat-completions server answering each POST with the next scripted reply."""
+
+    def __init__(self) -> None:
+        self.replies: list[tuple[int, object]] = []
+        self.requests: list[dict] = []
+        self.delay = threading.Event()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                outer.requests.append(
+                    {
+                        "path": self.path,
+                        "auth": self.headers.get("Authorization"),
+                        "body": json.loads(body),
+                    }
+                )
+                status, reply = outer.replies.pop(0) if outer.replies else (200, "score: 1")
+                if reply == "HANG":
+                    outer.delay.wait(5)
+                    return
+                if isinstance(reply, str):
+                    payload = json.dumps(
+                        {"choices": [{"message": {"role": "assistant", "content": reply}}]}
+                    ).encode()
+                elif isinstance(reply, bytes):
+                    payload = reply
+                else:
+                    payload = json.dumps(reply).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.delay.set()
+        self.server.shutdown()
+        self.server.server_close()

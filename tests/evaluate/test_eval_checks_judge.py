@@ -2,78 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
-from eval_check_helpers import call, make_subject, run
+from eval_check_helpers import FakeChat, call, make_subject, run
 
 from tracereplay.checks.judge import parse_score, render_prompt
 from tracereplay.checks.registry import CheckError
 from tracereplay.models import Document, Status
-
-
-class FakeChat:
-    """A chat-completions server answering each POST with the next scripted reply."""
-
-    def __init__(self) -> None:
-        self.replies: list[tuple[int, object]] = []
-        self.requests: list[dict] = []
-        self.delay = threading.Event()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                outer.requests.append(
-                    {
-                        "path": self.path,
-                        "auth": self.headers.get("Authorization"),
-                        "body": json.loads(body),
-                    }
-                )
-                status, reply = outer.replies.pop(0) if outer.replies else (200, "score: 1")
-                if reply == "HANG":
-                    outer.delay.wait(5)
-                    return
-                if isinstance(reply, str):
-                    payload = json.dumps(
-                        {"choices": [{"message": {"role": "assistant", "content": reply}}]}
-                    ).encode()
-                elif isinstance(reply, bytes):
-                    payload = reply
-                else:
-                    payload = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.delay.set()
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@pytest.fixture
-def chat(monkeypatch):
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "http_proxy", "HTTP_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-    server = FakeChat()
-    yield server
-    server.close()
 
 
 def judge(chat: FakeChat, reply, subject=None, status: int = 200, **options):

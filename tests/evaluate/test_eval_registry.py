@@ -45,6 +45,8 @@ BUILTIN_KINDS = {
     "jsonSchema",
     "passfail",
     "llmJudge",
+    "turnCount",
+    "toolCalledInSession",
 }
 
 

@@ -2,8 +2,8 @@
 
 The check kinds a suite may name are defined here, below both ``tracereplay.promote`` (which
 validates a suite's check definitions against them) and ``tracereplay.evaluate`` (which runs
-them). Built-in check modules (text, similarity, tools, run, passfail, judge) register themselves
-on the first registry lookup, so importing this package stays cheap.
+them). Built-in check modules (text, similarity, tools, run, passfail, judge, conversation)
+register themselves on the first registry lookup, so importing this package stays cheap.
 """
 
 from tracereplay.checks.custom import CheckModuleError, load_check_modules

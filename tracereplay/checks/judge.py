@@ -1,5 +1,6 @@
 """``llmJudge``: ask a model behind any OpenAI-compatible ``/chat/completions`` endpoint to grade
-the response 0..1.
+the response 0..1 (``over: turn``), or the whole transcript of a multi-turn case against the
+check's ``rubric`` (``over: conversation``, a conversation check).
 
 The reply's score is parsed strictly: a bare number, ``{"score": x}``, or ``score: x`` lines that
 agree. Anything else (no score, a score outside 0..1, ``8/10``, two different scores) is an
@@ -12,13 +13,14 @@ import json
 import os
 import re
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field
 
 from tracereplay.checks.common import clip
 from tracereplay.checks.kinds import CheckError, Verdict, builtin_check
-from tracereplay.checks.subject import CheckSubject
+from tracereplay.checks.subject import CheckSubject, TranscriptTurn
+from tracereplay.models.run import ToolCallRecord
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 
@@ -45,29 +47,97 @@ The agent's answer:
 
 How well does the agent's answer satisfy the question and agree with the expected answer?"""
 
-PLACEHOLDERS = ("query", "output", "expected", "context", "tool_calls")
+#: the default prompt's criteria when a check gives its own ``rubric`` (``over: turn``)
+RUBRIC_SECTION = """
+
+Criteria to grade by:
+{rubric}"""
+
+CONVERSATION_SYSTEM_PROMPT = (
+    "You grade a whole conversation between a user and an AI agent. Reply with a line "
+    "'score: X' where X is a number between 0 and 1 (1 = the conversation fully meets the "
+    "criteria, 0 = it does not at all), optionally followed by one line explaining why."
+)
+
+#: ``over: conversation`` without a ``rubric``
+DEFAULT_RUBRIC = (
+    "The agent answers every question of the user correctly and helpfully, stays consistent "
+    "with what was said in earlier turns, and uses what the user told it before."
+)
+
+CONVERSATION_PROMPT = """The conversation, turn by turn (with the tools the agent called in each):
+{transcript}
+
+Reference material:
+{context}
+
+Criteria for the conversation as a whole:
+{rubric}
+
+How well does the conversation as a whole meet the criteria?"""
+
+PLACEHOLDERS = ("query", "output", "expected", "context", "tool_calls", "transcript", "rubric")
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 
 
-def render_prompt(template: str, subject: CheckSubject) -> str:
-    """Fill ``{query}``, ``{output}``, ``{expected}``, ``{context}`` and ``{tool_calls}``; other
-    braces are left as they are."""
+def _call_text(tc: ToolCallRecord) -> str:
+    return f"{tc.tool_name}({json.dumps(tc.arguments, ensure_ascii=False, default=str)})" + (
+        f" -> error: {tc.error}" if tc.error else ""
+    )
+
+
+def render_transcript(turns: list[TranscriptTurn]) -> str:
+    """The conversation as the judge reads it: per turn ``Turn N, user: ...``, the tools the
+    agent called (``Turn N, tools called:``, then each call on its own line), an expected answer
+    when the turn has one (``Turn N, expected: ...``) and ``Turn N, agent: ...`` (or that the
+    agent failed on it)."""
+    lines: list[str] = []
+    for turn in turns:
+        n = turn.number
+        lines.append(f"Turn {n}, user: {turn.query}")
+        if turn.tool_calls:
+            lines.append(f"Turn {n}, tools called:")
+            lines.extend(f"- {_call_text(tc)}" for tc in turn.tool_calls)
+        else:
+            lines.append(f"Turn {n}, tools called: (none)")
+        if turn.expected_output and turn.expected_output.strip():
+            lines.append(f"Turn {n}, expected: {turn.expected_output}")
+        if turn.failed:
+            said = f" (it had said: {turn.response})" if turn.response.strip() else ""
+            lines.append(f"Turn {n}, agent: (the agent failed on this turn){said}")
+        else:
+            lines.append(
+                f"Turn {n}, agent: {turn.response if turn.response.strip() else '(no answer)'}"
+            )
+    return "\n".join(lines)
+
+
+def render_prompt(template: str, subject: CheckSubject, rubric: str | None = None) -> str:
+    """Fill ``{query}``, ``{output}``, ``{expected}``, ``{context}``, ``{tool_calls}``,
+    ``{transcript}`` (the whole conversation, ``render_transcript``) and ``{rubric}`` (the
+    check's own criteria; empty without one) in one pass: a value is not searched for
+    placeholders again. Other braces are left as they are."""
     case = subject.case
-    values = {
-        "query": case.query,
-        "output": subject.output,
-        "expected": case.expected_output or "",
-        "context": "\n\n".join(f"[{d.name}]\n{d.content}" for d in case.context) or "(none)",
-        "tool_calls": "\n".join(
-            f"- {tc.tool_name}({json.dumps(tc.arguments, ensure_ascii=False, default=str)})"
-            + (f" -> error: {tc.error}" if tc.error else "")
-            for tc in subject.result.tool_calls
-        )
-        or "(none)",
-    }
-    out = template
-    for key in PLACEHOLDERS:
-        out = out.replace("{" + key + "}", values[key])
-    return out
+
+    def value(key: str) -> str:
+        if key == "query":
+            return case.query
+        if key == "output":
+            return subject.output
+        if key == "expected":
+            return case.expected_output or ""
+        if key == "context":
+            return "\n\n".join(f"[{d.name}]\n{d.content}" for d in case.context) or "(none)"
+        if key == "tool_calls":
+            return "\n".join(f"- {_call_text(tc)}" for tc in subject.result.tool_calls) or "(none)"
+        if key == "transcript":
+            return render_transcript(subject.conversation())
+        return rubric or ""
+
+    cache: dict[str, str] = {}
+    return _PLACEHOLDER.sub(
+        lambda m: cache[m[1]] if m[1] in cache else cache.setdefault(m[1], value(m[1])), template
+    )
 
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
@@ -207,9 +277,15 @@ def llm_judge(
         str | None, Field(validation_alias=AliasChoices("apiKeyEnv", "api_key_env"))
     ] = None,
     timeout: Annotated[float, Field(gt=0)] = 60.0,
+    over: Literal["turn", "conversation"] = "turn",
+    rubric: Annotated[str, Field(min_length=1)] | None = None,
 ) -> Verdict:
     """An LLM grades the response 0..1 (OpenAI-compatible chat endpoint); passes at
-    ``threshold``. An unparseable reply is an ERROR, never a 0."""
+    ``threshold``. An unparseable reply is an ERROR, never a 0.
+
+    ``over: conversation``: a conversation check, grading the whole transcript of a multi-turn
+    case once against ``rubric`` (its criteria); ``over: turn`` grades each answer, with
+    ``rubric``, when given, added to the default prompt's question."""
     url = endpoint or os.environ.get("OPENAI_BASE_URL") or DEFAULT_ENDPOINT
     if apiKeyEnv:
         api_key = os.environ.get(apiKeyEnv)
@@ -217,22 +293,36 @@ def llm_judge(
             raise CheckError(f"environment variable {apiKeyEnv} (apiKeyEnv) is not set")
     else:
         api_key = os.environ.get("OPENAI_API_KEY")
+    if over == "conversation":
+        system = CONVERSATION_SYSTEM_PROMPT
+        template = prompt or CONVERSATION_PROMPT
+        rubric = rubric or DEFAULT_RUBRIC
+    else:
+        system = SYSTEM_PROMPT
+        template = prompt or (DEFAULT_PROMPT + RUBRIC_SECTION if rubric else DEFAULT_PROMPT)
     messages = [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": render_prompt(prompt or DEFAULT_PROMPT, subject)},
+        {"role": "system", "content": system},
+        {"role": "user", "content": render_prompt(template, subject, rubric)},
     ]
     reply, usage = chat_reply(url, model, messages, api_key, timeout)
     score = parse_score(reply)
     passed = score >= threshold
+    details: dict[str, Any] = {
+        "reply": clip(reply, 2000),
+        "model": model,
+        "threshold": threshold,
+        "endpoint": _chat_url(url),
+        "usage": usage,
+    }
+    scope = ""
+    if over == "conversation":
+        turns = len(subject.conversation())
+        details |= {"over": over, "turns": turns}
+        scope = f" over {turns} turn{'s' if turns != 1 else ''}"
     return Verdict(
         passed,
         score,
-        f"judge {model} scored {score:g} ({'>=' if passed else '<'} threshold {threshold:g})",
-        {
-            "reply": clip(reply, 2000),
-            "model": model,
-            "threshold": threshold,
-            "endpoint": _chat_url(url),
-            "usage": usage,
-        },
+        f"judge {model} scored {score:g}{scope} "
+        f"({'>=' if passed else '<'} threshold {threshold:g})",
+        details,
     )

@@ -74,6 +74,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "tracereplay.checks.run",
     "tracereplay.checks.passfail",
     "tracereplay.checks.judge",
+    "tracereplay.checks.conversation",
 )
 
 
@@ -105,12 +106,21 @@ def register_check(
     description: str | None = None,
     builtin: bool = False,
     validate: Callable[[dict[str, Any]], None] | None = None,
+    conversation: bool = False,
 ) -> CheckKind:
     """Register ``func`` as check ``kind`` (what ``@check`` does); a custom kind after the
-    built-ins are loaded, so that it cannot take a built-in's name."""
+    built-ins are loaded, so that it cannot take a built-in's name. ``conversation``: it
+    judges a multi-turn case once, as a whole."""
     if not builtin:
         load_builtins()
-    return _register_kind(kind, func, description=description, builtin=builtin, validate=validate)
+    return _register_kind(
+        kind,
+        func,
+        description=description,
+        builtin=builtin,
+        validate=validate,
+        conversation=conversation,
+    )
 
 
 def check(
