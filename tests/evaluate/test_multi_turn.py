@@ -48,7 +48,11 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _eval(db: Path, tmp: Path, *args: str) -> tuple[int, dict[str, Any], str]:
     out = tmp / "eval.json"
     done = _cli(db, "eval", "chat", *args, "--json", str(out))
-    return done.returncode, json.loads(out.read_text()), " ".join((done.stdout + done.stderr).split())
+    return (
+        done.returncode,
+        json.loads(out.read_text()),
+        " ".join((done.stdout + done.stderr).split()),
+    )
 
 
 def _rows(db: Path, eval_run_id: str) -> list[tuple[Any, ...]]:
@@ -93,9 +97,15 @@ def test_each_turn_is_replayed_on_the_conversation_so_far(db: Path, tmp_path: Pa
     assert [r[2] for r in rows[1:]] == [a for _, a in TURNS]
     assert all(r[1] == "PASSED" for r in rows)
     # every turn made its replay run (drained from the spool by the next command)
-    runs = _cli(db, "sql", "SELECT r.query, r.response FROM runs r JOIN case_results c"
-                " ON c.run_id = r.run_id WHERE c.turn IS NOT NULL AND c.eval_run_id ="
-                f" '{doc['eval_run']['eval_run_id']}' ORDER BY c.turn", "--format", "json")
+    runs = _cli(
+        db,
+        "sql",
+        "SELECT r.query, r.response FROM runs r JOIN case_results c"
+        " ON c.run_id = r.run_id WHERE c.turn IS NOT NULL AND c.eval_run_id ="
+        f" '{doc['eval_run']['eval_run_id']}' ORDER BY c.turn",
+        "--format",
+        "json",
+    )
     assert [(r["query"], r["response"]) for r in json.loads(runs.stdout)] == TURNS
     with Store.open(db) as store:  # the views count the conversation once
         [(cases, passed)] = store.con.execute(
@@ -159,3 +169,42 @@ def test_promote_session_refuses_clearly(db: Path) -> None:
     assert "no session 'no-such-session'" in missing.stderr and "Traceback" not in missing.stderr
     both = _cli(db, "promote", turn_run_ids()[0], "--session", SESSION)
     assert both.returncode == 2 and "one of them" in both.stderr
+
+
+def test_conversation_checks_judge_the_whole_once(db: Path, tmp_path: Path) -> None:
+    suite = yaml.safe_load(_cli(db, "suite", "export", "chat").stdout)
+    suite.update(name="chat-whole")
+    suite.pop("id")
+    suite["cases"][0].pop("id")
+    suite["checks"] = [
+        {"kind": "status"},
+        {"kind": "turnCount", "min": 3},
+        {"kind": "toolCalledInSession", "tool": "get_weather", "times": 3},
+    ]
+    path = tmp_path / "whole.yaml"
+    path.write_text(yaml.safe_dump(suite, allow_unicode=True))
+    assert _cli(db, "suite", "import", str(path)).returncode == 0
+
+    out = tmp_path / "whole.json"
+    done = _cli(db, "eval", "chat-whole", "--agent", "chat_agents:conversant", "--json", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    eval_run_id = json.loads(out.read_text())["eval_run"]["eval_run_id"]
+    with Store.open(db) as store:
+        checks = store.con.execute(
+            "SELECT turn, check_name, status FROM check_results WHERE eval_run_id = ?"
+            " ORDER BY turn NULLS FIRST, position",
+            [eval_run_id],
+        ).fetchall()
+    whole = [(c[1], c[2]) for c in checks if c[0] is None]
+    assert whole == [("status", "PASSED"), ("turnCount", "PASSED"),
+                     ("toolCalledInSession", "PASSED")]  # fmt: skip
+    assert {c[1] for c in checks if c[0] is not None} == {"status"}  # per turn: no whole checks
+
+    done = _cli(db, "eval", "chat-whole", "--agent", "chat_agents:gives_up", "--json", str(out))
+    assert done.returncode == 1
+    [case] = json.loads(out.read_text())["cases"]
+    assert case["status"] == "FAILED"
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "turnCount: 2 of 3 turns answered" in said
+    assert "get_weather called 2 times (in turns 1, 2)" in said
+    assert "turn 3: the agent raised RuntimeError" in said

@@ -149,7 +149,7 @@ def test_kind_is_explicit_when_given(db: Path, cli: Cli) -> None:
             ["00000000-0000-0000-0000-000000000001", "--limit", "3"],
             "--limit only applies with --where",
         ),
-        ([], "give a RUN_ID or --where"),
+        ([], "give a RUN_ID, --where PREDICATE or --session ID"),
         (["--where", "status = 'failed'"], "--where needs --suite"),
     ],
 )

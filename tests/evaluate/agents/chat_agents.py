@@ -48,3 +48,10 @@ def _later_turn(query: str, said: str) -> str:
     if "umbrella" in query and "rainy" in said.lower():
         return "Yes, take an umbrella."
     return "Which city do you mean?"
+
+
+def gives_up(query: str, history: list[dict[str, str]]) -> str:
+    """``conversant`` that fails on the umbrella question (turn 3) without calling its tool."""
+    if "umbrella" in query:
+        raise RuntimeError("the umbrella service is down")
+    return conversant(query, history)
