@@ -536,8 +536,13 @@ def failure_text(report: CaseReport) -> str:
         said = f"{check.check}: {check.explanation}"
         if not check.passed and said not in r.reason:
             lines.append(f"  {check.status.value} {said}")
+    turns = next((run.turns for run in report.runs if run.turns), [])
+    for turn in turns:  # a multi-turn case: each turn's question, verdict and answer
+        question = report.case.turns[turn.turn - 1].query if turn.turn else ""
+        lines.append(f"turn {turn.turn} {turn.status.value}: {question}")
+        lines.append(f"  response: {turn.response}")
     response = next((run.response for run in report.runs if run.response is not None), None)
-    if response is not None:
+    if response is not None and not turns:
         lines.append(f"response: {response}")
     lines += [f"  {note}" for note in problem_notes(report)]
     return "\n".join(lines)

@@ -208,3 +208,29 @@ def test_conversation_checks_judge_the_whole_once(db: Path, tmp_path: Path) -> N
     assert "turnCount: 2 of 3 turns answered" in said
     assert "get_weather called 2 times (in turns 1, 2)" in said
     assert "turn 3: the agent raised RuntimeError" in said
+
+
+def test_the_plugin_diff_and_report_read_the_conversation(db: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRACEREPLAY", "OTEL_"))}
+    env.update(PYTHONPATH=str(AGENTS), TRACEREPLAY_DB=str(db), COLUMNS="160")
+    (tmp_path / "test_nothing.py").write_text("")
+    args = ["--tracereplay", "chat", "--tracereplay-agent", "chat_agents:forgets_paris"]
+    plugin = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args,
+         "--tracereplay-history", "replayed"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert plugin.returncode == 1, plugin.stdout + plugin.stderr
+    assert "turn 2 FAILED: And tomorrow?" in plugin.stdout
+    assert "  response: Where?" in plugin.stdout
+
+    good = _eval(db, tmp_path, "--agent", "chat_agents:conversant", "--label", "good")[1]
+    bad = _eval(db, tmp_path, "--agent", "chat_agents:forgets_paris", "--label", "bad")[1]
+    diff = _cli(db, "diff", good["eval_run"]["eval_run_id"], bad["eval_run"]["eval_run_id"])
+    said = " ".join(diff.stdout.split())
+    assert "regressed" in said.lower() and "turn 1:" in said, said
+
+    html = tmp_path / "report.html"
+    report = _cli(db, "report", bad["eval_run"]["eval_run_id"], "--output", str(html))
+    assert report.returncode == 0, report.stderr
+    assert "turn 1: containsExpected" in html.read_text()

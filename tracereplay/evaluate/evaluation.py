@@ -749,6 +749,8 @@ def _recorded_attempt(suite: EvalSuite, sources: dict[str, Run]) -> Callable[[Jo
                 "replay": None,
                 "started_at": started,
                 "finished_at": datetime.now(UTC),
+                "turn": None,
+                "turns": [],
             },
         )
 

@@ -13,10 +13,11 @@ from tracereplay.errors import NotFoundError
 from tracereplay.evaluate.diff import CaseDiff, EvalDiff, diff_eval_runs, skipped_note
 from tracereplay.evaluate.results_store import get_eval_run, load_case_runs, resolve_eval_run_id
 from tracereplay.report.trajectory import Step, trajectory
-from tracereplay.scoring.outcomes import EvalRunRecord, ReplayReport
+from tracereplay.scoring.outcomes import CaseRun, EvalRunRecord, ReplayReport
 from tracereplay.store import eval_runs, runs
 from tracereplay.store.db import Store
 from tracereplay.store.runs import stored_tool_calls
+from tracereplay.store.suites import turn_questions
 
 
 class TrendPoint(BaseModel):
@@ -79,6 +80,11 @@ class RepetitionView(BaseModel):
     checks: list[CheckRow] = Field(default_factory=list)
     steps: list[Step] = Field(default_factory=list)
     replay: ReplayReport | None = None
+    #: a turn of a multi-turn case: its number and question
+    turn: int | None = None
+    query: str = ""
+    #: a multi-turn case: each turn's result, response and trajectory, in order
+    turns: list[RepetitionView] = Field(default_factory=list)
 
 
 class CaseView(BaseModel):
@@ -236,11 +242,13 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
             )
         )
     case_runs = load_case_runs(store, run.eval_run_id, with_checks=False)
+    every = [t for r in case_runs for t in (r, *r.turns)]
     calls = stored_tool_calls(
-        store, [id_ for r in case_runs for id_ in (r.result.run_id, r.source_run_id)]
+        store, [id_ for r in every for id_ in (r.result.run_id, r.source_run_id)]
     )
-    reps: dict[str, list[RepetitionView]] = defaultdict(list)
-    for cr in case_runs:
+    questions = turn_questions(store, {r.case_id for r in case_runs if r.turns})
+
+    def view(cr: CaseRun) -> RepetitionView:
         steps = trajectory(
             calls,
             replay_mode=run.mode == "replay",
@@ -249,21 +257,27 @@ def load_report(store: Store, eval_run_id: str) -> ReportData:
             report=cr.replay,
             scored=cr.tool_calls,
         )
-        reps[cr.case_id].append(
-            RepetitionView(
-                repetition=cr.repetition,
-                status=cr.result.status.value,
-                score=cr.result.score,
-                reason=cr.result.reason,
-                duration_ms=cr.result.duration_ms,
-                attempts=cr.attempts,
-                run_id=cr.result.run_id,
-                response=cr.response,
-                checks=checks.get((cr.case_id, cr.repetition), []),
-                steps=steps,
-                replay=cr.replay,
-            )
+        asked = questions.get(cr.case_id, [])
+        return RepetitionView(
+            repetition=cr.repetition,
+            status=cr.result.status.value,
+            score=cr.result.score,
+            reason=cr.result.reason,
+            duration_ms=cr.result.duration_ms,
+            attempts=cr.attempts,
+            run_id=cr.result.run_id,
+            response=cr.response,
+            checks=checks.get((cr.case_id, cr.repetition), []) if cr.turn is None else [],
+            steps=steps if not cr.turns else [],
+            replay=cr.replay,
+            turn=cr.turn,
+            query=asked[cr.turn - 1] if cr.turn and cr.turn <= len(asked) else "",
+            turns=[view(t) for t in cr.turns],
         )
+
+    reps: dict[str, list[RepetitionView]] = defaultdict(list)
+    for cr in case_runs:
+        reps[cr.case_id].append(view(cr))
     cases = [
         CaseView(
             case_id=r["case_id"],

@@ -374,11 +374,33 @@ def _repetition(rep: RepetitionView, case: CaseView, replay_mode: bool, several:
         if rep.response
         else '<p class="empty">No response.</p>'
     )
+    if rep.turns:  # a multi-turn case: its checks over all turns, then each turn
+        turns = "".join(_turn(t, case, replay_mode) for t in rep.turns)
+        return (
+            f'<div class="rep" data-repetition="{rep.repetition}">{head}'
+            f"{_checks(rep.checks)}{turns}</div>"
+        )
     return (
         f'<div class="rep" data-repetition="{rep.repetition}">{head}'
         f"{_checks(rep.checks)}<h3>Response</h3>{response}"
         f"{_trajectory(rep, replay_mode, case.source_found)}"
         f"{_replay_modes(replay_modes(rep.replay) if replay_mode else None)}</div>"
+    )
+
+
+def _turn(turn: RepetitionView, case: CaseView, replay_mode: bool) -> str:
+    """One turn of a multi-turn case: its question, verdict, answer and trajectory."""
+    reason = f'<p class="reason">{e(turn.reason)}</p>' if turn.status != "PASSED" else ""
+    response = (
+        f'<pre class="response">{e(_clip(turn.response, TEXT_CHARS))}</pre>'
+        if turn.response
+        else '<p class="empty">No response.</p>'
+    )
+    return (
+        f'<div class="turn" data-turn="{turn.turn}"><h3>Turn {turn.turn}: {_badge(turn.status)}'
+        f'</h3><pre class="query">{e(_clip(turn.query, TEXT_CHARS))}</pre>{reason}{response}'
+        f"{_trajectory(turn, replay_mode, case.source_found)}"
+        f"{_replay_modes(replay_modes(turn.replay) if replay_mode else None)}</div>"
     )
 
 

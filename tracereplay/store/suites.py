@@ -209,6 +209,19 @@ def suite_has_turns(store: Store, suite_id: str) -> bool:
     )
 
 
+def turn_questions(store: Store, case_ids: Iterable[str]) -> dict[str, list[str]]:
+    """The turns' questions of each multi-turn case among ``case_ids``, in order."""
+    ids = list(case_ids)
+    if not ids:
+        return {}
+    rows = store.con.execute(
+        "SELECT case_id, turns FROM eval_cases WHERE case_id IN (SELECT unnest(?))"
+        " AND turns IS NOT NULL",
+        [ids],
+    ).fetchall()
+    return {case_id: [t["query"] for t in orjson.loads(turns)] for case_id, turns in rows}
+
+
 def case_queries(store: Store, case_ids: Iterable[str]) -> dict[str, str]:
     """The query of each case among ``case_ids``, by case id (unknown ids are left out)."""
     return dict(

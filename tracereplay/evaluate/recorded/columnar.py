@@ -320,6 +320,8 @@ class ScoredCases:
                 "replay": None,
                 "started_at": self.started_at,
                 "finished_at": self.finished_at,
+                "turn": None,
+                "turns": [],
             },
         )
 
