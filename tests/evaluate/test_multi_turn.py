@@ -96,6 +96,10 @@ def test_each_turn_is_replayed_on_the_conversation_so_far(db: Path, tmp_path: Pa
     rows = _rows(db, doc["eval_run"]["eval_run_id"])
     assert [r[2] for r in rows[1:]] == [a for _, a in TURNS]
     assert all(r[1] == "PASSED" for r in rows)
+    [rep] = doc["cases"][0]["repetitions"]
+    assert [(t["turn"], t["status"], t["response"]) for t in rep["turns"]] == [
+        (n, "PASSED", answer) for n, (_, answer) in enumerate(TURNS, 1)
+    ]
     # every turn made its replay run (drained from the spool by the next command)
     runs = _cli(
         db,

@@ -147,9 +147,8 @@ def eval_command(
         Optional[str],
         typer.Option(
             "--eval-run",
-            help="Add the results to the eval run with this id, created when it does not exist "
-            "yet: several jobs (CI shards, machines) then make one eval run that diff, report "
-            "and the UI show whole. Any string of letters, digits, '-', '_', '.'.",
+            help="Add the results to the eval run with this id (created when new): several "
+            "jobs (CI shards) make one eval run. Letters, digits, '-', '_', '.'.",
             show_default=False,
             rich_help_panel=_CASES,
         ),

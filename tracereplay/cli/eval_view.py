@@ -47,7 +47,10 @@ def results_table(reports: Sequence[CaseReport], repeated: bool) -> Table:
         if repeated:
             ok = sum(1 for x in r.runs if x.status.value == "PASSED")
             row.append(f"{ok}/{len(r.runs)}")
-        query = Text(" ".join(r.case.query.split()), no_wrap=True, overflow="ellipsis")
+        asked = " ".join(r.case.query.split())
+        if r.case.turns:  # a conversation: its turns, then the first question
+            asked = f"[{len(r.case.turns)} turns] {asked}"
+        query = Text(asked, no_wrap=True, overflow="ellipsis")
         row += [f"{r.result.duration_ms:.0f}", query]
         table.add_row(*row)
     return table

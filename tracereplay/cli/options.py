@@ -84,8 +84,7 @@ def live_tools(
 
 def llm(
     help: str = "live (default) calls the agent's model; recorded answers every LLM "
-    "call from the recording (no network, no API key; OpenAI and Anthropic clients and "
-    "OpenAI-compatible clients on httpx).",
+    "call from the recording (offline, no API key).",
     panel: str | None = None,
 ) -> Any:
     """``--llm live|recorded`` (``LlmOption``; unset: live)."""
@@ -111,9 +110,8 @@ def llm_until(
 
 
 def history(
-    help: str = "A multi-turn case's later turns get the conversation so far with the "
-    "recorded answers (recorded, default: each turn judged on its own) or the agent's own "
-    "answers from this replay (replayed: a regression in turn 1 carries into turn 3).",
+    help: str = "A multi-turn case's later turns get the recorded answers (default) or the "
+    "agent's own (replayed).",
     panel: str | None = None,
 ) -> Any:
     """``--history recorded|replayed`` (``HistoryOption``; unset: recorded)."""
@@ -121,9 +119,8 @@ def history(
 
 
 def in_process(
-    help: str = "Run the agent in this process (threads) instead of agent processes: "
-    "a debugger can step into it, but an agent that crashes the interpreter ends the "
-    "eval and a case past --timeout is abandoned, not stopped.",
+    help: str = "Run the agent in this process (threads), for a debugger: a crash ends the "
+    "eval, a case past --timeout is abandoned, not stopped.",
     panel: str | None = None,
 ) -> Any:
     """``--in-process``: the agent runs in the command's own process."""

@@ -10,6 +10,7 @@ import orjson
 
 if TYPE_CHECKING:
     from tracereplay.evaluate.evaluation import EvalOutcome
+    from tracereplay.scoring.outcomes import CaseRun
 
 
 def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
@@ -27,16 +28,8 @@ def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
                 **({"p_value": p_values[r.case.id]} if r.case.id in p_values else {}),
                 "repetitions": [
                     {
-                        "repetition": x.repetition,
-                        "attempts": x.attempts,
-                        "status": x.status.value,
-                        "score": x.result.score,
-                        "reason": x.result.reason,
-                        "run_id": x.result.run_id,
-                        "source_run_id": x.source_run_id,
-                        "response": x.response,
-                        "tool_calls": [t.to_dict() for t in x.tool_calls],
-                        "replay": x.replay.to_dict() if x.replay is not None else None,
+                        **_run(x),
+                        **({"turns": [_run(t) for t in x.turns]} if x.turns else {}),
                     }
                     for x in r.runs
                 ],
@@ -46,6 +39,23 @@ def outcome_json(outcome: EvalOutcome) -> dict[str, Any]:
     if outcome.gates is not None:
         doc["gates"] = outcome.gates.to_dict()
     return doc
+
+
+def _run(x: CaseRun) -> dict[str, Any]:
+    """One repetition of a case (or one turn of a multi-turn case: its ``turn`` number)."""
+    return {
+        **({"turn": x.turn} if x.turn is not None else {}),
+        "repetition": x.repetition,
+        "attempts": x.attempts,
+        "status": x.status.value,
+        "score": x.result.score,
+        "reason": x.result.reason,
+        "run_id": x.result.run_id,
+        "source_run_id": x.source_run_id,
+        "response": x.response,
+        "tool_calls": [t.to_dict() for t in x.tool_calls],
+        "replay": x.replay.to_dict() if x.replay is not None else None,
+    }
 
 
 def write_json(path: Path, outcome: EvalOutcome) -> None:
