@@ -190,3 +190,37 @@ def test_an_entry_point_that_yields_is_run_to_its_end(
     assert agent.is_async
     assert asyncio.run(agent.call_async("hi", [], {})) == "done: hi"
     sys.modules.pop("yielding", None)
+
+
+class Message:
+    """A framework's chat message class (module level: annotations resolve by name)."""
+
+    def __init__(self, role: str, content: str) -> None:
+        self.role, self.content = role, content
+
+
+def test_a_history_goes_into_a_parameter_named_like_a_conversation() -> None:
+    """The generic adapter's best guess for a case's history: ``history``, ``chat_history``,
+    ``message_history``... by keyword, as dicts or as the framework's message class."""
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+
+    class Dicts:
+        def run(self, message: str, chat_history: list[dict] | None = None) -> str:
+            said = [m["content"] for m in chat_history or []]
+            return " / ".join([*said, message])
+
+    class Typed:
+        def invoke(self, *, input: str, message_history: list[Message] = ()) -> str:  # noqa: A002
+            return " / ".join([*(f"{m.role}:{m.content}" for m in message_history), input])
+
+    class NoHistory:
+        def run(self, query: str) -> str:
+            return query
+
+    _, call = entry_point(Dicts())
+    assert call.takes_history and call("q", history) == "hi / hello / q"
+    assert call("q") == "q"  # no history: the parameter keeps its default
+    _, call = entry_point(Typed())
+    assert call.takes_history and call("q", history) == "user:hi / assistant:hello / q"
+    _, call = entry_point(NoHistory())
+    assert not call.takes_history and call("q", history) == "q"

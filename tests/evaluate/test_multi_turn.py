@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from conversation import SESSION, TURNS, turn_run_ids, write_conversation
+from postgres_server import pg_server, pg_url, store_target  # noqa: F401
 
 from tracereplay.store import Store
 
@@ -24,8 +25,10 @@ pytestmark = pytest.mark.slow
 AGENTS = Path(__file__).parent / "agents"
 
 
-def _cli(db: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _cli(db: Path | str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRACEREPLAY", "OTEL_"))}
+    if os.environ.get("TRACEREPLAY_LOCAL_DIR"):  # a PostgreSQL store's local files (pg_url)
+        env["TRACEREPLAY_LOCAL_DIR"] = os.environ["TRACEREPLAY_LOCAL_DIR"]
     env.update(PYTHONPATH=str(AGENTS), COLUMNS="160")
     return subprocess.run(
         [sys.executable, "-m", "tracereplay", "--db", str(db), *args],
@@ -117,6 +120,16 @@ def test_each_turn_is_replayed_on_the_conversation_so_far(db: Path, tmp_path: Pa
             [doc["eval_run"]["eval_run_id"]],
         ).fetchall()
     assert (cases, passed) == (1, 1)
+
+
+def test_an_agent_object_of_no_known_framework_gets_the_conversation(
+    db: Path, tmp_path: Path
+) -> None:
+    code, doc, output = _eval(db, tmp_path, "--agent", "chat_agents:bot")
+    assert code == 0, output
+    [rep] = doc["cases"][0]["repetitions"]
+    assert [t["response"] for t in rep["turns"]] == [a for _, a in TURNS]
+    assert [t["replay"]["history"] for t in rep["turns"]] == [None, "given", "given"]
 
 
 def test_a_regression_in_turn_one_carries_on_only_with_replayed_history(
@@ -238,3 +251,38 @@ def test_the_plugin_diff_and_report_read_the_conversation(db: Path, tmp_path: Pa
     report = _cli(db, "report", bad["eval_run"]["eval_run_id"], "--output", str(html))
     assert report.returncode == 0, report.stderr
     assert "turn 1: containsExpected" in html.read_text()
+
+
+def test_both_engines_store_and_read_the_turns(store_target: str, tmp_path: Path) -> None:
+    conversation = write_conversation(tmp_path / "conversation.json")
+    assert _cli(store_target, "ingest", str(conversation)).returncode == 0
+    assert _cli(store_target, "promote", "--session", SESSION, "--suite", "chat").returncode == 0
+    out = tmp_path / "eval.json"
+    done = _cli(store_target, "eval", "chat", "--agent", "chat_agents:forgets_paris",
+                "--history", "replayed", "--json", str(out))  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    eval_run_id = json.loads(out.read_text())["eval_run"]["eval_run_id"]
+    with Store.open(store_target) as store:
+        rows = store.query_dicts(
+            "SELECT turn, status, response FROM case_results WHERE eval_run_id = ?"
+            " ORDER BY turn NULLS FIRST",
+            [eval_run_id],
+        )
+        trend = store.query_dicts(
+            "SELECT cases, failed FROM suite_trend WHERE eval_run_id = ?", [eval_run_id]
+        )
+        [case] = store.query_dicts("SELECT turns FROM eval_cases")
+    assert [(r["turn"], r["status"]) for r in rows] == [
+        (None, "FAILED"), (1, "FAILED"), (2, "FAILED"), (3, "FAILED")
+    ]  # fmt: skip
+    assert [r["response"] for r in rows[1:]] == [
+        "I don't know.",
+        "Where?",
+        "Which city do you mean?",
+    ]
+    assert [(t["cases"], t["failed"]) for t in trend] == [(1, 1)]
+    turns = case["turns"] if isinstance(case["turns"], list) else json.loads(case["turns"])
+    assert [t["query"] for t in turns] == [q for q, _ in TURNS]
+    html = tmp_path / "report.html"
+    assert _cli(store_target, "report", eval_run_id, "--output", str(html)).returncode == 0
+    assert html.read_text().count('class="turn"') == 3

@@ -259,8 +259,8 @@ def generic_agent(spec: str, attr_path: str, target: Any, call: str | None) -> A
             out = handle.result()
             return answered(await out if inspect.isawaitable(out) else out)
 
-    def run(query: str) -> Any:
-        out = enter(query)
+    def run(query: str, history: Sequence[Mapping[str, str]] = ()) -> Any:
+        out = enter(query, history)
         if hasattr(out, "__aenter__") and callable(getattr(out, "result", None)):
             return drive(out)  # a run handle: entered, driven to its result
         if inspect.isasyncgen(out) or isinstance(out, collections.abc.AsyncIterator):
@@ -272,7 +272,9 @@ def generic_agent(spec: str, attr_path: str, target: Any, call: str | None) -> A
     method = target if name == "__call__" else getattr(target, name, None)
     # (a run handle's driving is a coroutine too: it runs on the shared loop)
     is_async = _is_async(method) or inspect.isasyncgenfunction(method) or _returns_handle(method)
-    return AgentCallable(spec, run, is_async, False, False, shared_loop=True)
+    return AgentCallable(
+        spec, run, is_async, False, False, shared_loop=True, takes_history=enter.takes_history
+    )
 
 
 def _returns_handle(method: Any) -> bool:

@@ -22,6 +22,11 @@ An entry point that yields (a generator, an async generator: Semantic Kernel's `
 is run to its end: the answer is the last item's. One that returns a run handle (an async
 context manager with ``result()``: AG2's ``AgentRun``) is entered and driven to its result.
 
+A case's history (the conversation before its question) goes into a parameter named like a
+conversation (``history``, ``chat_history``, ``message_history``...), as ``{"role",
+"content"}`` messages or the framework's message class; an entry point with none is replayed on
+its question alone (the eval says the history was not taken).
+
 Its tools are answered like a plain loop's, wherever the agent's code holds them
 (``tool_functions``). An entry point that wants more than the question (another required
 argument) is refused with one line naming it and ``--agent-call``.
@@ -37,6 +42,8 @@ from typing import Any
 
 __all__ = [
     "ENTRY_POINTS",
+    "HISTORY_NAMES",
+    "EntryCall",
     "EntryPointError",
     "answer_text",
     "entry_point",
@@ -60,6 +67,11 @@ ENTRY_POINTS: tuple[str, ...] = (
 QUESTION_NAMES: tuple[str, ...] = (
     "query", "question", "input", "message", "messages", "prompt", "task", "text", "user_input",
     "user_message", "request", "q", "inputs", "content",
+)  # fmt: skip
+#: parameter names an entry point takes a conversation's earlier messages by (a case's
+#: history): the first of them it has, other than the question's, gets them
+HISTORY_NAMES: tuple[str, ...] = (
+    "history", "chat_history", "message_history", "conversation", "previous_messages",
 )  # fmt: skip
 #: attributes holding an answer, in the order they are read
 ANSWER_ATTRIBUTES: tuple[str, ...] = (
@@ -135,8 +147,60 @@ def _question(annotation: Any) -> Callable[[str], Any]:
     return lambda query: query
 
 
-def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]:
-    """How ``fn`` takes the question (see the module's docstring)."""
+class EntryCall:
+    """An entry point called with a question, and a case's history when it takes one: the
+    best guess for a framework no adapter knows is a parameter named like a conversation
+    (``HISTORY_NAMES``), given the ``{"role", "content"}`` messages as its annotation wants
+    them (a list of the framework's message class, else the dicts)."""
+
+    def __init__(
+        self,
+        ask: Callable[[str], tuple[tuple[Any, ...], dict[str, Any]]],
+        fn: Callable[..., Any],
+        history: inspect.Parameter | None = None,
+    ) -> None:
+        self._ask, self._fn, self._history = ask, fn, history
+        self.takes_history = history is not None
+
+    def __call__(self, query: str, history: Sequence[Mapping[str, str]] = ()) -> Any:
+        args, kwargs = self._ask(query)
+        if self._history is not None and history:
+            kwargs = {**kwargs, self._history.name: _messages(self._history.annotation, history)}
+        return self._fn(*args, **kwargs)
+
+
+def _messages(annotation: Any, history: Sequence[Mapping[str, str]]) -> list[Any]:
+    """A history as a parameter of this annotation takes it: ``list[Message]`` built with the
+    framework's class (``cls(role=..., content=...)``), else ``{"role", "content"}`` dicts."""
+    args = typing.get_args(annotation) if typing.get_origin(annotation) else ()
+    cls = args[0] if args else None
+    out: list[Any] = []
+    for m in history:
+        message: Any = dict(m)
+        if inspect.isclass(cls) and cls not in (dict, str, Any) and not _takes_text(cls):
+            try:
+                message = cls(role=m["role"], content=m["content"])
+            except Exception:
+                message = dict(m)
+        out.append(message)
+    return out
+
+
+def _history_parameter(params: list[inspect.Parameter], question: str | None) -> Any:
+    """The parameter a case's history goes into: the first named in ``HISTORY_NAMES`` that is
+    not the question's and can be given by keyword; None when there is none."""
+    P = inspect.Parameter
+    for wanted in HISTORY_NAMES:
+        for p in params:
+            if p.name == wanted and p.name != question and p.kind in (
+                P.POSITIONAL_OR_KEYWORD, P.KEYWORD_ONLY
+            ):  # fmt: skip
+                return p
+    return None
+
+
+def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> EntryCall:
+    """How ``fn`` takes the question and a history (see the module's docstring)."""
     try:
         try:
             signature = inspect.signature(fn, eval_str=True)
@@ -144,7 +208,7 @@ def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]
             signature = inspect.signature(fn)
         params = list(signature.parameters.values())
     except (TypeError, ValueError):
-        return lambda query: fn(query)
+        return EntryCall(lambda query: ((query,), {}), fn)
     P = inspect.Parameter
     positional = [p for p in params if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)]
     required = [
@@ -156,7 +220,8 @@ def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]
     var_pos = any(p.kind is P.VAR_POSITIONAL for p in params)
     if positional and all(p is positional[0] for p in required):
         given = _question(positional[0].annotation)
-        return lambda query: fn(given(query))
+        history = _history_parameter(params[1:], positional[0].name)
+        return EntryCall(lambda query: ((given(query),), {}), fn, history)
     keyword: str | None = None
     if len(required) == 1 and required[0].kind is P.KEYWORD_ONLY:
         keyword = required[0].name
@@ -166,7 +231,7 @@ def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]
         if len(declared) == 1 and (declared[0] in names or var_kw):
             keyword = declared[0]
         elif var_pos:  # run(*messages, prompt=..., ...): the question is a message
-            return lambda query: fn(query)
+            return EntryCall(lambda query: ((query,), {}), fn)
         else:
             keyword = next((q for q in QUESTION_NAMES if q in names), None)
     if keyword is None:
@@ -174,12 +239,15 @@ def _caller(obj: Any, name: str, fn: Callable[..., Any]) -> Callable[[str], Any]
         raise EntryPointError(f"{name}() takes {wants}, not a question alone")
     param = next((p for p in params if p.name == keyword), None)
     given = _question(param.annotation if param is not None else inspect.Parameter.empty)
-    return lambda query: fn(**{keyword: given(query)})
+    named: str = keyword
+    return EntryCall(
+        lambda query: ((), {named: given(query)}), fn, _history_parameter(params, named)
+    )
 
 
-def entry_point(obj: Any, call: str | None = None) -> tuple[str, Callable[[str], Any]]:
-    """``(name, fn(query))``: the entry point of ``obj`` (``call``: the one named), or raise
-    ``EntryPointError`` saying why none fits."""
+def entry_point(obj: Any, call: str | None = None) -> tuple[str, EntryCall]:
+    """``(name, fn(query, history=()))``: the entry point of ``obj`` (``call``: the one named),
+    or raise ``EntryPointError`` saying why none fits."""
     names = [call] if call else list(ENTRY_POINTS)
     if not call and callable(obj) and callable(getattr(type(obj), "forward", None)):
         names.remove("__call__")

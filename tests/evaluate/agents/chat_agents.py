@@ -55,3 +55,14 @@ def gives_up(query: str, history: list[dict[str, str]]) -> str:
     if "umbrella" in query:
         raise RuntimeError("the umbrella service is down")
     return conversant(query, history)
+
+
+class ChatBot:
+    """An agent object of a framework no adapter knows: the generic adapter gives it the
+    conversation through ``chat_history``."""
+
+    def run(self, message: str, chat_history: list[dict[str, str]] | None = None) -> str:
+        return conversant(message, chat_history or [])
+
+
+bot = ChatBot()
