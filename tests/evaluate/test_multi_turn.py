@@ -253,7 +253,10 @@ def test_the_plugin_diff_and_report_read_the_conversation(db: Path, tmp_path: Pa
     assert "turn 1: containsExpected" in html.read_text()
 
 
-def test_both_engines_store_and_read_the_turns(store_target: str, tmp_path: Path) -> None:
+def test_both_engines_store_and_read_the_turns(
+    store_target: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
     conversation = write_conversation(tmp_path / "conversation.json")
     assert _cli(store_target, "ingest", str(conversation)).returncode == 0
     assert _cli(store_target, "promote", "--session", SESSION, "--suite", "chat").returncode == 0
