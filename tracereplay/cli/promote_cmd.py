@@ -13,6 +13,7 @@ from tracereplay.errors import BadParameterError
 
 if TYPE_CHECKING:
     from tracereplay.models import EvalCase, EvalSuite
+    from tracereplay.promote import PromoteResult
 
 
 def promote(
@@ -170,40 +171,30 @@ def promote(
         with open_store(db_path()) as store:
             result = promote_session(store, session, suite_name=suite, options=options)
         case = result.case
-        if result.created:
-            note = " (new suite, default checks)" if result.suite_created else ""
-            typer.echo(
-                f"promoted session {session} into suite '{result.suite.name}'{note} as case"
-                f" #{case.seq}: {len(case.turns)} turns ({case.source_kind})",
-                err=True,
-            )
-        else:
-            typer.echo(
-                f"session {session} is already case #{case.seq} of suite"
-                f" '{result.suite.name}'; nothing changed",
-                err=True,
-            )
+        _tell(result, f"session {session}", f"{len(case.turns)} turns ({case.source_kind})")
         typer.echo(case.id)
         return
     assert run_id is not None
     with open_store(db_path()) as store:
         result = promote_run(store, run_id, suite_name=suite, options=options)
     case = result.case
+    _tell(result, f"run {case.source_run_id}", f"({case.source_kind})")
+    if result.created:
+        _case_note(case, result.suite, run_id)
+    typer.echo(case.id)
+
+
+def _tell(result: PromoteResult, what: str, detail: str) -> None:
+    """On stderr: what was promoted into which suite as which case, or that it was there."""
+    case, suite = result.case, result.suite.name
     if result.created:
         note = " (new suite, default checks)" if result.suite_created else ""
-        typer.echo(
-            f"promoted run {case.source_run_id} into suite '{result.suite.name}'{note} "
-            f"as case #{case.seq} ({case.source_kind})",
-            err=True,
-        )
-        _case_note(case, result.suite, run_id)
+        said = f"promoted {what} into suite '{suite}'{note} as case #{case.seq}"
+        typer.echo(f"{said}{':' if detail[0] != '(' else ''} {detail}", err=True)
     else:
         typer.echo(
-            f"run {case.source_run_id} is already case #{case.seq} of suite "
-            f"'{result.suite.name}'; nothing changed",
-            err=True,
+            f"{what} is already case #{case.seq} of suite '{suite}'; nothing changed", err=True
         )
-    typer.echo(case.id)
 
 
 def _case_note(case: EvalCase, suite: EvalSuite, run_ident: str) -> None:
