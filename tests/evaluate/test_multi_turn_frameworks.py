@@ -1,11 +1,25 @@
-"""A multi-turn case replayed end to end on real frameworks (issue 54): a conversation of the
-fixture weather agent is recorded at test time in the framework's pinned venv against the
-scripted model on loopback (each turn a ``tracereplay.agent_run(..., session_id=...)`` around
-the framework's own agent run, traced by the framework's instrumentation, the conversation so
-far given the framework's way by its adapter), promoted with ``promote --session``, then
-replayed with ``eval --agent agent:weather_agent --llm recorded`` in that venv with no model
-at all: every turn PASSED with its recorded answer, each turn's LLM calls answered from its own
-recorded run, no tool run for real; ``--history replayed`` the same."""
+"""A multi-turn case replayed end to end on real frameworks (issue 54): a three-turn
+conversation of the fixture weather agent is recorded at test time in the framework's pinned
+venv against the scripted model on loopback (each turn calls the weather tool, then answers),
+traced by the framework's own instrumentation into a store (``tracereplay.configure(db=...)``),
+promoted with ``promote --session``, then replayed with ``eval --agent agent:weather_agent
+--llm recorded`` in that venv with no model at all (``--history recorded`` and ``replayed``):
+every turn PASSED with its recorded answer, each turn's LLM calls answered from its own
+recorded run, no tool run for real.
+
+The conversation is recorded three ways (``WAYS``):
+
+- ``agent_run``: the application's ``tracereplay.agent_run(..., session_id=...)`` around the
+  framework's own run, the earlier turns given as the adapter gives a case's history;
+- ``own``: the session named the framework's way (pydantic-ai's ``conversation_id``,
+  OpenInference's ``using_session``), the history as the adapter gives it;
+- ``native``: as an application keeps a conversation with the framework, its own messages of
+  the earlier turns given back whole (pydantic-ai's ``all_messages()``, the Agents SDK's
+  ``to_input_list()``, the graph's ``messages``): the recorded prompts of turns 2.. hold the
+  earlier turns' tool calls and results, which a case's history (questions and answers) does
+  not, so their calls drift by exactly those and the case still passes (``--llm-match
+  order``); docs/evaluating.md, *Cases with history*.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +39,7 @@ from framework_replay import (
     main_cli,
     replay,
     rows,
+    weather,
 )
 
 pytestmark = pytest.mark.slow  # runs each framework in its venv
@@ -119,6 +134,50 @@ OWN_SESSION = {
     """,
 }
 OWN_SESSION["langgraph"] = OWN_SESSION["openai_agents"]
+#: one turn as an application keeps a conversation with the framework: its own messages of the
+#: earlier turns (the tool calls and results among them) given back whole, the session named
+#: the framework's way (pydantic-ai: ``conversation_id`` on the first turn, inherited from the
+#: message history after it)
+NATIVE = {
+    "pydantic_ai": """
+        kept = []
+
+        async def turn(question, history):
+            result = await agent.weather_agent.run(
+                question, message_history=kept or None,
+                conversation_id=None if kept else SESSION,
+            )
+            kept[:] = result.all_messages()
+            return result.output
+    """,
+    "openai_agents": """
+        from agents import Runner
+        from openinference.instrumentation import using_session
+
+        kept = []
+
+        async def turn(question, history):
+            with using_session(SESSION):
+                result = await Runner.run(
+                    agent.weather_agent, [*kept, {"role": "user", "content": question}]
+                )
+            kept[:] = result.to_input_list()
+            return result.final_output
+    """,
+    "langgraph": """
+        from openinference.instrumentation import using_session
+
+        kept = []
+
+        async def turn(question, history):
+            with using_session(SESSION):
+                state = await agent.weather_agent.ainvoke(
+                    {"messages": [*kept, {"role": "user", "content": question}]}
+                )
+            kept[:] = state["messages"]
+            return state["messages"][-1].text
+    """,
+}
 
 
 def _env(framework: str, **extra: str) -> dict[str, str]:
@@ -134,7 +193,12 @@ def record_conversation(db: Path, tmp: Path, framework: str, how: str) -> list[s
     """The conversation recorded into ``db`` by the framework's agent, each turn's session
     named ``how`` (``agent_run`` or ``own``: the framework's way); its answers."""
     marks = tmp / "recorded-marks.txt"
-    turn = AGENT_RUN if how == "agent_run" else textwrap.dedent(OWN_SESSION[framework])
+    ways = {
+        "agent_run": AGENT_RUN,
+        "own": OWN_SESSION.get(framework),
+        "native": NATIVE.get(framework),
+    }
+    turn = textwrap.dedent(ways[how])
     code = RECORD.format(instrument=textwrap.dedent(INSTRUMENT[framework]), turn=turn)
     code = code.replace("import tracereplay\n", f"import tracereplay\nSESSION = {SESSION!r}\n")
     server, url = fake_openai.start(SCRIPT)
@@ -157,12 +221,13 @@ def record_conversation(db: Path, tmp: Path, framework: str, how: str) -> list[s
 
 
 WAYS = [(fw, how) for fw in ("pydantic_ai", "openai_agents", "langgraph")
-        for how in ("agent_run", "own")]  # fmt: skip
+        for how in ("agent_run", "own", "native")]  # fmt: skip
 
 
 @pytest.fixture(scope="module", params=WAYS, ids=[f"{fw}-{how}" for fw, how in WAYS])
 def promoted(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple:
-    """``(framework, store)``: the conversation recorded and promoted as suite ``weather``."""
+    """``(framework, how, store)``: the conversation recorded ``how`` and promoted as suite
+    ``weather``."""
     framework, how = request.param
     tmp = tmp_path_factory.mktemp(f"{framework}-{how}")
     db = tmp / "store.duckdb"
@@ -173,7 +238,7 @@ def promoted(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     done = main_cli(db, "promote", "--session", SESSION, "--suite", "weather")
     assert done.returncode == 0, done.stderr + listed.stdout
     assert f"{len(TURNS)} turns" in done.stderr, done.stderr
-    return framework, db
+    return framework, how, db
 
 
 def _turn_rows(db: Path, eval_run_id: str) -> list[dict]:
@@ -187,9 +252,9 @@ def _turn_rows(db: Path, eval_run_id: str) -> list[dict]:
 
 @pytest.mark.parametrize("history", ["recorded", "replayed"])
 def test_a_recorded_conversation_replays_turn_by_turn_offline(
-    promoted: tuple[str, Path], tmp_path: Path, history: str
+    promoted: tuple[str, str, Path], tmp_path: Path, history: str
 ) -> None:
-    framework, db = promoted
+    framework, how, db = promoted
     doc, marks = replay(
         db, tmp_path, framework, "weather_agent", NOWHERE, "--llm", "recorded",
         "--history", history,
@@ -216,7 +281,7 @@ def test_a_recorded_conversation_replays_turn_by_turn_offline(
 
     for turn in turns:
         # every LLM call of the turn's replay (its run and the runs under it) was answered
-        # by the recording: two a turn, none live, with no prompt drift
+        # by the recording: two a turn, none live
         calls = rows(
             db,
             "SELECT round, source FROM llm_calls WHERE trace_id ="
@@ -231,7 +296,32 @@ def test_a_recorded_conversation_replays_turn_by_turn_offline(
         )
         llm = json.loads(drift["drift"])["llm"]
         assert llm["answered"] == 2, llm
-        assert llm["errors"] == [] and llm["drift"] == [] and llm["unused"] == [], llm
+        assert llm["errors"] == [] and llm["unused"] == [], llm
+        if how != "native" or turn["turn"] == 1:
+            assert llm["drift"] == [], llm  # the history as the recorded turn had it
+        else:
+            # the application gave the framework its own messages of the earlier turns, their
+            # tool calls and results among them; a case's history holds the questions and
+            # answers only, so both calls of turns 2.. drift by exactly those (reported, not
+            # refused: --llm-match order) and nothing else
+            earlier = TURNS[: turn["turn"] - 1]
+            missing = [
+                line
+                for _, city, _ in earlier
+                for line in (
+                    f'-call: get_weather({{"city":"{city}"}})',
+                    f"-result: {city}: {weather.WEATHER[city]}",
+                )
+            ]
+            assert [d["round"] for d in llm["drift"]] == [1, 2], llm
+            for d in llm["drift"]:
+                assert d["fields"] == ["messages"], d
+                changed = [
+                    line
+                    for line in d["diff"].splitlines()
+                    if line.startswith(("+", "-")) and not line.startswith(("---", "+++"))
+                ]
+                assert changed == missing, d["diff"]
         # the recorded tool call answered it
         tools = rows(
             db,
