@@ -84,6 +84,24 @@ def test_a_span_above_the_run_names_it() -> None:
     assert [r.session_id for r in runs] == ["web-3"]
 
 
+def test_a_turn_takes_the_outermost_id_over_its_frameworks_own() -> None:
+    """The application's ``agent_run(..., session_id=...)`` around a framework whose agent span
+    names an id of that one run (pydantic-ai gives each run a fresh ``gen_ai.conversation.id``
+    when it is given none): the application's id names the conversation, so its turns are one
+    session. Turns with no wrapper keep their own span's id."""
+    t = Trace()
+    for n, turn in enumerate(["turn-1", "turn-2"]):
+        app = agent(t, "app", start=1000 * n, end=1000 * n + 900, **{"session.id": "chat-1"})
+        inner = agent(
+            t, "weather_agent", parent=app, start=1000 * n + 5, end=1000 * n + 800,
+            **{"gen_ai.conversation.id": f"fresh-{turn}"},
+        )  # fmt: skip
+        chat(t, inner, 1000 * n + 10, 1000 * n + 20, [user(turn)], [assistant("done")])
+    runs = convert_trace(t.spans)
+    assert [(r.agent_name, r.session_id) for r in runs] == [("weather_agent", "chat-1")] * 2
+    assert _session(**{"gen_ai.conversation.id": "own"}) == "own"
+
+
 def test_a_sub_agent_names_its_own_or_takes_its_parents() -> None:
     t = Trace()
     root = agent(t, "boss", **{"gen_ai.conversation.id": "outer"})

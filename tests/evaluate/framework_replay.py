@@ -192,7 +192,9 @@ def replay(
         OPENAI_BASE_URL=base_url,
         OPENAI_API_KEY="test",
         WEATHER_TOOL_MARKS=str(marks),
-        PYTHONPATH=str(FRAMEWORKS / framework),
+        # this checkout's tracereplay before the one the venv has installed (another
+        # checkout's, when the venvs are shared by worktrees)
+        PYTHONPATH=os.pathsep.join([str(REPO), str(FRAMEWORKS / framework)]),
         LITELLM_LOCAL_MODEL_COST_MAP="True",  # litellm (Google ADK's model): no download
     )
     out = tmp / f"replay-{len(list(tmp.glob('replay-*.json')))}.json"

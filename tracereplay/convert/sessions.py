@@ -1,12 +1,23 @@
 """The conversation (session) a run is a turn of, from whatever attribute its telemetry carries.
 
 Each convention names it differently; none is needed by the others, so the first found wins, in
-a fixed order: spans first (the run's own span, then the spans above it nearest first: the
-framework's wrappers, the request's span, a parent agent's run; the wrappers folded into the
-run; then the run's LLM and tool spans in start order), and on each span the names in ``KEYS`` order, then OpenInference's
+a fixed order: spans first, then on each span the names in ``KEYS`` order, then OpenInference's
 ``metadata`` object (LangChain's ``session_id``, ``thread_id``, ``conversation_id``), then the
 OpenAI Agents SDK's ``group_id`` on Logfire's trace span. A span's resource counts as the span.
 Values are ids: strings or numbers; empty and ``null`` are none.
+
+The spans, in order:
+
+- a run no other run called (a turn): the spans above it **outermost first** (the request's
+  span, the application's ``agent_run(..., session_id=...)``, a framework's wrapper), then the
+  wrappers folded into it, then its own span. The application's code around the framework
+  knows the conversation; the framework's own agent span may carry an id of that one run
+  (pydantic-ai gives every run a fresh ``gen_ai.conversation.id`` when it is given none), which
+  must not split a conversation into one session per turn;
+- a sub-agent's run (or a handoff's): its own span, then the spans above it nearest first (the
+  calling agent's run among them), then the wrappers folded into it: a sub-agent that names a
+  conversation of its own keeps it, else it takes its caller's;
+- then the run's LLM and tool spans in start order.
 """
 
 from __future__ import annotations
@@ -102,18 +113,20 @@ def _spans(plan: RunPlan) -> Iterator[Span]:
     """The spans looked at, in the module's order."""
     root = plan.root
     if root is not None:
-        yield root.span
         seen = {id(root)}
+        above: list[Node] = []  # nearest first
         node: Node | None = root.parent
-        depth = 0
-        while node is not None and id(node) not in seen and depth < _MAX_DEPTH:
+        while node is not None and id(node) not in seen and len(above) < _MAX_DEPTH:
             seen.add(id(node))
+            above.append(node)
+            node = node.parent
+        beside = [n for n in plan.folded if id(n) not in seen]  # folded in from beside the root
+        if plan.run_parent() is None:  # a turn: the outermost span naming one wins
+            order = [*reversed(above), *beside, root]
+        else:
+            order = [root, *above, *beside]
+        for node in order:
             yield node.span
-            node, depth = node.parent, depth + 1
-        for node in plan.folded:  # wrappers folded in from beside the root
-            if id(node) not in seen:
-                seen.add(id(node))
-                yield node.span
     inner = sorted([*plan.llm, *plan.tools], key=lambda n: (n.span.start_ns, n.span.span_id))
     for node in inner:
         yield node.span
