@@ -34,6 +34,9 @@ folder (the framework venv's packages by a ``.pth``, plus ``VCR_PINS``), pairs a
     python benchmarks/frameworks.py --quick        # 100 cases, one pair, one line per framework
     python benchmarks/frameworks.py --breakdown --vcr --keep /tmp/stores   # stores kept, reused
 
+``benchmarks/peers.py`` runs ``bench`` and ``against_vcr`` of every framework as rows of its
+table (its pairs; ``--quick``: this file's).
+
 This file is also the child process of each step (``--child record|floor``), run by the
 framework venv's python: it imports nothing of tracereplay at module level.
 """
@@ -68,6 +71,9 @@ ATTRS = {
 }
 #: where a request that reached the network would go in replay: nothing listens on port 9
 NOWHERE = "http://127.0.0.1:9/v1"
+#: cases and pairs of a run, and of a ``--quick`` one (``benchmarks/peers.py`` uses them too)
+CASES, PAIRS = 500, 3
+QUICK_CASES, QUICK_PAIRS = 100, 1
 
 
 # ------------------------------------------------------------------------- the cases
@@ -314,7 +320,10 @@ def check_replay(out: Path, n: int) -> str:
     return "; ".join(problems)
 
 
-def bench(framework: str, n: int, pairs: int, tmp: Path, extra: list[str]) -> str | None:
+def bench(framework: str, n: int, pairs: int, tmp: Path, extra: list[str]) -> dict[str, Any] | None:
+    """The replay against the floor, printed as a line; the best wall and CPU seconds of each
+    (``floor``, ``replay``: (wall, cpu)), the line, and what went wrong in a replay
+    (``problems``). None when the framework's venv does not exist."""
     python = VENVS / framework / "bin" / "python"
     if not python.exists():
         print(f"{framework}: skipped ({python} does not exist)", flush=True)
@@ -333,6 +342,7 @@ def bench(framework: str, n: int, pairs: int, tmp: Path, extra: list[str]) -> st
     floors: list[tuple[float, float]] = []
     replays: list[tuple[float, float]] = []
     floor = [str(python), __file__, "--child", "floor", "--only", framework, "--cases", str(n)]
+    wrong: list[str] = []
     for p in range(pairs):
         for step in ("floor", "replay") if p % 2 == 0 else ("replay", "floor"):
             if step == "floor":
@@ -343,6 +353,7 @@ def bench(framework: str, n: int, pairs: int, tmp: Path, extra: list[str]) -> st
             problems = check_replay(out, n)
             if problems:
                 print(f"  {framework} replay: {problems}", flush=True)
+                wrong.append(problems)
             remove_copy(work)
         if pairs > 1:
             (fw, fc), (rw, rc) = floors[-1], replays[-1]
@@ -362,7 +373,7 @@ def bench(framework: str, n: int, pairs: int, tmp: Path, extra: list[str]) -> st
             f" {rcpu * 1000 / n:.1f} ms/case)",
             flush=True,
         )
-    return line
+    return {"floor": (fw, fcpu), "replay": (rw, rcpu), "line": line, "problems": wrong}
 
 
 def tree_cpu(cmd: list[str], cwd: Path, env: dict[str, str]) -> dict[str, list[float]]:
@@ -486,10 +497,12 @@ def vcr_python(framework: str) -> Path:
     return python
 
 
-def against_vcr(framework: str, n: int, pairs: int, tmp: Path) -> str | None:
+def against_vcr(framework: str, n: int, pairs: int, tmp: Path) -> dict[str, Any]:
     """The same cases as pytest tests: HTTP cassettes replayed by vcrpy (pytest-recording,
     ``--record-mode=none``, tools run as plain functions) against ``pytest --tracereplay bench
-    --tracereplay-agent ... --tracereplay-llm recorded``, both in one venv, pairs alternated."""
+    --tracereplay-agent ... --tracereplay-llm recorded``, both in one venv, pairs alternated
+    (``bench`` recorded the store first). Printed as a line; the best wall and CPU seconds of
+    each (``vcr``, ``ours``: (wall, cpu)) and the line."""
     python = vcr_python(framework)
     env = child_env(framework)
     env["PYTHONPATH"] += os.pathsep + str(Path(__file__).parent)
@@ -529,7 +542,7 @@ def against_vcr(framework: str, n: int, pairs: int, tmp: Path) -> str | None:
     vc, rc = min(c for _, c in vcrs), min(c for _, c in ours)
     line = f"{framework}: pytest --tracereplay wall {rw / vw:.2f}x vcrpy, cpu {rc / vc:.2f}x vcrpy"
     print(line, flush=True)
-    return line
+    return {"vcr": (vw, vc), "ours": (rw, rc), "line": line}
 
 
 def compiled_bytecode() -> None:
@@ -545,9 +558,9 @@ def compiled_bytecode() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", type=int, default=500)
-    ap.add_argument("--pairs", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="100 cases, one pair")
+    ap.add_argument("--cases", type=int, default=CASES)
+    ap.add_argument("--pairs", type=int, default=PAIRS)
+    ap.add_argument("--quick", action="store_true", help=f"{QUICK_CASES} cases, {QUICK_PAIRS} pair")
     ap.add_argument("--only", default=",".join(ATTRS), help="frameworks, comma-separated")
     ap.add_argument("--eval-args", default="", help="more arguments of the replay's eval")
     ap.add_argument("--breakdown", action="store_true", help="where the replay's CPU goes")
@@ -561,7 +574,7 @@ def main() -> None:
     if args.child:
         child(args.child, args.only, args.cases, args.db)
         return
-    n, pairs = (100, 1) if args.quick else (args.cases, args.pairs)
+    n, pairs = (QUICK_CASES, QUICK_PAIRS) if args.quick else (args.cases, args.pairs)
     _become_subreaper()
     compiled_bytecode()
     with tempfile.TemporaryDirectory(prefix="bench-frameworks-") as name:
