@@ -261,3 +261,77 @@ def test_a_runs_session_reaches_the_store(tmp_path: Path) -> None:
     with open_store(db) as store:
         assert [store.get_run(i).session_id for i in ids] == ["conv-7", "conv-7"]
         assert store.get_run(alone).session_id is None
+
+
+@pytest.mark.parametrize("app_logger_provider", [False, True])
+def test_log_records_reach_the_store_beside_their_spans(
+    tmp_path: Path, app_logger_provider: bool
+) -> None:
+    """Some instrumentations record the prompts and completions as OpenTelemetry log records
+    (Semantic Kernel through a ``LoggingHandler``): with the spool, ``configure()`` sends them
+    there too, on the ``LoggerProvider`` the application installed (its own exporter keeps
+    them) or a new global one, so they are stored with the span they were emitted under."""
+    db = tmp_path / "app.duckdb"
+    app_setup = textwrap.dedent(
+        """
+        from opentelemetry._logs import set_logger_provider
+        from opentelemetry.sdk._logs import LoggerProvider
+        from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+        from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
+        app_exporter = InMemoryLogRecordExporter()
+        app_provider = LoggerProvider()
+        app_provider.add_log_record_processor(SimpleLogRecordProcessor(app_exporter))
+        set_logger_provider(app_provider)
+        """
+    )
+    script = textwrap.dedent(
+        """
+        import logging
+        from opentelemetry._logs import get_logger_provider
+        from opentelemetry.sdk._logs import LoggingHandler
+        import tracereplay
+        {app_setup}
+        tracereplay.configure(service_name="chat", db={db!r})
+        # the application's set-up, as its instrumentation's docs say
+        handler = LoggingHandler(logger_provider=get_logger_provider())
+        logging.getLogger("framework").addHandler(handler)
+        logging.getLogger("framework").setLevel(logging.INFO)
+        with tracereplay.agent_run("chat", "hello") as run:
+            logging.getLogger("framework").info("the completion: hi")
+            run.set_response("hi")
+        tracereplay.flush()
+        if {app!r}:
+            print(len(app_exporter.get_finished_logs()))
+        """
+    ).format(
+        app_setup=app_setup if app_logger_provider else "", db=str(db), app=app_logger_provider
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "TRACEREPLAY_"))}
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    if app_logger_provider:
+        assert out.stdout.strip() == "1"  # the application's exporter keeps its records
+    with open_store(db) as store:
+        [log] = store.query_dicts("SELECT trace_id, span_id, body FROM logs", [])
+        [span] = store.query_dicts("SELECT trace_id, span_id FROM spans", [])
+    assert json.loads(log["body"]) == "the completion: hi"
+    assert (log["trace_id"], log["span_id"]) == (span["trace_id"], span["span_id"])
+
+
+def test_log_records_go_nowhere_once_another_destination_is_configured(tmp_path: Path) -> None:
+    from tracereplay.sdk import config
+
+    db = tmp_path / "first.duckdb"
+    tracereplay.configure(db=db, tracer_provider=provider())
+    exporter = config._state.log_exporter
+    assert exporter is not None and exporter.target is not None
+    tracereplay.configure(tracer_provider=provider(), exporter=SpoolSpanExporter(tmp_path / "x"))
+    assert exporter.target is None  # a custom span exporter: no spool for the log records
+    tracereplay.configure(db=db, tracer_provider=provider())
+    assert config._state.log_exporter is exporter and exporter.target is not None

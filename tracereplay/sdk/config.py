@@ -7,6 +7,10 @@ Destination, in order:
 2. ``db=`` given: the embedded default, the spool beside that DuckDB file;
 3. ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` / ``OTEL_EXPORTER_OTLP_ENDPOINT`` set: OTLP there;
 4. otherwise the spool of ``$TRACEREPLAY_DB`` or ``./tracereplay.duckdb``.
+
+With the spool, the process's OpenTelemetry log records go there too (``_spool_logs``): some
+instrumentations record the prompts and completions as log records (GenAI message events), not
+on their spans.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from tracereplay.sdk.content import (
     compile_redactor,
     set_policy,
 )
-from tracereplay.sdk.exporter import GuardedSpanExporter, SpoolSpanExporter
+from tracereplay.sdk.exporter import GuardedSpanExporter, SpoolLogExporter, SpoolSpanExporter
 from tracereplay.sdk.processor import CountingBatchSpanProcessor, ProcessorSlot
 
 Protocol = Literal["http/protobuf", "grpc"]
@@ -67,6 +71,10 @@ class _State:
             weakref.WeakKeyDictionary()
         )
         self.atexit_registered = False
+        #: the log exporter on the global SDK ``LoggerProvider`` (one, retargeted on each
+        #: ``configure()``) and its processor
+        self.log_exporter: SpoolLogExporter | None = None
+        self.log_processor: object | None = None
 
 
 _state = _State()
@@ -160,6 +168,7 @@ def configure(
         )
         _state.setup = setup
         _state.tracer = provider.get_tracer(TRACER_NAME, _version())
+        _spool_logs(spool_exporter if destination == "spool" else None, provider)
         set_policy(policy)
         if not _state.atexit_registered:
             atexit.register(shutdown)
@@ -171,6 +180,7 @@ def flush(timeout_millis: int = 30_000) -> bool:
     """Export every finished span now (the spool: written and fsync'd). Never raises."""
     setup = _state.setup
     slot = _state.slots.get(setup.tracer_provider) if setup else None
+    _flush_logs(timeout_millis)  # before the spans: a run's log records belong to its spans
     if slot is None:
         provider = trace.get_tracer_provider()
         force_flush = getattr(provider, "force_flush", None)
@@ -183,10 +193,13 @@ def flush(timeout_millis: int = 30_000) -> bool:
 
 def shutdown() -> None:
     """Flush and close what ``configure()`` set up (also run at interpreter exit)."""
+    _flush_logs(30_000)
     with _state.lock:
         slots = list(_state.slots.values())
         _state.setup = None
         _state.tracer = None
+        if _state.log_exporter is not None:
+            _state.log_exporter.target = None
     for slot in slots:
         try:
             slot.shutdown()
@@ -195,6 +208,50 @@ def shutdown() -> None:
 
 
 # ---------------------------------------------------------------------------- helpers
+def _spool_logs(target: SpoolSpanExporter | None, tracer_provider: TracerProvider) -> None:
+    """The process's OpenTelemetry log records to ``target``'s spool (``None``: to nowhere).
+
+    Some instrumentations record the prompts and completions as log records (GenAI message
+    events: Semantic Kernel's, OpenTelemetry's GenAI instrumentations with events), which the
+    store joins to their spans; without them a run's LLM calls have no messages. A
+    ``BatchLogRecordProcessor`` is added, once, to the SDK ``LoggerProvider`` the application
+    installed globally, else to a new one (made global) with the tracer provider's resource.
+    Python ``logging`` records reach it through the application's ``LoggingHandler``, as its
+    instrumentation's docs set one up. Called with the lock held; never raises.
+    """
+    if _state.log_exporter is not None:
+        _state.log_exporter.target = target
+        return
+    if target is None:
+        return
+    try:
+        from opentelemetry._logs import get_logger_provider, set_logger_provider
+        from opentelemetry.sdk._logs import LoggerProvider
+        from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+    except ImportError:  # an SDK without the logs API
+        return
+    try:
+        provider = get_logger_provider()
+        if not isinstance(provider, LoggerProvider):
+            provider = LoggerProvider(resource=tracer_provider.resource)
+            set_logger_provider(provider)
+        exporter = SpoolLogExporter(target)
+        processor = BatchLogRecordProcessor(exporter)  # type: ignore[arg-type]
+        provider.add_log_record_processor(processor)
+    except Exception:  # never raise into the agent: its spans are recorded all the same
+        return
+    _state.log_exporter, _state.log_processor = exporter, processor
+
+
+def _flush_logs(timeout_millis: int) -> None:
+    force_flush = getattr(_state.log_processor, "force_flush", None)
+    if callable(force_flush):
+        try:
+            force_flush(timeout_millis)
+        except Exception:
+            pass
+
+
 def _version() -> str:
     from tracereplay import __version__
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import ReadableSpan
@@ -20,7 +21,7 @@ from tracereplay.otlp.json_encode import encode_traces_json
 from tracereplay.sdk.health import health
 from tracereplay.sdk.sdk_spans import from_sdk
 from tracereplay.store.paths import resolve_db_path, spool_dir
-from tracereplay.store.spool import KIND_TRACES_JSON, KIND_TRACES_PB, SpoolWriter
+from tracereplay.store.spool import KIND_LOGS_PB, KIND_TRACES_JSON, KIND_TRACES_PB, SpoolWriter
 
 
 def spool_record(spans: Sequence[ReadableSpan]) -> tuple[int, bytes]:
@@ -89,6 +90,48 @@ class SpoolSpanExporter(SpanExporter):
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True  # every export is written (and fsync'd) before it returns
+
+
+class SpoolLogExporter:
+    """Writes each batch of OpenTelemetry log records (the GenAI message events some
+    instrumentations record the prompts and completions as) as one OTLP
+    ``ExportLogsServiceRequest`` record to ``<db>.spool/``, beside the spans they belong to.
+
+    A ``LogRecordExporter`` by its methods (the SDK's logs API is not stable: its base class
+    and result enum changed names), for a ``BatchLogRecordProcessor``. ``target`` is the spool
+    exporter the records go to; ``None`` (another destination configured) drops them.
+    """
+
+    def __init__(self, target: SpoolSpanExporter | None) -> None:
+        self.target = target
+
+    def export(self, batch: Sequence[Any]) -> Any:
+        result = _log_export_result()
+        target = self.target
+        if not batch or target is None:
+            return result.SUCCESS
+        if target._shutdown:
+            return result.FAILURE
+        try:
+            from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+
+            target._writer.append(KIND_LOGS_PB, encode_logs(batch).SerializeToString())
+        except Exception as exc:
+            health.export_failed(0, "spool", f"spool {target.spool_dir} (logs): {exc}")
+            return result.FAILURE
+        return result.SUCCESS
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True  # every export is written (and fsync'd) before it returns
+
+    def shutdown(self) -> None:
+        pass  # the spool's segment is closed by its span exporter
+
+
+def _log_export_result() -> Any:
+    from opentelemetry.sdk._logs import export
+
+    return getattr(export, "LogRecordExportResult", None) or export.LogExportResult
 
 
 class GuardedSpanExporter(SpanExporter):
