@@ -322,14 +322,32 @@ def stored_tool_calls(
     if not ids:
         return {}
     present = store.con.execute(
-        "SELECT run_id FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
-    ).fetchall()
-    out: dict[str, list[ToolCallRecord]] = {r: [] for (r,) in present}
-    for row in store.query_dicts(
-        "SELECT run_id, round, tool_name, tool_call_id, arguments, result, duration_ms, error"
-        " FROM tool_calls WHERE run_id IN (SELECT unnest(?)) ORDER BY run_id, position",
+        "SELECT run_id, started_at, tool_calls_count FROM runs WHERE run_id IN (SELECT unnest(?))",
         [ids],
-    ):
+    ).fetchall()
+    out: dict[str, list[ToolCallRecord]] = {r: [] for r, _, _ in present}
+    select = (
+        "SELECT run_id, round, tool_name, tool_call_id, arguments, result, duration_ms, error"
+        " FROM tool_calls WHERE run_id IN (SELECT unnest(?))"
+    )
+    rows: list[dict[str, Any]] | None = None
+    starts = [started for _, started, _ in present]
+    if starts and None not in starts:
+        # a tool call holds its run's start (``run_started_at``): looked up between the runs'
+        # first and last start, DuckDB skips the row groups of other times; every run's count
+        # found, or else looked up everywhere
+        rows = store.query_dicts(
+            select + " AND run_started_at BETWEEN ? AND ? ORDER BY run_id, position",
+            [ids, min(starts), max(starts)],
+        )
+        found: dict[str, int] = {}
+        for row in rows:
+            found[row["run_id"]] = found.get(row["run_id"], 0) + 1
+        if any(found.get(r, 0) != (n or 0) for r, _, n in present):
+            rows = None
+    if rows is None:
+        rows = store.query_dicts(select + " ORDER BY run_id, position", [ids])
+    for row in rows:
         if row["run_id"] in out:
             out[row["run_id"]].append(
                 ToolCallRecord(
@@ -464,18 +482,25 @@ def live_days(
     )
 
 
+#: the tool calls of runs started in ``[?, ?)`` by their own copy of the run's start
+#: (``run_started_at``): DuckDB skips the row groups of older tool calls instead of reading
+#: every one stored to join it with the window's runs
+_CALLS_WITHIN = "t.run_started_at >= ? AND t.run_started_at < ?"
+
+
 def live_tool_errors_by_day(
     store: Store, since: datetime, until: datetime, agent: str | None = None
 ) -> dict[date, int]:
     """Per UTC day: the failed tool calls of live runs (of ``agent``) started in ``[since,
     until)`` (the UI's dashboard)."""
     agent_sql = " AND r.agent_name = ?" if agent else ""
-    params: list[Any] = [since, until] + ([agent] if agent else [])
+    params: list[Any] = [since, until, since, until] + ([agent] if agent else [])
     rows = store.con.execute(
         f"""
         SELECT CAST(timezone('UTC', r.started_at) AS DATE) AS day, count(t.error)
         FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
         WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
+          AND {_CALLS_WITHIN}
           AND t.error IS NOT NULL{agent_sql}
         GROUP BY day
         """,
@@ -489,11 +514,12 @@ def live_per_agent(store: Store, since: datetime, until: datetime) -> list[dict[
     100): runs, failure rate, median and 95th percentile duration, tokens per run, tool calls
     and failed ones (the UI's dashboard)."""
     return store.query_dicts(
-        """
+        f"""
         WITH errs AS (
             SELECT r.agent_name, count(t.error) AS tool_errors
             FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
             WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
+              AND {_CALLS_WITHIN}
               AND t.error IS NOT NULL
             GROUP BY r.agent_name
         )
@@ -508,7 +534,7 @@ def live_per_agent(store: Store, since: datetime, until: datetime) -> list[dict[
         WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
         GROUP BY r.agent_name ORDER BY runs DESC LIMIT 100
         """,
-        [since, until, since, until],
+        [since, until, since, until, since, until],
     )
 
 
@@ -626,11 +652,44 @@ def facet_expression(name: str) -> str:
     return RUN_LABEL if name == "label" else RUN_FACETS[name]
 
 
+#: the facet name of ``_facet_select``'s rows of runs counted by their list of models
+_MODEL_LISTS = "model lists"
+
+
+def _models_counted(rows: Iterable[tuple[str, Any, int]]) -> list[tuple[str, Any, int]]:
+    """``rows`` with the counts of runs by their list of models (JSON text) turned into
+    ``('model', name, n)``: the runs whose list names each model (a list naming it twice
+    counts twice, as unnesting it does)."""
+    out: list[tuple[str, Any, int]] = []
+    models: dict[str, int] = {}
+    for facet, value, n in rows:
+        if facet != _MODEL_LISTS:
+            out.append((facet, value, n))
+            continue
+        names = orjson.loads(value) if value else []
+        for name in names if isinstance(names, list) else ():
+            key = name if isinstance(name, str) else orjson.dumps(name).decode()
+            models[key] = models.get(key, 0) + int(n)
+    out.extend(("model", name, n) for name, n in models.items())
+    return out
+
+
 def _facet_select(name: str, source: str) -> str:
     if name == "model":
+        # the runs counted by their list of models (a store holds few distinct ones), each
+        # list read into its models afterwards (``_models_counted``): not one list per run
         return (
-            f"(SELECT 'model', v, count(*) FROM (SELECT unnest(CAST(models AS VARCHAR[])) AS v "
-            f"FROM {source}) AS mv GROUP BY v)"
+            f"(SELECT '{_MODEL_LISTS}', CAST(models AS VARCHAR), count(*) FROM {source}"
+            " GROUP BY CAST(models AS VARCHAR))"
+        )
+    if name == "label":
+        # the labelled runs by a join on the (few) latest labels, the rest 'unlabelled': not
+        # a lookup of the labels for every run (``RUN_LABEL``), which cost as much as the runs
+        labelled = f"{source} JOIN latest_labels AS l ON l.run_id = {source}.run_id"
+        return (
+            f"(SELECT 'label', l.verdict, count(*) FROM {labelled} GROUP BY l.verdict)"
+            f" UNION ALL (SELECT 'label', 'unlabelled', n FROM (SELECT (SELECT count(*) FROM"
+            f" {source}) - (SELECT count(*) FROM {labelled}) AS n) AS u WHERE n > 0)"
         )
     col = RUN_FACETS[name]
     return f"(SELECT '{name}', {col}, count(*) FROM {source} GROUP BY {col})"
@@ -645,12 +704,14 @@ def shared_facet_counts(
     parts = ["SELECT 'total' AS facet, NULL AS value, count(*) AS n FROM m"]
     for name in facets:
         parts.append(_facet_select(name, "m"))
-    return store.con.execute(
-        f"WITH m AS {'' if materialize else 'NOT '}MATERIALIZED (SELECT status, kind, agent_name, "
-        f"service_name, models{f', {RUN_LABEL} AS label' if 'label' in facets else ''} "
-        f"FROM runs WHERE {where}) " + " UNION ALL ".join(parts),
-        list(params),
-    ).fetchall()
+    return _models_counted(
+        store.con.execute(
+            f"WITH m AS {'' if materialize else 'NOT '}MATERIALIZED (SELECT status, kind, "
+            f"agent_name, service_name, models{', run_id' if 'label' in facets else ''} "
+            f"FROM runs WHERE {where}) " + " UNION ALL ".join(parts),
+            list(params),
+        ).fetchall()
+    )
 
 
 def facet_value_counts(
@@ -658,8 +719,7 @@ def facet_value_counts(
 ) -> list[tuple[Any, int]]:
     """``(value, n)`` for every value of facet ``name`` among the runs matching ``where`` (the
     UI's runs list: a facet filtered by its own values counts without that filter)."""
-    sql = (
-        f"WITH m AS (SELECT {facet_expression(name)} AS {RUN_FACETS[name]} FROM runs "
-        f"WHERE {where}) " + _facet_select(name, "m")
-    )
-    return [(v, int(n)) for _, v, n in store.con.execute(sql, list(params)).fetchall()]
+    value = "run_id" if name == "label" else f"{facet_expression(name)} AS {RUN_FACETS[name]}"
+    sql = f"WITH m AS (SELECT {value} FROM runs WHERE {where}) " + _facet_select(name, "m")
+    rows = _models_counted(store.con.execute(sql, list(params)).fetchall())
+    return [(v, int(n)) for _, v, n in rows]
