@@ -698,20 +698,48 @@ def _facet_select(name: str, source: str) -> str:
 def shared_facet_counts(
     store: Store, where: str, params: Sequence[Any], facets: Sequence[str], *, materialize: bool
 ) -> list[tuple[str, Any, int]]:
-    """In one scan of the runs matching ``where`` (as in ``runs_page_rows``; materialised once
-    when ``materialize``, for an expensive condition such as a search): ``('total', None, n)``
-    and ``(facet, value, n)`` for every value of each of ``facets`` (the UI's runs list)."""
-    parts = ["SELECT 'total' AS facet, NULL AS value, count(*) AS n FROM m"]
-    for name in facets:
-        parts.append(_facet_select(name, "m"))
-    return _models_counted(
-        store.con.execute(
-            f"WITH m AS {'' if materialize else 'NOT '}MATERIALIZED (SELECT status, kind, "
-            f"agent_name, service_name, models{', run_id' if 'label' in facets else ''} "
-            f"FROM runs WHERE {where}) " + " UNION ALL ".join(parts),
+    """In one scan of the runs matching ``where`` (as in ``runs_page_rows``):
+    ``('total', None, n)`` and ``(facet, value, n)`` for every value of each of ``facets`` (the
+    UI's runs list). The total and the column facets are one ``GROUPING SETS`` aggregate (one
+    pass over the runs on either engine, where a query per facet read them once each on
+    PostgreSQL); labels by a join on the (few) latest labels, the rest ``unlabelled``.
+    ``materialize`` is no longer needed (the condition is evaluated once either way)."""
+    del materialize
+    columns = [RUN_FACETS[n] for n in facets if n not in ("label", "model")]
+    if "model" in facets:
+        columns.append("model_list")
+    sets = ", ".join(["()", *(f"({c})" for c in columns)])
+    flags = "".join(f"GROUPING({c}) AS g_{c}, " for c in columns)
+    rows = store.con.execute(
+        f"SELECT {flags}{''.join(f'{c}, ' for c in columns)}count(*) AS n FROM (SELECT status,"
+        " kind, agent_name, service_name, CAST(models AS VARCHAR) AS model_list FROM runs"
+        f" WHERE {where}) AS m GROUP BY GROUPING SETS ({sets})",
+        list(params),
+    ).fetchall()
+    names = {RUN_FACETS[n]: n for n in facets if n not in ("label", "model")}
+    names["model_list"] = _MODEL_LISTS
+    out: list[tuple[str, Any, int]] = []
+    total = 0
+    k = len(columns)
+    for row in rows:
+        grouped = [c for c, flag in zip(columns, row[:k]) if not flag]
+        if not grouped:
+            total = int(row[-1])
+            out.append(("total", None, total))
+        else:
+            out.append((names[grouped[0]], row[k + columns.index(grouped[0])], int(row[-1])))
+    if "label" in facets:
+        labelled = 0
+        for verdict, n in store.con.execute(
+            f"SELECT l.verdict, count(*) FROM (SELECT run_id FROM runs WHERE {where}) AS m"
+            " JOIN latest_labels AS l ON l.run_id = m.run_id GROUP BY l.verdict",
             list(params),
-        ).fetchall()
-    )
+        ).fetchall():
+            out.append(("label", verdict, int(n)))
+            labelled += int(n)
+        if total > labelled:
+            out.append(("label", "unlabelled", total - labelled))
+    return _models_counted(out)
 
 
 def facet_value_counts(
