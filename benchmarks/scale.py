@@ -106,11 +106,13 @@ def ui_iso(ns: int) -> str:
 def ingest_ratio(engine: Engine, big: str, args: argparse.Namespace, stored: int) -> float:
     """The best rate into ``big`` over the best rate into an empty store, alternating."""
     rates: dict[str, list[float]] = {"big": [], "empty": []}
+    # batches no store has seen (a kept store may have had some): their own seeds, their
+    # times after everything stored
+    last = int(_one(big, "SELECT max(start_time_unix_nano) AS t FROM spans"))
     for r in range(args.rounds):
         for which in ("big", "empty") if r % 2 == 0 else ("empty", "big"):
-            # a batch no store has seen: its own seed, times after everything stored
-            seed = 1000 + 2 * r + (which == "big")
-            t0 = T0 + (args.base_traces + 100_000 * (r + 1)) * TRACE_GAP_NS + 86_400 * 10**9
+            seed = last // 10**9 % 10**6 * 100 + 2 * r + (which == "big")
+            t0 = last + 86_400 * 10**9 + 2 * (r + 1) * args.batch_traces * TRACE_GAP_NS
             batch = engine.work / f"batch-{seed}.pb"
             write_traces(batch, args.batch_traces, seed, t0)
             store = big if which == "big" else engine.new_store("empty")
