@@ -565,9 +565,13 @@ class Store:
         """The whole run (result, tool calls, LLM calls) for a run id, prefix or trace id."""
         # the run's row found with its id prefix: one scan of the run ids, not two (a whole id
         # is its own prefix); anything else (a trace id, no match, ambiguous) as resolve says
-        rows = self.query_dicts(
-            "SELECT * FROM runs WHERE starts_with(run_id, ?) ORDER BY run_id LIMIT 6",
-            [ident.strip().lower()],
+        prefix = ident.strip().lower()
+        rows = (
+            self.query_dicts(
+                "SELECT * FROM runs WHERE starts_with(run_id, ?) ORDER BY run_id LIMIT 6", [prefix]
+            )
+            if prefix
+            else []
         )
         if len(rows) == 1:
             row = rows[0]
