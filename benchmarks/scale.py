@@ -139,7 +139,7 @@ def ingest_ratio(engine: Engine, big: str, args: argparse.Namespace, stored: int
 
 
 def _size(spans: int) -> str:
-    return f"{spans / 1e6:.0f}M" if spans >= 1e6 else f"{spans / 1e3:.0f}k"
+    return f"{spans / 1e6:.3g}M" if spans >= 1e6 else f"{spans / 1e3:.3g}k"
 
 
 def commands(
