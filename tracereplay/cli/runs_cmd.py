@@ -279,7 +279,7 @@ def show(
         run = store.get_run(run_id)
         note = run_note(store, run)
         replay = replay_report_of(store, run.run_id) if run.kind == "replay" else None
-        turns = _turn_fields(store, run.run_id)
+        turns = _turn_fields(store, run)
     fork = replay.llm.fork_round if replay is not None and replay.llm is not None else None
     console.print(render_run(run, console.width, fork_round=fork, turns=turns))
     if replay is not None:
@@ -291,12 +291,12 @@ def show(
         err_console.print(f"note: {note}", style="yellow", markup=False, soft_wrap=True)
 
 
-def _turn_fields(store: Any, run_id: str) -> list[tuple[str, str, str]] | None:
+def _turn_fields(store: Any, run: Any) -> list[tuple[str, str, str]] | None:
     """``show``'s line of the run's place in its session: the session, turn N of M, the ids
     (shortest unique prefixes) of the turns before and after it; None for no turn."""
     from tracereplay.store.sessions import turn_place
 
-    place = turn_place(store, run_id)
+    place = turn_place(store, run.run_id, run)
     if place is None:
         return None
     around = [i for i in (place.previous, place.next) if i is not None]

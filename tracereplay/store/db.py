@@ -563,12 +563,23 @@ class Store:
 
     def get_run(self, ident: str) -> Run:
         """The whole run (result, tool calls, LLM calls) for a run id, prefix or trace id."""
-        run_id = self.resolve_run_id(ident)
-        row = self.query_dicts("SELECT * FROM runs WHERE run_id = ?", [run_id])[0]
+        # the run's row found with its id prefix: one scan of the run ids, not two (a whole id
+        # is its own prefix); anything else (a trace id, no match, ambiguous) as resolve says
+        prefix = ident.strip().lower()
+        rows = (
+            self.query_dicts(
+                "SELECT * FROM runs WHERE starts_with(run_id, ?) ORDER BY run_id LIMIT 6", [prefix]
+            )
+            if prefix
+            else []
+        )
+        if len(rows) == 1:
+            row = rows[0]
+        else:
+            run_id = self.resolve_run_id(ident)
+            row = self.query_dicts("SELECT * FROM runs WHERE run_id = ?", [run_id])[0]
         llm_calls = []
-        for d in self.query_dicts(
-            "SELECT * FROM llm_calls WHERE run_id = ? ORDER BY round", [run_id]
-        ):
+        for d in self._run_llm_calls(row):
             llm_calls.append(
                 LlmCall(
                     round=d["round"],
@@ -609,6 +620,25 @@ class Store:
             result=AgentResult.from_dict(_loads(row["result"], {})),
             llm_calls=llm_calls,
         )
+
+    def _run_llm_calls(self, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The ``llm_calls`` rows of the run ``row``, by round. Looked up within the run's
+        ``TimeWindow`` first (its calls start within its trace: DuckDB skips the row groups of
+        other days); when that finds fewer than the run's ``total_llm_calls``, everywhere."""
+        started, run_id = row["started_at"], row["run_id"]
+        total = row.get("total_llm_calls")
+        if started is not None and total is not None:
+            start_ns = int(utc(started).timestamp() * 10**6) * 1000
+            end_ns = start_ns + int((row.get("duration_ms") or 0) * 10**6)
+            window = TimeWindow.around(start_ns, end_ns)
+            calls = self.query_dicts(
+                f"SELECT * FROM llm_calls WHERE run_id = ? AND {window.started_at()}"
+                " ORDER BY round",
+                [run_id],
+            )
+            if len(calls) == total:
+                return calls
+        return self.query_dicts("SELECT * FROM llm_calls WHERE run_id = ? ORDER BY round", [run_id])
 
     # ------------------------------------------------------------------ labels
     def add_label(

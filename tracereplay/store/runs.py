@@ -322,14 +322,32 @@ def stored_tool_calls(
     if not ids:
         return {}
     present = store.con.execute(
-        "SELECT run_id FROM runs WHERE run_id IN (SELECT unnest(?))", [ids]
-    ).fetchall()
-    out: dict[str, list[ToolCallRecord]] = {r: [] for (r,) in present}
-    for row in store.query_dicts(
-        "SELECT run_id, round, tool_name, tool_call_id, arguments, result, duration_ms, error"
-        " FROM tool_calls WHERE run_id IN (SELECT unnest(?)) ORDER BY run_id, position",
+        "SELECT run_id, started_at, tool_calls_count FROM runs WHERE run_id IN (SELECT unnest(?))",
         [ids],
-    ):
+    ).fetchall()
+    out: dict[str, list[ToolCallRecord]] = {r: [] for r, _, _ in present}
+    select = (
+        "SELECT run_id, round, tool_name, tool_call_id, arguments, result, duration_ms, error"
+        " FROM tool_calls WHERE run_id IN (SELECT unnest(?))"
+    )
+    rows: list[dict[str, Any]] | None = None
+    starts = [started for _, started, _ in present]
+    if starts and None not in starts:
+        # a tool call holds its run's start (``run_started_at``): looked up between the runs'
+        # first and last start, DuckDB skips the row groups of other times; every run's count
+        # found, or else looked up everywhere
+        rows = store.query_dicts(
+            select + " AND run_started_at BETWEEN ? AND ? ORDER BY run_id, position",
+            [ids, min(starts), max(starts)],
+        )
+        found: dict[str, int] = {}
+        for row in rows:
+            found[row["run_id"]] = found.get(row["run_id"], 0) + 1
+        if any(found.get(r, 0) != (n or 0) for r, _, n in present):
+            rows = None
+    if rows is None:
+        rows = store.query_dicts(select + " ORDER BY run_id, position", [ids])
+    for row in rows:
         if row["run_id"] in out:
             out[row["run_id"]].append(
                 ToolCallRecord(
@@ -464,18 +482,25 @@ def live_days(
     )
 
 
+#: the tool calls of runs started in ``[?, ?)`` by their own copy of the run's start
+#: (``run_started_at``): DuckDB skips the row groups of older tool calls instead of reading
+#: every one stored to join it with the window's runs
+_CALLS_WITHIN = "t.run_started_at >= ? AND t.run_started_at < ?"
+
+
 def live_tool_errors_by_day(
     store: Store, since: datetime, until: datetime, agent: str | None = None
 ) -> dict[date, int]:
     """Per UTC day: the failed tool calls of live runs (of ``agent``) started in ``[since,
     until)`` (the UI's dashboard)."""
     agent_sql = " AND r.agent_name = ?" if agent else ""
-    params: list[Any] = [since, until] + ([agent] if agent else [])
+    params: list[Any] = [since, until, since, until] + ([agent] if agent else [])
     rows = store.con.execute(
         f"""
         SELECT CAST(timezone('UTC', r.started_at) AS DATE) AS day, count(t.error)
         FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
         WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
+          AND {_CALLS_WITHIN}
           AND t.error IS NOT NULL{agent_sql}
         GROUP BY day
         """,
@@ -489,11 +514,12 @@ def live_per_agent(store: Store, since: datetime, until: datetime) -> list[dict[
     100): runs, failure rate, median and 95th percentile duration, tokens per run, tool calls
     and failed ones (the UI's dashboard)."""
     return store.query_dicts(
-        """
+        f"""
         WITH errs AS (
             SELECT r.agent_name, count(t.error) AS tool_errors
             FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
             WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
+              AND {_CALLS_WITHIN}
               AND t.error IS NOT NULL
             GROUP BY r.agent_name
         )
@@ -508,7 +534,7 @@ def live_per_agent(store: Store, since: datetime, until: datetime) -> list[dict[
         WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
         GROUP BY r.agent_name ORDER BY runs DESC LIMIT 100
         """,
-        [since, until, since, until],
+        [since, until, since, until, since, until],
     )
 
 
@@ -626,11 +652,44 @@ def facet_expression(name: str) -> str:
     return RUN_LABEL if name == "label" else RUN_FACETS[name]
 
 
+#: the facet name of ``_facet_select``'s rows of runs counted by their list of models
+_MODEL_LISTS = "model lists"
+
+
+def _models_counted(rows: Iterable[tuple[str, Any, int]]) -> list[tuple[str, Any, int]]:
+    """``rows`` with the counts of runs by their list of models (JSON text) turned into
+    ``('model', name, n)``: the runs whose list names each model (a list naming it twice
+    counts twice, as unnesting it does)."""
+    out: list[tuple[str, Any, int]] = []
+    models: dict[str, int] = {}
+    for facet, value, n in rows:
+        if facet != _MODEL_LISTS:
+            out.append((facet, value, n))
+            continue
+        names = orjson.loads(value) if value else []
+        for name in names if isinstance(names, list) else ():
+            key = name if isinstance(name, str) else orjson.dumps(name).decode()
+            models[key] = models.get(key, 0) + int(n)
+    out.extend(("model", name, n) for name, n in models.items())
+    return out
+
+
 def _facet_select(name: str, source: str) -> str:
     if name == "model":
+        # the runs counted by their list of models (a store holds few distinct ones), each
+        # list read into its models afterwards (``_models_counted``): not one list per run
         return (
-            f"(SELECT 'model', v, count(*) FROM (SELECT unnest(CAST(models AS VARCHAR[])) AS v "
-            f"FROM {source}) AS mv GROUP BY v)"
+            f"(SELECT '{_MODEL_LISTS}', CAST(models AS VARCHAR), count(*) FROM {source}"
+            " GROUP BY CAST(models AS VARCHAR))"
+        )
+    if name == "label":
+        # the labelled runs by a join on the (few) latest labels, the rest 'unlabelled': not
+        # a lookup of the labels for every run (``RUN_LABEL``), which cost as much as the runs
+        labelled = f"{source} JOIN latest_labels AS l ON l.run_id = {source}.run_id"
+        return (
+            f"(SELECT 'label', l.verdict, count(*) FROM {labelled} GROUP BY l.verdict)"
+            f" UNION ALL (SELECT 'label', 'unlabelled', n FROM (SELECT (SELECT count(*) FROM"
+            f" {source}) - (SELECT count(*) FROM {labelled}) AS n) AS u WHERE n > 0)"
         )
     col = RUN_FACETS[name]
     return f"(SELECT '{name}', {col}, count(*) FROM {source} GROUP BY {col})"
@@ -639,18 +698,48 @@ def _facet_select(name: str, source: str) -> str:
 def shared_facet_counts(
     store: Store, where: str, params: Sequence[Any], facets: Sequence[str], *, materialize: bool
 ) -> list[tuple[str, Any, int]]:
-    """In one scan of the runs matching ``where`` (as in ``runs_page_rows``; materialised once
-    when ``materialize``, for an expensive condition such as a search): ``('total', None, n)``
-    and ``(facet, value, n)`` for every value of each of ``facets`` (the UI's runs list)."""
-    parts = ["SELECT 'total' AS facet, NULL AS value, count(*) AS n FROM m"]
-    for name in facets:
-        parts.append(_facet_select(name, "m"))
-    return store.con.execute(
-        f"WITH m AS {'' if materialize else 'NOT '}MATERIALIZED (SELECT status, kind, agent_name, "
-        f"service_name, models{f', {RUN_LABEL} AS label' if 'label' in facets else ''} "
-        f"FROM runs WHERE {where}) " + " UNION ALL ".join(parts),
+    """In one scan of the runs matching ``where`` (as in ``runs_page_rows``):
+    ``('total', None, n)`` and ``(facet, value, n)`` for every value of each of ``facets`` (the
+    UI's runs list). The total and the column facets are one ``GROUPING SETS`` aggregate (one
+    pass over the runs on either engine, where a query per facet read them once each on
+    PostgreSQL); labels by a join on the (few) latest labels, the rest ``unlabelled``.
+    ``materialize`` is no longer needed (the condition is evaluated once either way)."""
+    del materialize
+    columns = [RUN_FACETS[n] for n in facets if n not in ("label", "model")]
+    if "model" in facets:
+        columns.append("model_list")
+    sets = ", ".join(["()", *(f"({c})" for c in columns)])
+    flags = "".join(f"GROUPING({c}) AS g_{c}, " for c in columns)
+    rows = store.con.execute(
+        f"SELECT {flags}{''.join(f'{c}, ' for c in columns)}count(*) AS n FROM (SELECT status,"
+        " kind, agent_name, service_name, CAST(models AS VARCHAR) AS model_list FROM runs"
+        f" WHERE {where}) AS m GROUP BY GROUPING SETS ({sets})",
         list(params),
     ).fetchall()
+    names = {RUN_FACETS[n]: n for n in facets if n not in ("label", "model")}
+    names["model_list"] = _MODEL_LISTS
+    out: list[tuple[str, Any, int]] = []
+    total = 0
+    k = len(columns)
+    for row in rows:
+        grouped = [c for c, flag in zip(columns, row[:k]) if not flag]
+        if not grouped:
+            total = int(row[-1])
+            out.append(("total", None, total))
+        else:
+            out.append((names[grouped[0]], row[k + columns.index(grouped[0])], int(row[-1])))
+    if "label" in facets:
+        labelled = 0
+        for verdict, n in store.con.execute(
+            f"SELECT l.verdict, count(*) FROM (SELECT run_id FROM runs WHERE {where}) AS m"
+            " JOIN latest_labels AS l ON l.run_id = m.run_id GROUP BY l.verdict",
+            list(params),
+        ).fetchall():
+            out.append(("label", verdict, int(n)))
+            labelled += int(n)
+        if total > labelled:
+            out.append(("label", "unlabelled", total - labelled))
+    return _models_counted(out)
 
 
 def facet_value_counts(
@@ -658,8 +747,7 @@ def facet_value_counts(
 ) -> list[tuple[Any, int]]:
     """``(value, n)`` for every value of facet ``name`` among the runs matching ``where`` (the
     UI's runs list: a facet filtered by its own values counts without that filter)."""
-    sql = (
-        f"WITH m AS (SELECT {facet_expression(name)} AS {RUN_FACETS[name]} FROM runs "
-        f"WHERE {where}) " + _facet_select(name, "m")
-    )
-    return [(v, int(n)) for _, v, n in store.con.execute(sql, list(params)).fetchall()]
+    value = "run_id" if name == "label" else f"{facet_expression(name)} AS {RUN_FACETS[name]}"
+    sql = f"WITH m AS (SELECT {value} FROM runs WHERE {where}) " + _facet_select(name, "m")
+    rows = _models_counted(store.con.execute(sql, list(params)).fetchall())
+    return [(v, int(n)) for _, v, n in rows]

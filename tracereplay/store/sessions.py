@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from tracereplay.models import Run
 from tracereplay.store.db import Store
 
 #: the columns of a turn row: what `runs --session`, `show`, promotion and the UI need
@@ -45,18 +46,31 @@ def session_turns(store: Store, session_id: str, kind: str = "live") -> list[dic
     return store.query_dicts(f"SELECT {', '.join(TURN_COLUMNS)} {_TURNS}", [session_id, kind])
 
 
-def turn_place(store: Store, run_id: str) -> TurnPlace | None:
+def turn_place(store: Store, run_id: str, run: Run | None = None) -> TurnPlace | None:
     """The place of run ``run_id`` among its session's turns; None when the run names no
-    session or is no turn (a sub-agent's run: its caller's turn is)."""
-    rows = store.query_dicts(
-        "SELECT session_id, kind FROM runs WHERE run_id = ? AND parent_run_id IS NULL", [run_id]
-    )
-    if not rows or rows[0]["session_id"] is None:
-        return None
-    session_id, kind = rows[0]["session_id"], rows[0]["kind"]
+    session or is no turn (a sub-agent's run: its caller's turn is). ``run``: the run, when
+    the caller has read it already (its session, kind and caller are not read again)."""
+    if run is not None:
+        if run.session_id is None or run.parent_run_id is not None:
+            return None
+        session_id, kind = run.session_id, run.kind
+    else:
+        rows = store.query_dicts(
+            "SELECT session_id, kind FROM runs WHERE run_id = ? AND parent_run_id IS NULL",
+            [run_id],
+        )
+        if not rows or rows[0]["session_id"] is None:
+            return None
+        session_id, kind = rows[0]["session_id"], rows[0]["kind"]
     ids = [
         r[0] for r in store.con.execute(f"SELECT run_id {_TURNS}", [session_id, kind]).fetchall()
     ]
+    return place_among(session_id, run_id, ids)
+
+
+def place_among(session_id: str, run_id: str, ids: list[str]) -> TurnPlace | None:
+    """The place of ``run_id`` among the run ids of its session's turns, in order; None when
+    it is not one of them."""
     if run_id not in ids:
         return None
     i = ids.index(run_id)

@@ -148,6 +148,16 @@ class RunFilter:
                     " AND list_has_any(CAST(models AS VARCHAR[]), CAST(? AS VARCHAR[]))"
                 )
                 params.extend(orjson.dumps(v).decode() for v in chosen)
+            elif name == "label":
+                # the runs whose latest label is chosen, by the (few) labels: not the label of
+                # every run looked up (``RUN_LABEL``), which cost as much as the runs
+                clauses.append(
+                    "(run_id IN (SELECT run_id FROM latest_labels"
+                    " WHERE list_contains(CAST(? AS VARCHAR[]), verdict))"
+                    " OR (list_contains(CAST(? AS VARCHAR[]), 'unlabelled')"
+                    " AND run_id NOT IN (SELECT run_id FROM latest_labels)))"
+                )
+                params.append(list(chosen))
             else:
                 clauses.append(
                     f"list_contains(CAST(? AS VARCHAR[]), {run_store.facet_expression(name)})"

@@ -10,7 +10,7 @@ from tracereplay.errors import NotFoundError
 from tracereplay.models import Run
 from tracereplay.store import runs as run_store
 from tracereplay.store.db import Store
-from tracereplay.store.sessions import TurnPlace, session_turns, turn_place
+from tracereplay.store.sessions import TurnPlace, place_among, session_turns
 
 #: turns the run page's strip shows around the run at most, each side
 STRIP_SIDE = 10
@@ -40,12 +40,13 @@ class SessionView:
 
 def turn_strip(store: Store, run: Run) -> TurnStrip | None:
     """The turns around ``run``; None when it is no turn of a session."""
-    if run.session_id is None:
+    if run.session_id is None or run.parent_run_id is not None:
         return None
-    place = turn_place(store, run.run_id)
+    # the turns read once: the run's place is among their ids
+    turns = session_turns(store, run.session_id, run.kind)
+    place = place_among(run.session_id, run.run_id, [t["run_id"] for t in turns])
     if place is None:
         return None
-    turns = session_turns(store, place.session_id, run.kind)
     start = max(0, place.number - 1 - STRIP_SIDE)
     end = min(len(turns), place.number + STRIP_SIDE)
     for number, turn in enumerate(turns, 1):
