@@ -14,7 +14,7 @@ Each turn is scored by the case's checks other than the conversation checks; tho
 the whole transcript once (``CheckSubject.conversation()``). The case's verdict is its worst
 turn, folded with the conversation checks as a case folds its checks: a FAILED turn or check
 fails it, else an ERROR makes it an ERROR. Its check results are each per-turn check over all
-turns (the mean score; the first turn it did not pass explains it) plus the conversation
+turns (the mean score; the turns it did not pass explain it) plus the conversation
 checks, so every report, gate and view that reads a case reads a conversation unchanged.
 """
 
@@ -28,7 +28,7 @@ from tracereplay.checks.subject import CheckSubject, TranscriptTurn
 from tracereplay.models import AgentResult, CheckSpec, EvalCase, ScoreResult, Status
 from tracereplay.scoring.outcomes import CaseRun
 from tracereplay.scoring.runner import AttemptFn, Job
-from tracereplay.scoring.verdicts import case_status, check_score, resolve_checks
+from tracereplay.scoring.verdicts import check_score, resolve_checks, worst_status
 
 HistoryMode = Literal["recorded", "replayed"]
 HISTORY_MODES: tuple[str, ...] = ("recorded", "replayed")
@@ -103,18 +103,16 @@ def fold_turns(job: Job, runs: list[CaseRun], whole_specs: Sequence[CheckSpec]) 
     """The case's ``CaseRun`` from its turns' runs and its conversation checks."""
     case = job.case
     last = runs[-1]
+    tool_calls = [c for r in runs for c in r.tool_calls]
     subject = CheckSubject(
         case=case,
-        result=AgentResult(
-            response=last.response or "",
-            tool_calls=[c for r in runs for c in r.tool_calls],
-        ),
+        result=AgentResult(response=last.response or "", tool_calls=tool_calls),
         transcript=transcript(case, runs),
     )
     whole = [run_check(spec, subject) for spec in whole_specs]
     checks = _per_turn_checks(runs) + whole
     statuses = [r.status for r in runs] + [s.status for s in whole]
-    status = case_status(_as_scores(statuses))
+    status = worst_status(statuses)
     scores = [r.result.score or 0.0 for r in runs] + [check_score(s) for s in whole]
     score = 0.0 if status is Status.ERROR else sum(scores) / len(scores)
     duration = sum(r.result.duration_ms for r in runs)
@@ -134,17 +132,13 @@ def fold_turns(job: Job, runs: list[CaseRun], whole_specs: Sequence[CheckSpec]) 
             "seq": case.seq,
             "result": result,
             "source_run_id": case.source_run_id,
-            "tool_calls": [c for r in runs for c in r.tool_calls],
+            "tool_calls": tool_calls,
             "replay": None,
             "started_at": runs[0].started_at,
             "turn": None,
             "turns": runs,
         }
     )
-
-
-def _as_scores(statuses: Sequence[Status]) -> list[ScoreResult]:
-    return [ScoreResult(check="", status=s) for s in statuses]
 
 
 def _per_turn_checks(runs: Sequence[CaseRun]) -> list[ScoreResult]:
@@ -156,7 +150,7 @@ def _per_turn_checks(runs: Sequence[CaseRun]) -> list[ScoreResult]:
             by_label.setdefault(s.check, []).append((run.turn or 0, s))
     out = []
     for label, seen in by_label.items():
-        status = case_status(s for _, s in seen)
+        status = worst_status(s.status for _, s in seen)
         bad = [(n, s) for n, s in seen if s.status is not Status.PASSED]
         if bad:
             explanation = "; ".join(f"turn {n}: {s.explanation}" for n, s in bad)

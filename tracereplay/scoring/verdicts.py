@@ -35,15 +35,20 @@ def resolve_checks(case: EvalCase, suite_checks: Sequence[CheckSpec]) -> Sequenc
     return case.checks if case.checks is not None else suite_checks
 
 
-def case_status(scores: Iterable[ScoreResult]) -> Status:
-    """FAILED if any check failed, else ERROR if any errored, else PASSED."""
+def worst_status(statuses: Iterable[Status]) -> Status:
+    """FAILED if any is FAILED, else ERROR if any is ERROR, else PASSED."""
     errored = False
-    for s in scores:
-        if s.status == Status.FAILED:
+    for status in statuses:
+        if status == Status.FAILED:
             return Status.FAILED
-        if s.status == Status.ERROR:
+        if status == Status.ERROR:
             errored = True
     return Status.ERROR if errored else Status.PASSED
+
+
+def case_status(scores: Iterable[ScoreResult]) -> Status:
+    """FAILED if any check failed, else ERROR if any errored, else PASSED."""
+    return worst_status(s.status for s in scores)
 
 
 def result_from_scores(
