@@ -186,6 +186,12 @@ def test_promote_session_refuses_clearly(db: Path) -> None:
     assert "no session 'no-such-session'" in missing.stderr and "Traceback" not in missing.stderr
     both = _cli(db, "promote", turn_run_ids()[0], "--session", SESSION)
     assert both.returncode == 2 and "one of them" in both.stderr
+    # turn 1 promoted alone first: the conversation cannot be a second case of that run
+    alone = _cli(db, "promote", turn_run_ids()[0], "--suite", "turn-one")
+    assert alone.returncode == 0, alone.stderr
+    taken = _cli(db, "promote", "--session", SESSION, "--suite", "turn-one")
+    assert taken.returncode == 2 and "Traceback" not in taken.stderr
+    assert "is already case #0 of suite 'turn-one', a one-question case" in taken.stderr
 
 
 def test_conversation_checks_judge_the_whole_once(db: Path, tmp_path: Path) -> None:

@@ -67,8 +67,15 @@ def promote_session(
     with store.transaction():
         suite, suite_created = suite_for(store, name, first.agent_name)
         existing = suite_store.cases_by_source(store, suite.id, [first.run_id]).get(first.run_id)
-        if existing is not None and existing.turns:
-            return PromoteResult(existing, False, suite, suite_created)
+        if existing is not None:
+            if existing.turns:
+                return PromoteResult(existing, False, suite, suite_created)
+            # a suite keys its cases by source run, and a conversation's is its first turn's
+            raise PromoteError(
+                f"turn 1 of session '{session_id}' (run {first.run_id}) is already case"
+                f" #{existing.seq} of suite '{suite.name}', a one-question case: promote the"
+                " session into another suite (--suite NAME)"
+            )
         when = suite_store.now()
         labels = store.latest_labels([r.run_id for r in runs])
         seq = suite_store.next_seq(store, suite.id)
