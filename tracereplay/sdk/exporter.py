@@ -9,7 +9,7 @@ appends to its own spool segment.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +52,25 @@ class SpoolSpanExporter(SpanExporter):
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         if not spans:
             return SpanExportResult.SUCCESS
-        if self._shutdown:
-            return SpanExportResult.FAILURE
-        try:
-            self._writer.append(*spool_record(spans))
-        except Exception as exc:
-            health.export_failed(len(spans), "spool", f"spool {self.spool_dir}: {exc}")
+        if not self.write(lambda: spool_record(spans), len(spans)):
             return SpanExportResult.FAILURE
         health.exported(len(spans))
         return SpanExportResult.SUCCESS
+
+    def write(
+        self, record: Callable[[], tuple[int, bytes]], count: int = 0, what: str = ""
+    ) -> bool:
+        """Append the spool record ``record()`` makes (made inside the guard: a record that
+        cannot be encoded counts as one that cannot be written); False when this exporter is
+        shut down or the record was not written (counted, ``count`` items lost, logged once)."""
+        if self._shutdown:
+            return False
+        try:
+            self._writer.append(*record())
+        except Exception as exc:
+            health.export_failed(count, "spool", f"spool {self.spool_dir}{what}: {exc}")
+            return False
+        return True
 
     @property
     def durable(self) -> bool:
@@ -107,19 +117,15 @@ class SpoolLogExporter:
 
     def export(self, batch: Sequence[Any]) -> Any:
         result = _log_export_result()
-        target = self.target
-        if not batch or target is None:
+        if not batch or self.target is None:
             return result.SUCCESS
-        if target._shutdown:
-            return result.FAILURE
-        try:
+
+        def record() -> tuple[int, bytes]:
             from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 
-            target._writer.append(KIND_LOGS_PB, encode_logs(batch).SerializeToString())
-        except Exception as exc:
-            health.export_failed(0, "spool", f"spool {target.spool_dir} (logs): {exc}")
-            return result.FAILURE
-        return result.SUCCESS
+            return KIND_LOGS_PB, encode_logs(batch).SerializeToString()
+
+        return result.SUCCESS if self.target.write(record, what=" (logs)") else result.FAILURE
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True  # every export is written (and fsync'd) before it returns
