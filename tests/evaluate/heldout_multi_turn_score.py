@@ -52,19 +52,9 @@ from heldout_replay_score import (  # noqa: E402
     _tail,
     main_cli,
 )
+from weather_conversation import SCRIPT, SESSION, TURNS  # noqa: E402
 
-SESSION = "s-1"
 HISTORIES = ["recorded", "replayed"]
-#: the conversation: each turn's question, the city its one tool call asks for, its answer
-TURNS = [
-    ("What's the weather in Paris right now?", "Paris", "Paris is 18°C and cloudy."),
-    ("And in Rome, for comparison?", "Rome", "Rome is warmer: 24°C and sunny."),
-    ("What about Oslo, is it raining there?", "Oslo", "Yes, Oslo has rain at 6°C."),
-]
-SCRIPT = {
-    question: [{"tools": [["get_weather", {"city": city}]]}, {"text": answer}]
-    for question, city, answer in TURNS
-}
 
 
 @dataclass

@@ -41,21 +41,10 @@ from framework_replay import (
     rows,
     weather,
 )
+from weather_conversation import SCRIPT, SESSION, TURNS
 
 pytestmark = pytest.mark.slow  # runs each framework in its venv
 
-SESSION = "s-1"
-#: the conversation: each turn's question and the scripted model's turns for it (a tool call,
-#: then the answer)
-TURNS = [
-    ("What's the weather in Paris right now?", "Paris", "Paris is 18°C and cloudy."),
-    ("And in Rome, for comparison?", "Rome", "Rome is warmer: 24°C and sunny."),
-    ("What about Oslo, is it raining there?", "Oslo", "Yes, Oslo has rain at 6°C."),
-]
-SCRIPT = {
-    question: [{"tools": [["get_weather", {"city": city}]]}, {"text": answer}]
-    for question, city, answer in TURNS
-}
 #: how each framework is traced when the conversation is recorded (its own instrumentation,
 #: on the tracer provider ``tracereplay.configure`` set up)
 INSTRUMENT = {
