@@ -194,14 +194,7 @@ def test_configure_adds_to_the_provider_the_application_installed(tmp_path: Path
         print(sorted(s.name for s in app_exporter.get_finished_spans()))
         """
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "TRACEREPLAY_"))}
-    out = subprocess.run(
-        [sys.executable, "-c", script],
-        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = _run_script(script)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['http request', 'invoke_agent app_agent']"
     with open_store(db) as store:
@@ -306,14 +299,7 @@ def test_log_records_reach_the_store_beside_their_spans(
     ).format(
         app_setup=app_setup if app_logger_provider else "", db=str(db), app=app_logger_provider
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "TRACEREPLAY_"))}
-    out = subprocess.run(
-        [sys.executable, "-c", script],
-        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = _run_script(script)
     assert out.returncode == 0, out.stderr
     if app_logger_provider:
         assert out.stdout.strip() == "1"  # the application's exporter keeps its records
@@ -335,3 +321,16 @@ def test_log_records_go_nowhere_once_another_destination_is_configured(tmp_path:
     assert exporter.target is None  # a custom span exporter: no spool for the log records
     tracereplay.configure(db=db, tracer_provider=provider())
     assert config._state.log_exporter is exporter and exporter.target is not None
+
+
+def _run_script(script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` in a fresh interpreter, with no OpenTelemetry or tracereplay settings from
+    this process's environment and this checkout's tracereplay importable."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "TRACEREPLAY_"))}
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
