@@ -367,7 +367,7 @@ def pytest_configure(config: pytest.Config) -> None:
             # agent process waits for those imports when the first case runs
             from tracereplay.replay.workers.preload import start_agent_server
 
-            start_agent_server()
+            start_agent_server(state.agent)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -261,10 +261,21 @@ def start_agent_server_early(args: Sequence[str]) -> None:
     command, as every process it started (``end_processes``)."""
     if _command_name(args) != "eval" or "--in-process" in args:
         return
-    if any(arg == "--agent" or arg.startswith("--agent=") for arg in args):
+    agent = _option_value(args, "--agent")
+    if agent is not None:
         from tracereplay.replay.workers.preload import start_agent_server
 
-        start_agent_server()
+        start_agent_server(agent)
+
+
+def _option_value(args: Sequence[str], option: str) -> str | None:
+    """The value given to ``option`` on a command line not parsed yet ("" when it has none)."""
+    for i, arg in enumerate(args):
+        if arg == option:
+            return args[i + 1] if i + 1 < len(args) else ""
+        if arg.startswith(option + "="):
+            return arg[len(option) + 1 :]
+    return None
 
 
 def _run() -> None:

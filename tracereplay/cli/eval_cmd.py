@@ -231,7 +231,7 @@ def eval_command(
     if agent and not in_process:
         from tracereplay.replay.workers.preload import start_agent_server
 
-        start_agent_server()  # the agent processes' imports, meanwhile, in the fork server
+        start_agent_server(agent)  # the agent processes' imports, meanwhile, in the fork server
     # the evaluator (rapidfuzz, jsonschema, the store) loads only when an eval runs
     from tracereplay.cli.eval_progress import BarProgress
     from tracereplay.cli.lifetime import keep_until_exit

@@ -8,19 +8,19 @@ result handed over so far and marks the eval run ``interrupted``.
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tracereplay.checks import get_check_kind, load_check_modules
+from tracereplay.environ import env_set
 from tracereplay.errors import BadParameterError, TraceReplayError
 from tracereplay.evaluate.gates import GateReport
 from tracereplay.evaluate.git_info import GitState, git_state
@@ -239,19 +239,10 @@ class _ResultWriter:
             self.last_flush = time.monotonic()
 
 
-@contextmanager
-def _store_env(db: Path) -> Iterator[None]:
+def _store_env(db: Path) -> AbstractContextManager[None]:
     """``$TRACEREPLAY_DB`` = the eval's store while it runs: an agent that calls
     ``tracereplay.configure()`` itself (at import or later) records its replays there too."""
-    before = os.environ.get(DB_ENV)
-    os.environ[DB_ENV] = str(db)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(DB_ENV, None)
-        else:
-            os.environ[DB_ENV] = before
+    return env_set(DB_ENV, str(db))
 
 
 def run_evaluation(settings: EvalSettings, progress: ProgressHooks | None = None) -> EvalOutcome:
