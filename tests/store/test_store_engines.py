@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -12,6 +15,7 @@ from tracereplay.errors import AmbiguousIdError, NotFoundError, StoreError
 from tracereplay.models import AgentResult, LlmCall, Run, ToolCallRecord
 from tracereplay.spans import LogRecord, Span
 from tracereplay.store import Store, schema
+from tracereplay.store import runs as run_store
 from tracereplay.store.errors import ReadOnlyTransactionError
 from tracereplay.store.paths import StoreUrl, resolve_db_path
 
@@ -172,3 +176,127 @@ def test_a_write_touching_many_traces_fits_the_servers_lock_table(pg_url: str) -
             store.lock([f"trace:{i:032x}" for i in range(5)])
         with store.transaction():
             store.lock([f"suite:{i}" for i in range(200)])
+
+
+def _dashboard_runs() -> list[Run]:
+    """Two agents' live runs over two days, a replay run and a live run before the window."""
+    day1, day2 = datetime(2026, 3, 1, 9, tzinfo=UTC), datetime(2026, 3, 2, 23, tzinfo=UTC)
+
+    def run(n: int, agent: str, at: datetime, ms: float, calls: list[str | None], **kw) -> Run:
+        tools = [ToolCallRecord(round=1, tool_name="t", error=e) for e in calls]
+        return Run(
+            run_id=f"run-{n}", trace_id=f"{n:032x}", root_span_id="b" * 16, agent_name=agent,
+            started_at=at, duration_ms=ms, input_tokens=n, output_tokens=10,
+            result=AgentResult(tool_calls=tools, status=kw.pop("status", "success")), **kw,
+        )  # fmt: skip
+
+    return [
+        run(1, "a", day1, 100.0, [None, "boom"]),
+        run(2, "a", day1, 200.0, [None], status="failed"),
+        run(3, "a", day1, 300.0, []),
+        run(4, "b", day2, 50.0, ["bad", "worse", None]),
+        run(5, "b", day2, 70.0, ["replayed"], kind="replay"),
+        run(6, "a", day1 - timedelta(days=3), 10.0, ["too old"]),
+    ]
+
+
+def test_the_dashboard_reads_are_the_same_on_both_engines(store_target: str) -> None:
+    """The dashboard's per day and per agent rows, failed tool calls and agent picker, whose
+    reads PostgreSQL serves from the indexes of migration 0018."""
+    runs = _dashboard_runs()
+    since, until = datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 3, 3, tzinfo=UTC)
+    with Store.open(store_target) as store:
+        with store.transaction():
+            store.replace_runs([r.trace_id for r in runs], runs)
+        with store.transaction(read_only=True):
+            days = run_store.live_days(store, since, until)
+            errors = run_store.live_tool_errors_by_day(store, since, until)
+            agents = run_store.live_per_agent(store, since, until)
+            of_b = run_store.live_days(store, since, until, "b")
+            errors_of_b = run_store.live_tool_errors_by_day(store, since, until, "b")
+            picker = run_store.live_agents(store)
+    assert days == [
+        {"day": date(2026, 3, 1), "runs": 3, "failures": 1, "p50_ms": 200.0, "p95_ms": 290.0,
+         "tokens": 36, "tool_calls": 3},
+        {"day": date(2026, 3, 2), "runs": 1, "failures": 0, "p50_ms": 50.0, "p95_ms": 50.0,
+         "tokens": 14, "tool_calls": 3},
+    ]  # fmt: skip
+    assert errors == {date(2026, 3, 1): 1, date(2026, 3, 2): 2}
+    assert agents == [
+        {"agent_name": "a", "runs": 3, "failure_rate": 1 / 3, "p50_ms": 200.0, "p95_ms": 290.0,
+         "tokens_per_run": 12.0, "tool_calls": 3, "tool_errors": 1},
+        {"agent_name": "b", "runs": 1, "failure_rate": 0.0, "p50_ms": 50.0, "p95_ms": 50.0,
+         "tokens_per_run": 14.0, "tool_calls": 3, "tool_errors": 2},
+    ]  # fmt: skip
+    assert of_b == days[1:] and errors_of_b == {date(2026, 3, 2): 2}
+    assert picker == ["a", "b"]
+
+
+def test_the_dashboard_reads_postgres_indexes_only(pg_url: str) -> None:
+    """On a store of runs as wide as real ones (a query, a response), the dashboard's reads are
+    index-only scans of 0018's indexes, never of the table's rows, which made the page grow with
+    the store: a column added to a read and not to its index, or a filter its partial index
+    does not imply, fails here."""
+    since, until = datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 3, 3, tzinfo=UTC)
+    with Store.open(pg_url) as store:
+        # committed durably: a VACUUM marks the pages all-visible (as autovacuum leaves them)
+        # only once the commit's WAL is flushed, which the tests' server does not wait for
+        store.con.execute_native("SET synchronous_commit = on")
+        with store.transaction():
+            store.con.execute(
+                "INSERT INTO runs (run_id, trace_id, root_span_id, agent_name, kind, status,"
+                " query, response, started_at, duration_ms, input_tokens, output_tokens,"
+                " tool_calls_count)"
+                " SELECT 'run-' || i, lpad(CAST(i AS VARCHAR), 32, '0'), 'b', 'agent-' || i % 3,"
+                " 'live', 'success', repeat('q', 500), repeat('r', 500),"
+                " CAST(? AS TIMESTAMPTZ) + i * INTERVAL 30 SECOND, i, 1, 2, 2"
+                " FROM range(5000) AS g(i)",
+                [since],
+            )
+            store.con.execute(
+                "INSERT INTO tool_calls (run_id, position, trace_id, round, tool_name, error,"
+                " run_started_at)"
+                " SELECT run_id, p, trace_id, 1, 't', CASE WHEN p = 1 THEN 'boom' END, started_at"
+                " FROM runs, range(2) AS g(p)"
+            )
+        sent: list[tuple[str, Any]] = []
+        execute = store.con.execute_native
+
+        def record(sql: str, params: Any = None) -> Any:
+            sent.append((sql, params))
+            raise LookupError  # the statement is all that is wanted of the read
+
+        store.con.execute_native = record  # type: ignore[method-assign]
+        try:
+            for read in (
+                lambda: run_store.live_days(store, since, until),
+                lambda: run_store.live_tool_errors_by_day(store, since, until),
+                lambda: run_store.live_per_agent(store, since, until),
+                lambda: run_store.live_agents(store),
+            ):
+                with pytest.raises(LookupError):
+                    read()
+        finally:
+            store.con.execute_native = execute  # type: ignore[method-assign]
+        execute("ANALYZE runs, tool_calls")
+        for _ in range(10):  # an older snapshot (an autovacuum's ANALYZE) can hold a pass back
+            execute("VACUUM runs, tool_calls")
+            [(behind,)] = execute(
+                "SELECT count(*) FROM pg_class WHERE relname IN ('runs', 'tool_calls')"
+                " AND relpages > relallvisible"
+            ).fetchall()
+            if not behind:
+                break
+            time.sleep(0.5)
+        with store.transaction(read_only=True):
+            plans = [
+                "\n".join(r[0] for r in execute(f"EXPLAIN {sql}", params).fetchall())
+                for sql, params in sent
+            ]
+    for plan in plans:
+        assert "Seq Scan" not in plan and "Index Scan" not in plan, plan  # only index-only
+    days, errors, agents, picker = plans
+    assert "Index Only Scan using runs_live_started" in days, days
+    assert "Index Only Scan using tool_calls_failed_run" in errors, errors
+    assert "Index Only Scan using runs_live_started" in agents, agents
+    assert "Index Only Scan using runs_live_agent" in picker, picker

@@ -464,7 +464,10 @@ def live_days(
     store: Store, since: datetime, until: datetime, agent: str | None = None
 ) -> list[dict[str, Any]]:
     """Per UTC day with live runs (of ``agent``) started in ``[since, until)``: runs, failures,
-    median and 95th percentile duration, tokens, tool calls (the UI's dashboard)."""
+    median and 95th percentile duration, tokens, tool calls (the UI's dashboard). The columns
+    read here are those PostgreSQL's index of live runs holds (migration 0018): a column added
+    to this or the other dashboard reads goes into that index too, or the read goes back to
+    the table's rows."""
     agent_sql = " AND agent_name = ?" if agent else ""
     params: list[Any] = [since, until] + ([agent] if agent else [])
     return store.query_dicts(
@@ -484,7 +487,8 @@ def live_days(
 
 #: the tool calls of runs started in ``[?, ?)`` by their own copy of the run's start
 #: (``run_started_at``): DuckDB skips the row groups of older tool calls instead of reading
-#: every one stored to join it with the window's runs
+#: every one stored to join it with the window's runs; PostgreSQL reads the failed ones from
+#: an index of their start and run id (migration 0018), joined with its index of live runs
 _CALLS_WITHIN = "t.run_started_at >= ? AND t.run_started_at < ?"
 
 
@@ -497,7 +501,7 @@ def live_tool_errors_by_day(
     params: list[Any] = [since, until, since, until] + ([agent] if agent else [])
     rows = store.con.execute(
         f"""
-        SELECT CAST(timezone('UTC', r.started_at) AS DATE) AS day, count(t.error)
+        SELECT CAST(timezone('UTC', r.started_at) AS DATE) AS day, count(*)
         FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
         WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
           AND {_CALLS_WITHIN}
@@ -513,33 +517,40 @@ def live_per_agent(store: Store, since: datetime, until: datetime) -> list[dict[
     """Per agent over the live runs started in ``[since, until)``, most runs first (at most
     100): runs, failure rate, median and 95th percentile duration, tokens per run, tool calls
     and failed ones (the UI's dashboard)."""
+    # the runs aggregated per agent before the failed calls are joined: joined first, every
+    # run carried its agent's count to an any_value (on PostgreSQL an SQL-language aggregate,
+    # a function call per run)
     return store.query_dicts(
         f"""
         WITH errs AS (
-            SELECT r.agent_name, count(t.error) AS tool_errors
+            SELECT r.agent_name, count(*) AS tool_errors
             FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
             WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
               AND {_CALLS_WITHIN}
               AND t.error IS NOT NULL
             GROUP BY r.agent_name
+        ), per_agent AS (
+            SELECT agent_name, count(*) AS runs,
+                   count(*) FILTER (WHERE status <> 'success') / count(*) AS failure_rate,
+                   quantile_cont(duration_ms, 0.5) AS p50_ms,
+                   quantile_cont(duration_ms, 0.95) AS p95_ms,
+                   avg(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS tokens_per_run,
+                   sum(tool_calls_count) AS tool_calls
+            FROM runs
+            WHERE kind = 'live' AND started_at >= ? AND started_at < ?
+            GROUP BY agent_name
         )
-        SELECT r.agent_name, count(*) AS runs,
-               count(*) FILTER (WHERE r.status <> 'success') / count(*) AS failure_rate,
-               quantile_cont(r.duration_ms, 0.5) AS p50_ms,
-               quantile_cont(r.duration_ms, 0.95) AS p95_ms,
-               avg(coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0)) AS tokens_per_run,
-               sum(r.tool_calls_count) AS tool_calls,
-               coalesce(any_value(e.tool_errors), 0) AS tool_errors
-        FROM runs r LEFT JOIN errs e USING (agent_name)
-        WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
-        GROUP BY r.agent_name ORDER BY runs DESC LIMIT 100
+        SELECT a.*, coalesce(e.tool_errors, 0) AS tool_errors
+        FROM per_agent a LEFT JOIN errs e ON e.agent_name = a.agent_name
+        ORDER BY a.runs DESC LIMIT 100
         """,
         [since, until, since, until, since, until],
     )
 
 
 def live_agents(store: Store) -> list[str]:
-    """The agents of live runs, most runs first (at most 200): the UI's agent picker."""
+    """The agents of live runs, most runs first (at most 200): the UI's agent picker (every
+    live run counted; on PostgreSQL from its index of live runs' agents, migration 0018)."""
     return [
         r[0]
         for r in store.con.execute(
