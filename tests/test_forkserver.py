@@ -88,3 +88,18 @@ def test_the_main_script_is_run_once_by_the_fork_server_not_by_every_child(
     env = {**os.environ, "MAIN_RUNS_FILE": str(runs)}
     subprocess.run([sys.executable, str(script), str(runs)], env=env, check=True, timeout=120)
     assert runs.read_text().split() == ["__main__", "__mp_main__"]  # the parent, the server
+
+
+def test_server_running_follows_the_fork_server() -> None:
+    # what start_agent_server asks before reading the agent's source for the preload
+    out = subprocess.run(
+        [sys.executable, "-c",
+         "from tracereplay.forkserver import end_workers, server_running, worker_context\n"
+         "seen = [server_running()]\n"
+         "worker_context([], start=True)\n"
+         "seen.append(server_running())\n"
+         "end_workers()\n"
+         "print(seen + [server_running()])"],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert out.stdout.strip() == "[False, True, False]"

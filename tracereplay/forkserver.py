@@ -90,6 +90,12 @@ def ensure_server() -> None:
             _atexit = True
 
 
+def server_running() -> bool:
+    """Whether this process's fork server runs (its preload list is then fixed)."""
+    server = getattr(multiprocessing.forkserver, "_forkserver", None)
+    return getattr(server, "_forkserver_pid", None) is not None
+
+
 def on_end(close: Callable[[], None]) -> None:
     """Have ``end_workers`` call ``close`` first (a pool that keeps its workers for more jobs);
     it is called once, then forgotten."""

@@ -6,10 +6,10 @@ imported each of them starts with: the replay code with the built-in checks
 each of them) and the HTTP clients the replay wraps (about 140 modules; ``http_clients``),
 imported once in the fork server so that each process need not on its first case (one that
 is not installed is skipped), and the installed libraries the agent's code imports, its
-framework first of all (``library_preload``). ``start_agent_server()`` starts it at once, so that it imports
-all that while the eval imports its own code and reads the store. The first agent process
-waits for the fork server's imports, so this module imports next to nothing itself: the
-``tracereplay`` command calls it first (``cli.app.start_agent_server_early``).
+framework first of all (``library_preload``). ``start_agent_server()`` starts it at once, so
+that it imports all that while the eval imports its own code and reads the store. The first
+agent process waits for the fork server's imports, so this module imports next to nothing
+itself: the ``tracereplay`` command calls it first (``cli.app.start_agent_server_early``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from tracereplay.environ import env_set
-from tracereplay.forkserver import worker_context
+from tracereplay.forkserver import server_running, worker_context
 from tracereplay.replay.frameworks import BUILTIN_MODULES
 
 PRELOAD = [
@@ -34,7 +34,8 @@ def start_agent_server(agent: str | None = None) -> None:
     ``library_preload`` keeps those whose import leaves the fork server safe to fork)."""
     from tracereplay.replay.workers.agent_libraries import agent_libraries
 
-    names = agent_libraries(agent) if agent else []
+    # once it runs (started early by ``cli.app``), its preload is fixed: not read again
+    names = agent_libraries(agent) if agent and not server_running() else []
     # the fork server inherits the environment as it starts; the agent processes get the eval's
     with env_set("TRACEREPLAY_PRELOAD_LIBRARIES", os.pathsep.join(names)):
         worker_context(PRELOAD, start=True)
