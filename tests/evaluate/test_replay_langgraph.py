@@ -9,14 +9,18 @@ are handled by a ``ToolErrorMiddleware`` (``"Error: <message>"`` for a ``ValueEr
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from framework_replay import (
+    REPO,
     assert_replay_runs_marked,
     fake_openai,
+    framework_bin,
     recorded_copy,
     replay,
     replays_as_recorded,
@@ -108,3 +112,42 @@ def test_handoff_graph_replays_with_the_recorded_verdict(tmp_path: Path, model: 
     assert_replay_runs_marked(db, doc)
     # the transfer tool still routed the graph: the forecaster answered from its recording
     assert "Zurich tomorrow: snow, -2°C" in messages(model, "tool")
+
+
+INLINE_CHECK = """
+import asyncio, threading
+from langchain_core.runnables import RunnableLambda
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from openinference.instrumentation.langchain import LangChainInstrumentor
+from tracereplay.replay.frameworks.instrumentors import instrument
+
+class Threads(SpanProcessor):
+    seen = set()
+    def on_start(self, span, parent_context=None):
+        self.seen.add(threading.get_ident())
+
+provider = TracerProvider()
+provider.add_span_processor(Threads())
+instrumentor = LangChainInstrumentor()
+instrument(instrumentor, tracer_provider=provider)
+chain = RunnableLambda(lambda x: x + 1) | RunnableLambda(lambda x: x * 2)
+assert asyncio.run(chain.ainvoke(1)) == 4
+instrumentor.uninstrument()
+print(len(Threads.seen), threading.get_ident() in Threads.seen)
+"""
+
+
+def test_openinference_tracer_runs_inline_under_ainvoke(tmp_path: Path) -> None:
+    """The replay's OpenInference tracer makes its spans on the agent's own thread: an async
+    chain does not hand each callback event to the thread pool."""
+    python = framework_bin(FRAMEWORK, "python")
+    result = subprocess.run(
+        [str(python), "-c", INLINE_CHECK],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "True"]
