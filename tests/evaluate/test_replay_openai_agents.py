@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from framework_replay import (
+    REPO,
     assert_replay_runs_marked,
     fake_openai,
     framework_bin,
@@ -127,7 +128,8 @@ def test_handoff_target_tools_are_answered(tmp_path: Path, model: Any) -> None:
     assert "Zurich tomorrow: snow, -2°C" in tool_outputs(model)
 
 
-#: run in the framework venv: what the adapter relies on in the SDK and both instrumentations
+#: run in the framework venv: what the adapter relies on in the SDK, and its tracing around an
+#: instrumentor the agent's code switched on
 LIBRARY_PROBE = """
 from agents import set_trace_processors
 from agents.tracing import function_span, get_trace_provider, trace as sdk_trace
@@ -140,6 +142,7 @@ from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
 from tracereplay.replay.frameworks.openai_agents import (
     _registered_processors,
+    _replay_tracing,
     _restore_tracing,
     _saved_tracing,
 )
@@ -156,31 +159,43 @@ _restore_tracing(sdk_provider, before)
 assert _saved_tracing(sdk_provider) == before, (before, _saved_tracing(sdk_provider))
 assert sdk_provider._disabled is False
 
+
+def provider():
+    exporter = InMemorySpanExporter()
+    p = TracerProvider()
+    p.add_span_processor(SimpleSpanProcessor(exporter))
+    return p, exporter
+
+
 for name, instrumentor in [
     ("openinference", OpenAIAgentsInstrumentor()),
     ("openllmetry", OpenLLMetry(replace_existing_processors=True)),
 ]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    users, users_spans = provider()
+    replays, replay_spans = provider()
     set_trace_processors([])
-    get_trace_provider().set_disabled(False)
-    instrumentor.instrument(tracer_provider=provider)
-    assert len(_registered_processors(get_trace_provider()) or []) == 1, (name, "processors")
-    with sdk_trace("probe"), function_span("get_weather"):
-        trace.get_current_span().set_attribute("probe.current", True)
+    instrumentor.instrument(tracer_provider=users)  # as the agent's code does
+    registered = _registered_processors(sdk_provider)
+    with _replay_tracing(replays):
+        with sdk_trace("probe"), function_span("get_weather"):
+            trace.get_current_span().set_attribute("probe.current", True)
+    # the replay's spans only on the replay's provider, the tool's span current while it ran
+    assert users_spans.get_finished_spans() == (), (name, "recorded twice")
+    marked = [s.name for s in replay_spans.get_finished_spans() if s.attributes.get("probe.current")]
+    assert marked == ["execute_tool get_weather"], (name, marked)
+    # the agent's own processors back after the replay
+    assert _registered_processors(sdk_provider) == registered, name
     instrumentor.uninstrument()
-    marked = [s.name for s in exporter.get_finished_spans() if s.attributes.get("probe.current")]
-    assert len(marked) == 1 and "get_weather" in marked[0], (name, marked)
 print("ok")
 """
 
 
-def test_the_sdk_and_instrumentations_behave_as_the_adapter_relies_on(tmp_path: Path) -> None:
-    """Inside an SDK tool span, the current OpenTelemetry span is the one the instrumentation
-    started for it (where ``mark_replayed`` marks an answered tool), with OpenInference's and
-    OpenLLMetry's instrumentation alike; and the SDK's registered trace processors, which the
-    adapter saves and puts back around a replay, are where the adapter reads them."""
+def test_the_sdk_and_the_replays_tracing_behave_as_the_adapter_relies_on(tmp_path: Path) -> None:
+    """Inside an SDK tool span, the current OpenTelemetry span is the one the adapter's processor
+    started for it (where ``mark_replayed`` marks an answered tool); an instrumentor the agent's
+    code switched on records nothing of the replay and is registered again after it; and the
+    SDK's registered trace processors, which the adapter saves and puts back around a replay,
+    are where the adapter reads them."""
     python = framework_bin(FRAMEWORK, "python")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_"))}
     result = subprocess.run(
@@ -189,6 +204,6 @@ def test_the_sdk_and_instrumentations_behave_as_the_adapter_relies_on(tmp_path: 
         text=True,
         timeout=120,
         cwd=tmp_path,
-        env={**env, "OPENAI_API_KEY": "test"},
+        env={**env, "OPENAI_API_KEY": "test", "PYTHONPATH": str(REPO)},
     )
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stdout + result.stderr

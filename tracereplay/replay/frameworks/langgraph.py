@@ -26,11 +26,16 @@ including what ``langchain.agents.create_agent`` and ``create_react_agent`` retu
   recording (an unrecorded or recorded-as-failed call fails the same way), and when the
   recording says it succeeded the tool itself runs to rebuild the ``Command``, as the OpenAI
   Agents SDK's handoffs run; its span is marked replayed.
-- **Spans**: LangChain has no native OpenTelemetry. During a replay the adapter installs
-  OpenInference's ``LangChainInstrumentor`` (``openinference-instrumentation-langchain``) on the
-  replay's ``TracerProvider``, else OpenLLMetry's ``LangchainInstrumentor``
-  (``opentelemetry-instrumentation-langchain``), and uninstruments after. With neither, the
-  replay run is only the tracereplay wrapper run (no LLM or tool spans).
+- **Spans**: LangChain has no native OpenTelemetry. During a replay the adapter adds its own
+  callback handler (``langchain_spans.GenAiCallbackHandler``) to every callback manager
+  LangChain creates (``BaseCallbackManager.__init__`` patched, as OpenInference's instrumentor
+  does), writing the agent, model and tool runs as GenAI spans on the replay's
+  ``TracerProvider``, whatever instrumentation recorded the graph (OpenInference's, OpenLLMetry's,
+  LangSmith's or none installed here). OpenInference's or OpenLLMetry's LangChain instrumentor,
+  when the agent's code switched one on, is switched off for the replay (the handler records
+  what it would); another instrumentation that adds a handler to every callback manager
+  (OpenLIT's) stays, and its spans are the replay's: no call is recorded twice.
+  Restored on exit.
 """
 
 from __future__ import annotations
@@ -52,7 +57,6 @@ from tracereplay.replay.frameworks.base import (
     mro_names,
     wrapt_patch,
 )
-from tracereplay.replay.frameworks.instrumentors import instrument
 from tracereplay.replay.frameworks.openai_agents import ActiveAnswers
 
 if TYPE_CHECKING:
@@ -101,16 +105,19 @@ class LangGraphAgent(FrameworkAgent):
 
 @contextlib.contextmanager
 def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
-    instrumentor = _instrumentor()
-    if instrumentor is None:
-        yield
+    global _handler
+    from tracereplay.replay.frameworks.langchain_spans import GenAiCallbackHandler
+
+    _users_instrumentors_off()
+    if _traced_by_the_agent():
+        yield  # its spans are the replay's, as they are its recording's
         return
-    instrument(instrumentor, tracer_provider=tracer_provider)
+    _handler = GenAiCallbackHandler(tracer_provider)
     try:
-        yield
+        with _manager_patch.held():
+            yield
     finally:
-        with contextlib.suppress(Exception):
-            instrumentor.uninstrument()
+        _handler = None
 
 
 # ---------------------------------------------------------------------------------- response
@@ -337,57 +344,67 @@ def _is_handoff(tool: Any) -> bool:
 
 
 def _mark(run_manager: Any) -> None:
-    """``mark_replayed()`` with the tool's span current: OpenInference keeps LangChain spans
-    out of the OTel context (found by run id), OpenLLMetry makes them current."""
+    """``mark_replayed()`` with the tool's span current (the handler keeps LangChain's spans
+    out of the OpenTelemetry context; found by run id)."""
     from opentelemetry import trace
 
-    span = _openinference_span(getattr(run_manager, "run_id", None))
-    if span is None and not _openllmetry_active():
-        span = trace.INVALID_SPAN  # no tool span: count the answer, mark nothing else
-    if span is None:
+    handler = _handler
+    span = None if handler is None else handler.span(getattr(run_manager, "run_id", None))
+    with trace.use_span(span or trace.INVALID_SPAN, end_on_exit=False):
         mark_replayed()
-        return
-    with trace.use_span(span, end_on_exit=False):
-        mark_replayed()
-
-
-def _openinference_span(run_id: Any) -> Any:
-    if run_id is None:
-        return None
-    try:
-        from openinference.instrumentation.langchain import LangChainInstrumentor
-    except ImportError:
-        return None
-    try:
-        return LangChainInstrumentor().get_span(run_id)
-    except Exception:
-        return None
-
-
-def _openllmetry_active() -> bool:
-    try:
-        from opentelemetry.instrumentation.langchain import LangchainInstrumentor
-    except ImportError:
-        return False
-    return bool(getattr(LangchainInstrumentor(), "_is_instrumented_by_opentelemetry", False))
 
 
 # ---------------------------------------------------------------------------------- tracing
-def _instrumentor() -> Any:
-    """A LangChain instrumentor to install for the replay, or None (also when one is already
-    instrumented by the user's code: its spans then go where the user sent them)."""
+#: the replay's span handler while a replay runs (``_replay_tracing``)
+_handler: Any = None
+
+
+def _manager_init(wrapped: Any, manager: Any, args: tuple, kwargs: dict) -> None:
+    """``BaseCallbackManager.__init__``, then the replay's handler added (inherited by the
+    managers of child runs; a copied manager has it already)."""
+    wrapped(*args, **kwargs)
+    handler = _handler
+    if handler is not None and handler not in manager.inheritable_handlers:
+        manager.add_handler(handler, True)
+
+
+def _callback_manager() -> Any:
+    from langchain_core.callbacks import BaseCallbackManager
+
+    return BaseCallbackManager
+
+
+_manager_patch = wrapt_patch(_callback_manager, "__init__", _manager_init)
+
+#: LangChain instrumentors an agent's code may switch on: (module, class)
+_INSTRUMENTORS = (
+    ("openinference.instrumentation.langchain", "LangChainInstrumentor"),
+    ("opentelemetry.instrumentation.langchain", "LangchainInstrumentor"),
+)
+
+
+def _traced_by_the_agent() -> bool:
+    """Whether an instrumentation the agent's code switched on adds a handler of its own to
+    every callback manager (OpenLIT's): a new, empty manager has one. Its spans
+    record the replay's runs already; the replay's handler would record each one twice."""
     try:
-        from openinference.instrumentation.langchain import LangChainInstrumentor
+        return bool(_callback_manager()(handlers=[]).inheritable_handlers)
+    except Exception:
+        return False
 
-        instrumentor = LangChainInstrumentor()
-    except ImportError:
+
+def _users_instrumentors_off() -> None:
+    """Switch off a LangChain instrumentor the agent's code switched on: its spans would record
+    each call a second time, beside the replay's."""
+    import importlib
+    import sys
+
+    for module, name in _INSTRUMENTORS:
+        if module not in sys.modules:
+            continue
         try:
-            from opentelemetry.instrumentation.langchain import LangchainInstrumentor
-
-            instrumentor = LangchainInstrumentor()
-        except ImportError:
-            return None
-    if getattr(instrumentor, "_is_instrumented_by_opentelemetry", False):
-        with contextlib.suppress(Exception):
-            instrumentor.uninstrument()
-    return instrumentor
+            instrumentor = getattr(importlib.import_module(module), name)()
+            if instrumentor.is_instrumented_by_opentelemetry:
+                instrumentor.uninstrument()
+        except Exception:
+            continue

@@ -19,17 +19,16 @@
   tools an MCP server lists at run time; a tool span of those is not marked replayed, so an
   airtight replay reports it. Handoffs themselves are control flow, not tools: they run.
 - **Spans**: the SDK has its own tracing (processors, by default exporting to OpenAI). During a
-  replay the adapter installs, in this order of preference, OpenInference's
-  ``OpenAIAgentsInstrumentor`` (``openinference-instrumentation-openai-agents``) or OpenLLMetry's
-  (``opentelemetry-instrumentation-openai-agents``) on the replay's ``TracerProvider``, as the
-  *only* SDK trace processor, and puts the SDK's processors (and its disabled flag) back after.
-  With neither installed (the agent traced by Logfire, by the SDK's own exporter, or not at
-  all), the adapter's own processor (``openai_agents_spans.GenAiProcessor``) writes the SDK's
-  agent, model and tool spans as GenAI spans on the replay's provider, so the replay run has
-  its LLM calls and tool calls whatever traced the recording; nothing is ever sent to OpenAI.
-  An answered tool's span is marked replayed as OpenTelemetry's current span: both
-  instrumentations and the adapter's processor make the span they start for the SDK's running
-  (tool) span the current one.
+  replay the adapter's own processor (``openai_agents_spans.GenAiProcessor``) is the *only* SDK
+  trace processor: it writes the SDK's agent, model and tool spans as GenAI spans on the
+  replay's ``TracerProvider``, whatever traced the recording (OpenInference's or OpenLLMetry's
+  instrumentor, Logfire, the SDK's own exporter) and whether or not one is installed where the
+  agent runs. The processors the agent's code registered (an instrumentor's included) and the
+  SDK's disabled flag are put back after; nothing is ever sent to OpenAI. Why not the
+  installed instrumentor: OpenInference's cost about 4-5 ms of CPU a three-call case against
+  well under 1 ms for the adapter's processor, and the replay reads the same runs from both.
+  An answered tool's span is marked replayed as OpenTelemetry's current span: the processor
+  makes the span it starts for the SDK's running (tool) span the current one.
 """
 
 from __future__ import annotations
@@ -50,7 +49,6 @@ from tracereplay.replay.frameworks.base import (
     mark_replayed,
     mro_names,
 )
-from tracereplay.replay.frameworks.instrumentors import instrument
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -108,8 +106,8 @@ class OpenAIAgentsAgent(FrameworkAgent):
 
 @contextlib.contextmanager
 def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
-    """The SDK's trace processors replaced by the instrumentor's (on ``tracer_provider``), or
-    SDK tracing disabled when no instrumentation is installed; put back on exit."""
+    """The SDK's trace processors replaced by the adapter's (on ``tracer_provider``); put back
+    on exit."""
     from agents import set_trace_processors
     from agents.tracing import get_trace_provider
 
@@ -117,21 +115,15 @@ def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
 
     sdk_provider = get_trace_provider()
     saved = _saved_tracing(sdk_provider)
-    instrumentor = _instrumentor()
     try:
-        set_trace_processors([])  # nothing ever reaches the SDK's exporter to OpenAI
+        # the only processor: nothing ever reaches the SDK's exporter to OpenAI, nor an
+        # instrumentor's processor the agent's code registered (no call recorded twice)
+        set_trace_processors([GenAiProcessor(tracer_provider)])
         sdk_provider.set_disabled(False)
-        if instrumentor is None:  # none to install (Logfire's, the SDK's own): ours
-            set_trace_processors([GenAiProcessor(tracer_provider)])
-        else:
-            instrument(instrumentor, tracer_provider=tracer_provider)
         _instrumented.set()
         yield
     finally:
         _instrumented.clear()
-        if instrumentor is not None:
-            with contextlib.suppress(Exception):
-                instrumentor.uninstrument()
         _restore_tracing(sdk_provider, saved)
 
 
@@ -161,7 +153,7 @@ class ActiveAnswers:
 
 
 _tracing = SharedContext()
-#: set while an instrumentation traces the SDK's spans for the replays (``_replay_tracing``)
+#: set while the adapter's processor traces the SDK's spans for the replays (``_replay_tracing``)
 _instrumented = threading.Event()
 
 # ---------------------------------------------------------------------------------- tools
@@ -300,10 +292,10 @@ def _arguments(input: str) -> dict[str, Any] | None:  # noqa: A002
 
 
 def _mark() -> None:
-    """``mark_replayed()`` on the OTel span of the SDK's current (tool or handoff) span: both
-    instrumentations make the OTel span they start for an SDK span the current OTel span while
-    the SDK span runs. Without an instrumentation the answer is only counted (the current span
-    is then the replay's wrapper, no tool span)."""
+    """``mark_replayed()`` on the OTel span of the SDK's current (tool or handoff) span: the
+    adapter's processor makes the OTel span it starts for an SDK span the current one while the
+    SDK span runs. Outside the replay's tracing the answer is only counted (the current span is
+    then no tool span)."""
     if _instrumented.is_set():
         mark_replayed()
         return
@@ -356,28 +348,6 @@ def _is_run_live(value: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------------- tracing
-def _instrumentor() -> Any:
-    """An OpenAI Agents instrumentor to install for the replay, or None."""
-    try:
-        from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
-
-        instrumentor = OpenAIAgentsInstrumentor()
-    except ImportError:
-        try:
-            from opentelemetry.instrumentation.openai_agents import (
-                OpenAIAgentsInstrumentor as OpenLLMetryInstrumentor,
-            )
-
-            instrumentor = OpenLLMetryInstrumentor(replace_existing_processors=True)
-        except ImportError:
-            return None
-    if getattr(instrumentor, "_is_instrumented_by_opentelemetry", False):
-        # instrumented by the user's own code: take it over for the replay
-        with contextlib.suppress(Exception):
-            instrumentor.uninstrument()
-    return instrumentor
-
-
 # The SDK can set its trace processors and its disabled flag but not read them back, so what a
 # replay changes is saved from its provider's private attributes: here only, and probed by
 # tests/evaluate/test_replay_openai_agents.py in the pinned SDK (it fails when they move).

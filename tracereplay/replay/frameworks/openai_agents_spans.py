@@ -1,6 +1,6 @@
-"""The OpenAI Agents SDK's spans as OpenTelemetry GenAI spans, for a replay with no
-instrumentation installed (the agent was traced by Logfire, by the SDK's own OpenAI exporter,
-or by nothing the replay can install).
+"""The OpenAI Agents SDK's spans as OpenTelemetry GenAI spans, for a replay: whatever traced the
+recording (OpenInference's or OpenLLMetry's instrumentor, Logfire, the SDK's own OpenAI
+exporter), the replay's runs are read from these.
 
 ``GenAiProcessor`` is an SDK ``TracingProcessor``: for each SDK span it starts an OpenTelemetry
 span on the replay's provider, under the span of the SDK span's parent (else the current one),
@@ -116,10 +116,12 @@ def _trace_key(item: Any) -> str:
 
 
 def _error_text(error: Any) -> str:
+    """An SDK span's error as the instrumentations record it: ``message: data`` (the data as
+    Python prints it, as OpenInference's does, so a replay's error reads as its recording's)."""
     if not isinstance(error, dict):
         return "error"
     message, data = str(error.get("message") or "error"), error.get("data")
-    return f"{message}: {dumps(data)}" if data else message
+    return f"{message}: {data}" if data else message
 
 
 class GenAiProcessor:
