@@ -152,7 +152,9 @@ def agent(query: str) -> str:
 def test_agent_processes_start_with_the_agents_library_imported(tmp_path: Path) -> None:
     cwd = calculator_store(tmp_path)
     site = tmp_path / "lib" / "site-packages"
-    _library(site, "preloaded", PRELOADED)
+    # a library that imports OpenTelemetry's logs SDK (as CrewAI does), whose first import
+    # starts a thread pool: the fork server imports that SDK first, so it is preloaded too
+    _library(site, "preloaded", PRELOADED + "from opentelemetry.sdk._logs import LoggerProvider\n")
     _library(site, "threaded", THREADED)
     (cwd / "calcpre.py").write_text(AGENT)
     log = tmp_path / "imports.log"

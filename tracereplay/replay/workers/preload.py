@@ -3,9 +3,9 @@
 Agent processes are forked from the fork server (``tracereplay.forkserver``), so what it has
 imported each of them starts with: the replay code with the built-in checks
 (``agent_child``), the framework adapters (which import no framework; loading an agent asks
-each of them) and the HTTP clients the replay wraps (about 140 modules; ``http_clients``),
-imported once in the fork server so that each process need not on its first case (one that
-is not installed is skipped), and the installed libraries the agent's code imports, its
+each of them), the HTTP clients the replay wraps (about 140 modules; ``http_clients``) and
+OpenTelemetry's logs SDK, imported once in the fork server so that each process need not on
+its first case (one that is not installed is skipped), and the installed libraries the agent's code imports, its
 framework first of all (``library_preload``). ``start_agent_server()`` starts it at once, so
 that it imports all that while the eval imports its own code and reads the store. The first
 agent process waits for the fork server's imports, so this module imports next to nothing
@@ -24,6 +24,12 @@ PRELOAD = [
     "tracereplay.replay.workers.agent_child",
     *BUILTIN_MODULES,
     "tracereplay.replay.workers.http_clients",  # httpx_hook.HTTP_CLIENTS, without httpx's CLI
+    # what an agent process's ``configure()`` imports for its log records (``sdk.config``);
+    # its import runs OpenTelemetry's resource detectors on a thread pool that is done by the
+    # import's end: here, before ``library_preload`` refuses threads, so a library importing
+    # it (CrewAI) does not start that pool and is preloaded too
+    "opentelemetry.sdk._logs",
+    "opentelemetry.sdk._logs.export",
     "tracereplay.replay.workers.library_preload",  # last: the agent's libraries, if any
 ]
 
