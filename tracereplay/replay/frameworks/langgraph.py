@@ -34,8 +34,9 @@ including what ``langchain.agents.create_agent`` and ``create_react_agent`` retu
   LangSmith's or none installed here). OpenInference's or OpenLLMetry's LangChain instrumentor,
   when the agent's code switched one on, is switched off for the replay (the handler records
   what it would); another instrumentation that adds a handler to every callback manager
-  (OpenLIT's) stays, and its spans are the replay's: no call is recorded twice.
-  Restored on exit.
+  (OpenLIT's) stays, and its spans are the replay's: no call is recorded twice. The patch is
+  removed on exit; an instrumentor switched off stays off (its tracer provider cannot be read
+  back to switch it on again).
 """
 
 from __future__ import annotations
