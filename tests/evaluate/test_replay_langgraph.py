@@ -117,6 +117,21 @@ def test_handoff_graph_replays_with_the_recorded_verdict(tmp_path: Path, model: 
     assert "Zurich tomorrow: snow, -2°C" in messages(model, "tool")
 
 
+def _in_venv(tmp_path: Path, script: str, *args: str, timeout: int = 120) -> str:
+    """``script`` run by the LangGraph venv's python (``args`` its argv, this checkout's
+    tracereplay importable); its stdout, once it exited 0."""
+    result = subprocess.run(
+        [str(framework_bin(FRAMEWORK, "python")), "-c", script, *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=timeout,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
 INLINE_CHECK = """
 import asyncio, threading
 from langchain_core.runnables import RunnableLambda
@@ -143,17 +158,8 @@ print(len(Threads.seen), threading.get_ident() in Threads.seen)
 def test_openinference_tracer_runs_inline_under_ainvoke(tmp_path: Path) -> None:
     """The replay's OpenInference tracer makes its spans on the agent's own thread: an async
     chain does not hand each callback event to the thread pool."""
-    python = framework_bin(FRAMEWORK, "python")
-    result = subprocess.run(
-        [str(python), "-c", INLINE_CHECK],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["1", "True"]
+    stdout = _in_venv(tmp_path, INLINE_CHECK)
+    assert stdout.split() == ["1", "True"]
 
 
 SAME_RUNS = """
@@ -225,17 +231,8 @@ def test_the_replays_spans_convert_to_the_runs_openinference_records(tmp_path: P
     of the same graph runs convert to the same runs: agent, sub-agent (an agent-as-tool's
     graph), status, question, answer, error, LLM calls, usage and every tool call (id,
     arguments, result, error, round)."""
-    python = framework_bin(FRAMEWORK, "python")
-    result = subprocess.run(
-        [str(python), "-c", SAME_RUNS, str(HARNESS), str(FRAMEWORKS / FRAMEWORK)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    openinference, ours = json.loads(result.stdout.splitlines()[-1])
+    stdout = _in_venv(tmp_path, SAME_RUNS, str(HARNESS), str(FRAMEWORKS / FRAMEWORK), timeout=300)
+    openinference, ours = json.loads(stdout.splitlines()[-1])
     assert set(ours) == {"multi_round", "tool_error", "parallel", "provider_error", "sub_agent"}
     assert all(ours.values()), ours
     assert sorted(r[1] for r in ours["sub_agent"]) == [False, True]  # the forecaster: a sub-run
@@ -274,17 +271,8 @@ def test_the_agents_own_langchain_instrumentor_does_not_record_the_replay_twice(
 ) -> None:
     """OpenInference's instrumentor switched on by the agent's code is off while the replay's
     handler records (one span per run, on the replay's provider)."""
-    python = framework_bin(FRAMEWORK, "python")
-    result = subprocess.run(
-        [str(python), "-c", ONE_RECORDING],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.split() == ["0", "['invoke_workflow", "graph']", "False"]
+    stdout = _in_venv(tmp_path, ONE_RECORDING)
+    assert stdout.split() == ["0", "['invoke_workflow", "graph']", "False"]
 
 
 NO_INSTRUMENTATION = """
@@ -320,14 +308,7 @@ def test_a_graph_replays_with_its_spans_when_no_langchain_instrumentation_is_ins
 ) -> None:
     """A graph recorded through an instrumentation the agent's venv does not have (LangSmith's
     OpenTelemetry export): the replay still has its agent, LLM and tool spans."""
-    python = framework_bin(FRAMEWORK, "python")
-    result = subprocess.run(
-        [str(python), "-c", NO_INSTRUMENTATION, str(HARNESS), str(FRAMEWORKS / FRAMEWORK)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=300,
+    stdout = _in_venv(
+        tmp_path, NO_INSTRUMENTATION, str(HARNESS), str(FRAMEWORKS / FRAMEWORK), timeout=300
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.split() == ["weather_agent", "3", "get_weather", "get_forecast"]
+    assert stdout.split() == ["weather_agent", "3", "get_weather", "get_forecast"]
