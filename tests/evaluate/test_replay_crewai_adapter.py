@@ -1,7 +1,8 @@
 """What the CrewAI adapter decides before a replay runs, on the fixture's real crews and agents
 (in the crewai venv): which objects it takes, how a case's query becomes kickoff inputs, and
 that a tool is answered inside the tool span of an instrumentation the agent's module had
-already installed (the patch goes under its wrapper)."""
+already installed (the patch goes under its wrapper), and that a tool class overriding ``run``
+itself is answered too, each call asked once (its ``super().run`` is not asked again)."""
 
 from __future__ import annotations
 
@@ -46,10 +47,24 @@ fixed = Crew(agents=[writer], tasks=[Task(description="Write.", expected_output=
 writer.role = "writer"
 out["none"] = crew_inputs(fixed, "q")
 
+from crewai.tools import BaseTool
+ran = []
+class OwnRun(BaseTool):  # a tool class that overrides run itself, and calls BaseTool's
+    name: str = "own_run"
+    description: str = "A tool with its own run."
+    def _run(self, city: str) -> str:
+        ran.append(city)
+        return "really ran"
+    def run(self, *args, **kwargs):
+        return super().run(*args, **kwargs)
+
 from tracereplay.replay.frameworks import crewai as adapter
 asked = []
 with adapter._patch.answering(adapter._answer, lambda name, args: asked.append(args) or "answered"):
     out["answered"] = agent.get_weather.run(city="Paris")
+    out["own"] = OwnRun().run(city="Oslo")
+out["own_live"] = OwnRun().run(city="Bergen")
+out["ran"] = ran
 out["live"] = agent.get_weather.run(city="Rome")
 out["asked"] = asked
 out["spans"] = [
@@ -83,5 +98,10 @@ def test_crews_and_agents_are_taken_and_the_query_fills_the_one_placeholder() ->
     )
     assert out["none"] is None
     assert (out["answered"], out["live"]) == ("answered", "Rome: 24°C, sunny")
-    assert out["asked"] == [{"city": "Paris"}]
-    assert out["spans"] == [["answered", True], ["Rome: 24°C, sunny", None]]
+    assert out["asked"] == [{"city": "Paris"}, {"city": "Oslo"}]  # each call asked once
+    assert (out["own"], out["own_live"], out["ran"]) == ("answered", "really ran", ["Bergen"])
+    assert out["spans"] == [
+        ["answered", True],
+        ["really ran", None],
+        ["Rome: 24°C, sunny", None],
+    ]

@@ -38,6 +38,7 @@ __all__ = [
     "count_answers",
     "mark_replayed",
     "mro_names",
+    "qualified_name",
     "run_live",
     "wrapt_patch",
 ]
@@ -242,6 +243,13 @@ def wrapt_patch_each(
         held.pop().close()
 
     return SharedPatch(install, uninstall)
+
+
+def qualified_name(cls: type) -> str:
+    """An exception class as OpenTelemetry and OpenInference name it in a span's status
+    (``module.QualName``; a builtin bare)."""
+    module = cls.__module__
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
 
 
 def mro_names(obj: Any) -> set[str]:

@@ -14,18 +14,18 @@ as written; several placeholders and a plain query: a one-line error).
 tool calling registers ``tool.run``; the ``@tool`` decorator's ``Tool`` overrides both), or,
 in text (ReAct) tool calling, through ``CrewStructuredTool.invoke`` / ``ainvoke``. Those methods
 are patched on their classes for the replay: with a replay's answer in the context, the call
-asks the recording (``answer(tool.name, kwargs)``) instead of running the tool's body. The
-patch sits *inside* an instrumentor's wrapper (installed before the instrumentor, or under a
-wrapper already there), so the tool span OpenInference starts for the call is the one marked
-replayed; a recorded failure is raised there, and CrewAI reports it to the model as it
+asks the recording (``answer(tool.name, kwargs)``) instead of running the tool's body, inside
+the replay's ``execute_tool`` span, which is the one marked replayed. The patch sits *inside*
+any instrumentor's wrapper already there (an instrumentation the agent's code switched on
+that the replay leaves on), so that one's tool span holds the answer too; a recorded failure
+is raised there, and CrewAI reports it to the model as it
 reports a tool's exception (``Error executing tool: <message>``). ``RUN_LIVE`` runs the tool.
 
-``instrument``: OpenInference's ``CrewAIInstrumentor`` (crew, task-agent, agent and tool spans)
-and ``OpenAIInstrumentor`` / ``LiteLLMInstrumentor`` (LLM calls: CrewAI's native OpenAI
-provider calls the ``openai`` client; other providers may go through litellm), those
-installed, on the replay's tracer provider, unless already instrumented; CrewAI's own
-telemetry and tracing are off for the replay (``CREWAI_DISABLE_TELEMETRY``,
-``CREWAI_TRACING_ENABLED``), so nothing leaves the machine.
+``instrument``: the replay's own GenAI spans of the crew, its agents, LLM calls and tools
+(``crewai_spans``), on the replay's tracer provider, whatever instrumentation recorded the
+agent; a CrewAI instrumentor the agent's code switched on is switched off, so no run is
+recorded twice. CrewAI's own telemetry and tracing are off for the replay
+(``CREWAI_DISABLE_TELEMETRY``, ``CREWAI_TRACING_ENABLED``), so nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import functools
 import importlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -49,7 +49,7 @@ from tracereplay.replay.frameworks.base import (
     ask,
     mro_names,
 )
-from tracereplay.replay.frameworks.instrumentors import instrumented
+from tracereplay.replay.frameworks.crewai_spans import spans, tool_span
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 __all__ = ["CrewAIAgent", "crew_inputs"]
 
 _answer: ContextVar[ToolAnswer | None] = ContextVar("tracereplay_crewai_answer", default=None)
+#: a patched tool method is running in this context (one it calls is not asked again)
+_executing: ContextVar[bool] = ContextVar("tracereplay_crewai_tool_running", default=False)
 
 #: (module, class, method) of every method a CrewAI tool executes through
 _TOOL_METHODS: tuple[tuple[str, str, str], ...] = (
@@ -93,34 +95,51 @@ def _call_of(tool: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, An
 
 
 def _answering(method: str, original: Callable[..., Any]) -> Callable[..., Any]:
-    """``original`` (a tool class's run/arun/invoke/ainvoke), asking the replay's answer first
-    (``ask``: a recorded failure is raised, CrewAI makes it the tool error the model sees).
-    A live answer calls ``original`` as it is, as CrewAI's tool call would (the patch sits
-    inside an instrumentor's wrapper, see ``_slot``)."""
+    """``original`` (a tool class's run/arun/invoke/ainvoke) in the replay's tool span
+    (``crewai_spans.tool_span``), asking the replay's answer first (``ask``: a recorded failure
+    is raised, CrewAI makes it the tool error the model sees). A live answer calls
+    ``original`` as it is, as CrewAI's tool call would (the patch sits inside an
+    instrumentor's wrapper, see ``_slot``). A tool method that another patched one calls (a
+    tool class's own ``run`` calling ``super().run``) runs as it is: the call was asked once."""
 
-    def asked(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def asked(self: Any, name: str, arguments: dict[str, Any]) -> Any:
         if _answer.get() is None:  # no replay here: live
             return ask(None, "", {})
-        name, arguments = _call_of(self, method, args, kwargs)
         return ask(_answer, name, arguments)
 
     if asyncio.iscoroutinefunction(original):
 
         @functools.wraps(original)
         async def patched_async(self: Any, *args: Any, **kwargs: Any) -> Any:
-            answer = asked(self, args, kwargs)
-            if answer.live:
+            if _executing.get():
                 return await original(self, *args, **kwargs)
-            return answer.value
+            name, arguments = _call_of(self, method, args, kwargs)
+            token = _executing.set(True)
+            try:
+                with tool_span(name, arguments) as result:
+                    answer = asked(self, name, arguments)
+                    value = await original(self, *args, **kwargs) if answer.live else answer.value
+                    result(value)
+                    return value
+            finally:
+                _executing.reset(token)
 
         return patched_async
 
     @functools.wraps(original)
     def patched(self: Any, *args: Any, **kwargs: Any) -> Any:
-        answer = asked(self, args, kwargs)
-        if answer.live:
+        if _executing.get():
             return original(self, *args, **kwargs)
-        return answer.value
+        name, arguments = _call_of(self, method, args, kwargs)
+        token = _executing.set(True)
+        try:
+            with tool_span(name, arguments) as result:
+                answer = asked(self, name, arguments)
+                value = original(self, *args, **kwargs) if answer.live else answer.value
+                result(value)
+                return value
+        finally:
+            _executing.reset(token)
 
     return patched
 
@@ -148,12 +167,34 @@ def _is_wrapt(value: Any) -> bool:
 _saved: list[tuple[Any, str, Any]] = []
 
 
-def _install() -> None:
+def _tool_methods() -> Iterator[tuple[type, str]]:
+    """Every ``(class, method)`` a CrewAI tool executes through: CrewAI's own, then those of
+    the ``BaseTool`` subclasses loaded by now that define ``run`` / ``arun`` themselves (a
+    tool class may override ``run``, not only ``_run``)."""
+    seen: set[tuple[type, str]] = set()
     for module, cls_name, method in _TOOL_METHODS:
         try:
             cls = getattr(importlib.import_module(module), cls_name)
         except (ImportError, AttributeError):
             continue
+        seen.add((cls, method))
+        yield cls, method
+    try:
+        base = importlib.import_module("crewai.tools.base_tool").BaseTool
+    except (ImportError, AttributeError):
+        return
+    stack = list(base.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        for method in ("run", "arun"):
+            if method in cls.__dict__ and (cls, method) not in seen:
+                seen.add((cls, method))
+                yield cls, method
+
+
+def _install() -> None:
+    for cls, method in _tool_methods():
         slot = _slot(cls, method)
         if slot is None:
             continue
@@ -218,29 +259,43 @@ def crew_inputs(crew: Any, query: str) -> dict[str, Any] | None:
 
 
 # ---------------------------------------------------------------------------------- spans
-_INSTRUMENTORS: tuple[tuple[str, str, str], ...] = (
-    ("openinference.instrumentation.crewai", "CrewAIInstrumentor", "crewai"),
-    ("openinference.instrumentation.openai", "OpenAIInstrumentor", "openai"),
-    ("openinference.instrumentation.litellm", "LiteLLMInstrumentor", "litellm"),
+#: CrewAI instrumentors the agent's code may switch on (module, class)
+_USERS_INSTRUMENTORS: tuple[tuple[str, str], ...] = (
+    ("openinference.instrumentation.crewai", "CrewAIInstrumentor"),
+    ("opentelemetry.instrumentation.crewai", "CrewAIInstrumentor"),
 )
 _ENVIRONMENT = {"CREWAI_DISABLE_TELEMETRY": "true", "CREWAI_TRACING_ENABLED": "false"}
 
 
 def _instrumented(tracer_provider: TracerProvider) -> contextlib.ExitStack:
-    """Telemetry off, the tool patch in place, then the instrumentors on ``tracer_provider``
-    (the patch first, so their tool wrappers wrap it); undone by closing the stack. Entered by
-    the first replay running and closed by the last (instrumentors are process-wide)."""
+    """Telemetry off, the tool patch in place, then the replay's spans (``crewai_spans``) on
+    ``tracer_provider``; undone by closing the stack. Entered by the first replay running and
+    closed by the last (the patches are process-wide)."""
     stack = contextlib.ExitStack()
     saved = {k: os.environ.get(k) for k in _ENVIRONMENT}
     os.environ.update({k: v for k, v in _ENVIRONMENT.items() if saved[k] is None})
     stack.callback(_restore_environment, saved)
+    _users_instrumentors_off()
     stack.enter_context(_patch.held())
-    # one the agent's module instrumented already is left as it is (spans where it sends them)
-    for module, name, library in _INSTRUMENTORS:
-        stack.enter_context(
-            instrumented(module, name, tracer_provider, requires=library, skip_dep_check=True)
-        )
+    stack.enter_context(spans(tracer_provider))
     return stack
+
+
+def _users_instrumentors_off() -> None:
+    """Switch off a CrewAI instrumentor the agent's code switched on: its spans would record
+    each run a second time, beside the replay's. It stays off (its tracer provider cannot be
+    read back); the replay's agent process ends with the suite."""
+    import sys
+
+    for module, name in _USERS_INSTRUMENTORS:
+        if module not in sys.modules:
+            continue
+        try:
+            instrumentor = getattr(importlib.import_module(module), name)()
+            if instrumentor.is_instrumented_by_opentelemetry:
+                instrumentor.uninstrument()
+        except Exception:
+            continue
 
 
 def _restore_environment(saved: dict[str, str | None]) -> None:

@@ -39,6 +39,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
 from tracereplay.convert.values import dumps
+from tracereplay.replay.frameworks.base import qualified_name
 from tracereplay.sdk.messages import output_message, to_genai_messages
 from tracereplay.semconv import (
     GEN_AI_AGENT_NAME,
@@ -173,7 +174,7 @@ class GenAiCallbackHandler(BaseCallbackHandler):
                 span.set_attribute(key, value)
         if error is not None:
             span.record_exception(error)
-            span.set_status(Status(StatusCode.ERROR, f"{_qualified(type(error))}: {error}"))
+            span.set_status(Status(StatusCode.ERROR, f"{qualified_name(type(error))}: {error}"))
         span.end()
 
     # --------------------------------------------------------------------- chains
@@ -309,12 +310,6 @@ class GenAiCallbackHandler(BaseCallbackHandler):
 
     def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._close(run_id, error=error)
-
-
-def _qualified(cls: type) -> str:
-    """An exception class as OpenTelemetry names it (``module.QualName``; builtins bare)."""
-    module = cls.__module__
-    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
 
 
 def _is_tool(span: Any) -> bool:
