@@ -290,6 +290,28 @@ def test_anthropic_messages_api(stream: bool) -> None:
     assert llm.report().drift == []
 
 
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("/v1/messages/count_tokens", "input_tokens"),
+        ("/v1/responses/input_tokens", "input_tokens"),
+        ("/v1beta/models/gemini-2.0-flash:countTokens", "totalTokens"),
+    ],
+)
+def test_a_token_count_is_estimated_offline_not_refused(path: str, field: str) -> None:
+    """A provider's token-counting call (CrewAI's Anthropic provider asks one before each call)
+    is no model turn and no recording holds it: answered with an estimate, one token per four
+    bytes of its body; nothing counted as an LLM call or refused."""
+    llm = RecordedLlm(recording())
+    body = {"model": "m", "messages": [{"role": "user", "content": "x" * 400}]}
+    with answering(llm), httpx.Client() as client:
+        counted = client.post(f"http://127.0.0.1:9{path}", json=body)
+    assert counted.status_code == 200
+    assert 100 <= counted.json()[field] <= 120
+    report = llm.report()
+    assert (report.answered, report.errors) == (0, [])
+
+
 def test_prompt_drift_is_reported_with_a_diff_and_answered_in_order() -> None:
     llm = RecordedLlm(recording())
     client = openai.OpenAI(base_url=NOWHERE, api_key="unused", max_retries=0)

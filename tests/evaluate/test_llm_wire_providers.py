@@ -34,7 +34,7 @@ from tracereplay.replay.answering.llm import (
     answering,
 )
 from tracereplay.replay.answering.llm.canonical import parse_request, recorded_lines
-from tracereplay.replay.answering.llm.endpoints import Endpoint, endpoint
+from tracereplay.replay.answering.llm.endpoints import Endpoint, endpoint, token_count
 from tracereplay.replay.answering.llm.sent_results import results_per_tool
 from tracereplay.replay.answering.llm.wire import (
     Answer,
@@ -174,6 +174,11 @@ def test_endpoints_of_the_new_apis() -> None:
     )
     assert endpoint("POST", "https://api.cohere.com/v2/chat") == Endpoint("cohere")
     assert endpoint("POST", "/v1beta/models/gemini-2.0-flash:countTokens") is None
+    assert token_count("POST", "/v1beta/models/gemini-2.0-flash:countTokens") == "gemini"
+    assert token_count("POST", "https://api.anthropic.com/v1/messages/count_tokens") == "anthropic"
+    assert token_count("POST", "/v1/responses/input_tokens") == "responses"
+    assert token_count("POST", "/v1/messages") is None
+    assert endpoint("POST", "/v1/messages/count_tokens") is None
     assert endpoint("GET", "/model/m/converse") is None
     assert endpoint("POST", "/model/m/invoke") is None
     assert endpoint("POST", "/v1/chat/completions?x=1") == Endpoint("chat")

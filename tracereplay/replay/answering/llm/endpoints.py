@@ -5,6 +5,11 @@
 Bedrock name it in the path, not in the body) and whether a stream is asked (Gemini's
 ``:streamGenerateContent``, Bedrock's ``/converse-stream``; the other APIs ask it in the body).
 Any other request is no LLM call (``None``).
+
+``token_count(method, url)`` names the API of a token-counting request (Anthropic's
+``/messages/count_tokens``, OpenAI's ``/responses/input_tokens``, Gemini's ``:countTokens``):
+no model turn, so nothing recording it, but an agent may ask before each call (CrewAI's
+Anthropic provider does, to budget its context).
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ _GEMINI = re.compile(r"/(?:models|tunedModels)/([^/:]+):(generateContent|streamG
 _BEDROCK = re.compile(r"/model/([^/]+)/(converse|converse-stream)$")
 
 
+#: ``.../models/{model}:countTokens``
+_GEMINI_COUNT = re.compile(r"/(?:models|tunedModels)/[^/:]+:countTokens$")
+
+
 def endpoint(method: str, url: str) -> Endpoint | None:
     """The LLM API a request calls (``url``: a full URL, or a path with its query), or None."""
     if method.upper() != "POST":
@@ -55,6 +64,21 @@ def endpoint(method: str, url: str) -> Endpoint | None:
     found = _BEDROCK.search(path)
     if found:
         return Endpoint("bedrock", unquote(found.group(1)), found.group(2) == "converse-stream")
+    return None
+
+
+def token_count(method: str, url: str) -> str | None:
+    """The API of a token-counting request (``"anthropic"``, ``"responses"``, ``"gemini"``),
+    or None."""
+    if method.upper() != "POST":
+        return None
+    path = urlsplit(url).path.rstrip("/")
+    if path.endswith("/messages/count_tokens"):
+        return "anthropic"
+    if path.endswith("/responses/input_tokens"):
+        return "responses"
+    if _GEMINI_COUNT.search(path):
+        return "gemini"
     return None
 
 

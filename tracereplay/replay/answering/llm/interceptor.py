@@ -15,6 +15,8 @@ starts). Then nothing goes to the network:
   Messages, Gemini ``generateContent``, Bedrock Converse, Cohere v2 chat) is answered with the
   recorded response of the matching call, in that API's wire format, streamed when the
   request asked a stream;
+- a token-counting request of those APIs (no model turn: no recording holds it) is answered
+  with an estimate;
 - any other request fails loudly (unless ``--live-tools``: a tool that runs for real may call
   its own services);
 - ``--llm-until N`` (a fork): the first N LLM calls are answered so, the later ones are sent
@@ -51,7 +53,12 @@ from tracereplay.replay.answering.llm.canonical import (
     render,
     same_model,
 )
-from tracereplay.replay.answering.llm.endpoints import Endpoint, as_endpoint, endpoint
+from tracereplay.replay.answering.llm.endpoints import (
+    Endpoint,
+    as_endpoint,
+    endpoint,
+    token_count,
+)
 from tracereplay.replay.answering.llm.layer import Layer, Reply
 from tracereplay.replay.answering.llm.noted_calls import is_noting, live_call, open_live, start
 from tracereplay.replay.answering.llm.recording import (
@@ -65,7 +72,12 @@ from tracereplay.replay.answering.llm.sent_results import (
     observe,
     observing,
 )
-from tracereplay.replay.answering.llm.wire import error_body, recorded_response, reply_headers
+from tracereplay.replay.answering.llm.wire import (
+    error_body,
+    recorded_response,
+    reply_headers,
+    token_count_body,
+)
 from tracereplay.scoring.outcomes import LlmReport, PromptDrift
 
 LlmMode = Literal["live", "recorded"]
@@ -442,8 +454,9 @@ _STRAY = (
 
 
 def wants_body(method: str, url: str) -> bool:
-    """Whether ``decide`` needs the request's body (an LLM request's); a hook reads it then."""
-    return endpoint(method, url) is not None
+    """Whether ``decide`` needs the request's body (an LLM request's, a token count's); a hook
+    reads it then."""
+    return endpoint(method, url) is not None or token_count(method, url) is not None
 
 
 #: a request a hook decided to send, on its way through another library a hook also wraps
@@ -470,8 +483,8 @@ def decide(method: str, url: str, content: bytes) -> Reply | None:
 
     Outside a replay's context (or in ``live_llm()``) a request is sent, but an LLM request is
     refused while an offline replay runs. In a replay's context an LLM request is answered from
-    the recording (past the ``--llm-until`` fork it is sent); any other request is refused,
-    unless ``--live-tools``. The tool results of the LLM requests of a context that is
+    the recording (past the ``--llm-until`` fork it is sent), a token count estimated
+    (``token_count_body``); any other request is refused, unless ``--live-tools``. The tool results of the LLM requests of a context that is
     ``observing`` are counted, whatever happens to them. A request another hook let through
     (``sending``) is sent as it is."""
     if _sending.get():
@@ -488,6 +501,13 @@ def decide(method: str, url: str, content: bytes) -> Reply | None:
             open_live(start(where, body, noted.LIVE))
         return None
     if where is None:
+        counted = token_count(method, url)
+        if counted is not None:  # estimated here: no recording holds it
+            return Reply(
+                200,
+                token_count_body(counted, content),
+                reply_headers(counted, 200, "application/json"),
+            )
         if current.live_tools:
             return None
         raise OfflineRequestError(current.refuse(method, url))

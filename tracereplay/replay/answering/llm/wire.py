@@ -639,6 +639,18 @@ def error_body(api: str, message: str, kind: str, status: int = 400) -> bytes:
     return _dumps({"error": {"message": message, "type": kind, "param": None, "code": None}})
 
 
+def token_count_body(api: str, request: bytes) -> bytes:
+    """The offline answer to a token-counting request (``endpoints.token_count``): an estimate,
+    one token per four bytes of the request's body, in the API's shape. The counts are not
+    recorded (no span says them), and an agent uses one to budget its context, not to answer."""
+    tokens = max(1, len(request) // 4)
+    if api == "anthropic":
+        return _dumps({"input_tokens": tokens})
+    if api == "gemini":
+        return _dumps({"totalTokens": tokens})
+    return _dumps({"object": "response.input_tokens", "input_tokens": tokens})
+
+
 def reply_headers(api: str, status: int, content_type: str) -> dict[str, str]:
     """The headers of an answer to a request of ``api`` (``x-should-retry: false``: the OpenAI
     and Anthropic clients do not retry an error; Bedrock's client reads an error's type from
