@@ -80,6 +80,12 @@ def _start_bedrock() -> tuple[Any, dict[str, str]]:
     return server, {"BEDROCK_ENDPOINT_URL": url}
 
 
+def _start_anthropic() -> tuple[Any, dict[str, str]]:
+    fake = _load("heldout_fake_anthropic", HARNESS / "fake_anthropic.py")
+    server, url = fake.start(weather.SCRIPT)
+    return server, {"ANTHROPIC_BASE_URL": url}
+
+
 def _start_mistral() -> tuple[Any, dict[str, str]]:
     fake = _load("heldout_fake_mistral", HELDOUT / "mistral" / "fake_mistral.py")
     server, url = fake.start(weather.SCRIPT)
@@ -141,6 +147,18 @@ AGENTS = [
             "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
         },
         live=_start_bedrock,
+    ),
+    Agent(
+        "crewai_anthropic",
+        "openinference",
+        attrs={s: "crew" for s in ("multi_round", "tool_error", "parallel", "provider_error")},
+        env={
+            "ANTHROPIC_BASE_URL": NOWHERE,
+            "ANTHROPIC_API_KEY": "test",
+            "CREWAI_DISABLE_TELEMETRY": "true",
+            "CREWAI_TRACING_ENABLED": "false",
+        },
+        live=_start_anthropic,
     ),
     Agent(
         "haystack",
