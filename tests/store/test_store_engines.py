@@ -259,40 +259,14 @@ def test_the_dashboard_reads_postgres_indexes_only(pg_url: str) -> None:
                 " SELECT run_id, p, trace_id, 1, 't', CASE WHEN p = 1 THEN 'boom' END, started_at"
                 " FROM runs, range(2) AS g(p)"
             )
-        sent: list[tuple[str, Any]] = []
-        execute = store.con.execute_native
-
-        def record(sql: str, params: Any = None) -> Any:
-            sent.append((sql, params))
-            raise LookupError  # the statement is all that is wanted of the read
-
-        store.con.execute_native = record  # type: ignore[method-assign]
-        try:
-            for read in (
-                lambda: run_store.live_days(store, since, until),
-                lambda: run_store.live_tool_errors_by_day(store, since, until),
-                lambda: run_store.live_per_agent(store, since, until),
-                lambda: run_store.live_agents(store),
-            ):
-                with pytest.raises(LookupError):
-                    read()
-        finally:
-            store.con.execute_native = execute  # type: ignore[method-assign]
-        execute("ANALYZE runs, tool_calls")
-        for _ in range(10):  # an older snapshot (an autovacuum's ANALYZE) can hold a pass back
-            execute("VACUUM runs, tool_calls")
-            [(behind,)] = execute(
-                "SELECT count(*) FROM pg_class WHERE relname IN ('runs', 'tool_calls')"
-                " AND relpages > relallvisible"
-            ).fetchall()
-            if not behind:
-                break
-            time.sleep(0.5)
-        with store.transaction(read_only=True):
-            plans = [
-                "\n".join(r[0] for r in execute(f"EXPLAIN {sql}", params).fetchall())
-                for sql, params in sent
-            ]
+        sent = _statements(
+            store,
+            lambda: run_store.live_days(store, since, until),
+            lambda: run_store.live_tool_errors_by_day(store, since, until),
+            lambda: run_store.live_per_agent(store, since, until),
+            lambda: run_store.live_agents(store),
+        )
+        plans = _plans(store, sent, "runs", "tool_calls")
     for plan in plans:
         assert "Seq Scan" not in plan and "Index Scan" not in plan, plan  # only index-only
     days, errors, agents, picker = plans
@@ -300,3 +274,93 @@ def test_the_dashboard_reads_postgres_indexes_only(pg_url: str) -> None:
     assert "Index Only Scan using tool_calls_failed_run" in errors, errors
     assert "Index Only Scan using runs_live_started" in agents, agents
     assert "Index Only Scan using runs_live_agent" in picker, picker
+
+
+def _statements(store: Store, *reads: Any) -> list[tuple[str, Any]]:
+    """The statement (SQL and parameters) each read sends, not run."""
+    sent: list[tuple[str, Any]] = []
+    execute = store.con.execute_native
+
+    def record(sql: str, params: Any = None) -> Any:
+        sent.append((sql, params))
+        raise LookupError  # the statement is all that is wanted of the read
+
+    store.con.execute_native = record  # type: ignore[method-assign]
+    try:
+        for read in reads:
+            with pytest.raises(LookupError):
+                read()
+    finally:
+        store.con.execute_native = execute  # type: ignore[method-assign]
+    return sent
+
+
+def _plans(store: Store, sent: list[tuple[str, Any]], *tables: str) -> list[str]:
+    """PostgreSQL's plan of each statement, once ``tables`` are analyzed and their pages
+    marked all-visible (as autovacuum leaves a store that grew over time)."""
+    execute = store.con.execute_native
+    execute(f"ANALYZE {', '.join(tables)}")
+    names = ", ".join(f"'{t}'" for t in tables)
+    for _ in range(10):  # an older snapshot (an autovacuum's ANALYZE) can hold a pass back
+        execute(f"VACUUM {', '.join(tables)}")
+        [(behind,)] = execute(
+            f"SELECT count(*) FROM pg_class WHERE relname IN ({names}) AND relpages > relallvisible"
+        ).fetchall()
+        if not behind:
+            break
+        time.sleep(0.5)
+    with store.transaction(read_only=True):
+        return [
+            "\n".join(r[0] for r in execute(f"EXPLAIN {sql}", params).fetchall())
+            for sql, params in sent
+        ]
+
+
+def test_the_run_pages_and_status_list_reads_are_postgres_index_lookups(pg_url: str) -> None:
+    """On a store of many runs, the run page's reads by run or case id (sub-runs, its cases'
+    replays, monitor results, the cases promoted from it) and ``runs --status`` are index
+    scans (0019), never a sequential scan of a table, which made them grow with the store."""
+    from tracereplay.store import monitors, suites
+
+    since = datetime(2026, 3, 1, tzinfo=UTC)
+    with Store.open(pg_url) as store:
+        store.con.execute_native("SET synchronous_commit = on")  # see the dashboard's test
+        with store.transaction():
+            store.con.execute(
+                "INSERT INTO runs (run_id, trace_id, root_span_id, parent_run_id, case_id,"
+                " agent_name, kind, status, query, response, started_at)"
+                " SELECT 'run-' || i, lpad(CAST(i AS VARCHAR), 32, '0'), 'b',"
+                " CASE WHEN i % 50 = 1 THEN 'run-' || (i - 1) END,"
+                " CASE WHEN i % 100 = 2 THEN 'case-' || i END,"
+                " 'agent', CASE WHEN i % 100 = 2 THEN 'replay' ELSE 'live' END,"
+                " CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'success' END,"
+                " repeat('q', 500), repeat('r', 500), CAST(? AS TIMESTAMPTZ) + i * INTERVAL 30 SECOND"
+                " FROM range(5000) AS g(i)",
+                [since],
+            )
+            store.con.execute(
+                "INSERT INTO monitor_results (monitor, run_id, check_name, status, reason)"
+                " SELECT 'm' || i % 3, run_id, 'c', 'PASSED', repeat('x', 200) FROM runs, range(3) AS g(i)"
+            )
+            store.con.execute(
+                "INSERT INTO eval_cases (case_id, suite_id, seq, query, context,"
+                " expected_tool_calls, source_run_id, tags, metadata)"
+                " SELECT 'c-' || run_id, 's', row_number() OVER (ORDER BY run_id), query,"
+                " CAST('[]' AS JSON), CAST('[]' AS JSON), run_id, CAST('[]' AS JSON),"
+                " CAST('{}' AS JSON) FROM runs"
+            )
+        sent = _statements(
+            store,
+            lambda: run_store.sub_run_links(store, "run-100"),
+            lambda: run_store.replay_links(store, ["case-102"]),
+            lambda: monitors.run_monitor_results(store, "run-100"),
+            lambda: suites.cases_from_run(store, "run-100"),
+            lambda: run_store.list_runs(store, status="failed", limit=50),
+        )
+        plans = _plans(store, sent, "runs", "monitor_results", "eval_cases")
+    for plan in plans:
+        assert "Seq Scan" not in plan, plan
+    parent, case, monitor, source, failed = plans
+    assert "runs_parent" in parent and "runs_case" in case, (parent, case)
+    assert "monitor_results_by_run" in monitor and "eval_cases_source" in source
+    assert "runs_status_newest" in failed and "Sort" not in failed, failed  # in its order
