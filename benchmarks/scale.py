@@ -21,7 +21,8 @@ Then, alternating stores within each round (a loaded machine moves both alike):
   filtered), a run's page, the dashboard, the suites list, a suite, an eval run; the median of
   ``--repeat`` on each store, printed as small, big and the difference (target <= +0.3 s).
 
-    python benchmarks/scale.py [--spans 15000000 | --quick] [--postgres] [--base-traces 10000]
+    python benchmarks/scale.py [--spans 15000000 | --quick] [--postgres [--no-duckdb]]
+        [--base-traces 10000]
         [--batch-traces 10000] [--rounds 3] [--repeat 3] [--keep DIR]
 """
 
@@ -209,6 +210,9 @@ def main() -> None:
     ap.add_argument("--spans", type=int, default=15_000_000, help="the big store's size")
     ap.add_argument("--quick", action="store_true", help="a big store of 1,000,000 spans")
     ap.add_argument("--postgres", action="store_true", help="PostgreSQL too")
+    ap.add_argument(
+        "--no-duckdb", action="store_true", help="with --postgres: PostgreSQL alone (disk, time)"
+    )
     ap.add_argument("--base-traces", type=int, default=10_000)
     ap.add_argument("--batch-traces", type=int, default=10_000)
     ap.add_argument("--rounds", type=int, default=3)
@@ -224,7 +228,7 @@ def main() -> None:
     os.environ["TRACEREPLAY_LOCAL_DIR"] = str(work / "local")
     base = work / "base.pb"
     write_traces(base, args.base_traces, 7, T0)
-    engines = [Engine("duckdb", work)]
+    engines = [] if args.no_duckdb and args.postgres else [Engine("duckdb", work)]
     pg_root = None
     if args.postgres:
         sys.path.insert(0, str(HERE.parent / "tests"))
