@@ -50,6 +50,7 @@ from tracereplay.replay.frameworks.base import (
     mro_names,
 )
 from tracereplay.replay.frameworks.crewai_spans import spans, tool_span
+from tracereplay.replay.frameworks.instrumentors import switch_off
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -275,27 +276,10 @@ def _instrumented(tracer_provider: TracerProvider) -> contextlib.ExitStack:
     saved = {k: os.environ.get(k) for k in _ENVIRONMENT}
     os.environ.update({k: v for k, v in _ENVIRONMENT.items() if saved[k] is None})
     stack.callback(_restore_environment, saved)
-    _users_instrumentors_off()
+    switch_off(_USERS_INSTRUMENTORS)  # theirs would record each run a second time
     stack.enter_context(_patch.held())
     stack.enter_context(spans(tracer_provider))
     return stack
-
-
-def _users_instrumentors_off() -> None:
-    """Switch off a CrewAI instrumentor the agent's code switched on: its spans would record
-    each run a second time, beside the replay's. It stays off (its tracer provider cannot be
-    read back); the replay's agent process ends with the suite."""
-    import sys
-
-    for module, name in _USERS_INSTRUMENTORS:
-        if module not in sys.modules:
-            continue
-        try:
-            instrumentor = getattr(importlib.import_module(module), name)()
-            if instrumentor.is_instrumented_by_opentelemetry:
-                instrumentor.uninstrument()
-        except Exception:
-            continue
 
 
 def _restore_environment(saved: dict[str, str | None]) -> None:

@@ -5,7 +5,9 @@ OpenTelemetry (LlamaIndex, smolagents: OpenInference's instrumentors).
 and instruments with the replay's tracer provider for the block, then uninstruments. Nothing
 happens when the instrumentation is not installed in the agent's environment (the replay run is
 then only tracereplay's wrapper run) or when the user's code instrumented already (its spans go
-where the user sent them).
+where the user sent them). ``switch_off(...)`` is the other way round, for an adapter that
+writes the replay's spans itself (LangGraph, CrewAI): the instrumentors the agent's code
+switched on are switched off, so no run is recorded twice.
 """
 
 from __future__ import annotations
@@ -14,13 +16,19 @@ import contextlib
 import importlib
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
 
-__all__ = ["instrument", "instrument_installed", "instrumented", "uninstrument_installed"]
+__all__ = [
+    "instrument",
+    "instrument_installed",
+    "instrumented",
+    "switch_off",
+    "uninstrument_installed",
+]
 
 #: the instrumentor classes whose dependency check passed in this process
 _checked: set[type] = set()
@@ -38,6 +46,22 @@ def instrument(instrumentor: Any, **options: Any) -> None:
     if getattr(instrumentor, "is_instrumented_by_opentelemetry", False):
         _checked.add(cls)
         _callbacks_inline(instrumentor)
+
+
+def switch_off(instrumentors: Iterable[tuple[str, str]]) -> None:
+    """Switch off each instrumentor (``(module, class)``) the agent's code switched on, for an
+    adapter that writes the replay's spans itself: its spans would record each run a second
+    time. It stays off (its tracer provider cannot be read back to switch it on again); the
+    replay's agent process ends with the suite. One whose module is not imported is not."""
+    for module, name in instrumentors:
+        if module not in sys.modules:
+            continue
+        try:
+            instrumentor = getattr(importlib.import_module(module), name)()
+            if instrumentor.is_instrumented_by_opentelemetry:
+                instrumentor.uninstrument()
+        except Exception:
+            continue
 
 
 def _callbacks_inline(instrumentor: Any) -> None:

@@ -58,6 +58,7 @@ from tracereplay.replay.frameworks.base import (
     mro_names,
     wrapt_patch,
 )
+from tracereplay.replay.frameworks.instrumentors import switch_off
 from tracereplay.replay.frameworks.openai_agents import ActiveAnswers
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def _replay_tracing(tracer_provider: TracerProvider) -> Iterator[None]:
     global _handler
     from tracereplay.replay.frameworks.langchain_spans import GenAiCallbackHandler
 
-    _users_instrumentors_off()
+    switch_off(_INSTRUMENTORS)  # theirs would record each call a second time
     if _traced_by_the_agent():
         yield  # its spans are the replay's, as they are its recording's
         return
@@ -392,20 +393,3 @@ def _traced_by_the_agent() -> bool:
         return bool(_callback_manager()(handlers=[]).inheritable_handlers)
     except Exception:
         return False
-
-
-def _users_instrumentors_off() -> None:
-    """Switch off a LangChain instrumentor the agent's code switched on: its spans would record
-    each call a second time, beside the replay's."""
-    import importlib
-    import sys
-
-    for module, name in _INSTRUMENTORS:
-        if module not in sys.modules:
-            continue
-        try:
-            instrumentor = getattr(importlib.import_module(module), name)()
-            if instrumentor.is_instrumented_by_opentelemetry:
-                instrumentor.uninstrument()
-        except Exception:
-            continue
