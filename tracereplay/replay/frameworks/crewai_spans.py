@@ -99,7 +99,6 @@ def _run(name: str, attributes: dict[str, Any], owner: Any, call: Callable[[], A
     if _tracer is None or _running.get() == id(owner):
         return call()
     span = _tracer.start_span(name, attributes=attributes)
-    context = trace.set_span_in_context(span)
     token = _running.set(id(owner))
     try:
         with trace.use_span(span, end_on_exit=False, record_exception=False):
@@ -110,13 +109,13 @@ def _run(name: str, attributes: dict[str, Any], owner: Any, call: Callable[[], A
     finally:
         _running.reset(token)
     if inspect.isawaitable(output):
-        return _finished_later(span, context, owner, output)
+        return _finished_later(span, owner, output)
     _answered(span, output)
     _close(span)
     return output
 
 
-async def _finished_later(span: Span, context: Any, owner: Any, awaitable: Any) -> Any:
+async def _finished_later(span: Span, owner: Any, awaitable: Any) -> Any:
     token = _running.set(id(owner))
     try:
         with trace.use_span(span, end_on_exit=False, record_exception=False):
