@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from framework_replay import (
     FRAMEWORKS,
     HARNESS,
-    REPO,
     fake_model,  # noqa: F401 - a fixture
-    framework_bin,
     replays_as_recorded,
+    run_in_venv,
     weather,
 )
 
@@ -35,22 +32,10 @@ def test_crewai_crew_replays_with_the_recorded_verdicts(
     assert tool_error["response"] == "I could not find a city called Atlantis."
 
 
-def _in_venv(tmp_path: Path, script: str, timeout: int = 300) -> str:
-    """``script`` run by the CrewAI venv's python with the harness and the fixture agent
-    importable (this checkout's tracereplay too); its stdout, once it exited 0."""
-    result = subprocess.run(
-        [str(framework_bin("crewai", "python")), "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(REPO), str(HARNESS), str(FRAMEWORKS / "crewai")]),
-        },
-        timeout=timeout,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
+def _in_venv(tmp_path: Path, script: str) -> str:
+    """``script`` in the CrewAI venv, the harness and the fixture agent importable."""
+    paths = (HARNESS, FRAMEWORKS / "crewai")
+    return run_in_venv("crewai", tmp_path, script, paths=paths, timeout=300)
 
 
 SETUP = """
@@ -110,14 +95,17 @@ def summary(run):
 def _summary(run):
     r = run.result
     # the parallel calls of a round run on threads, started in either order
-    calls = sorted((c.round, c.tool_name, c.tool_call_id, json.dumps(c.arguments),
-                    c.result or "", c.error or "") for c in r.tool_calls)
+    # which of a round's same-named calls gets which id follows the order their threads
+    # started the tools (the converter pairs them by name, in order): the ids as a set
+    calls = sorted((c.round, c.tool_name, json.dumps(c.arguments), c.result or "",
+                    c.error or "") for c in r.tool_calls)
+    ids = sorted(c.tool_call_id or "" for c in r.tool_calls)
     llm = [(c.round, c.model, c.provider, c.input_tokens, c.output_tokens, c.finish_reason,
             json.dumps(c.input_messages, sort_keys=True),
             json.dumps(c.output_messages, sort_keys=True)) for c in run.llm_calls]
     return [run.agent_name, run.parent_run_id is not None, r.status, run.query, r.response,
             run.error or "", r.total_llm_calls, r.total_rounds, run.input_tokens,
-            run.output_tokens, run.models, calls, llm]
+            run.output_tokens, run.models, calls, llm, ids]
 
 def traced(tracing):
     p, exporter = provider()
