@@ -38,6 +38,7 @@ from tracereplay.replay.frameworks.base import (
     FrameworkAgent,
     SharedContext,
     ToolAnswer,
+    loaded_subclasses,
     mark_replayed,
     mro_names,
     wrapt_patch,
@@ -83,13 +84,7 @@ def _handoff_message(tool: Any) -> str | None:
 
 def _tool_classes(base: type) -> list[type]:
     """``base`` and every subclass loaded now that formats its own results."""
-    out, stack = [], [base]
-    while stack:
-        cls = stack.pop()
-        if cls is base or "return_value_as_string" in vars(cls):
-            out.append(cls)
-        stack.extend(cls.__subclasses__())
-    return out
+    return [base, *(c for c in loaded_subclasses(base) if "return_value_as_string" in vars(c))]
 
 
 def _text_as_is(wrapped: Any, tool: Any, args: tuple, kwargs: dict) -> Any:

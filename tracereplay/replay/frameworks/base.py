@@ -36,6 +36,7 @@ __all__ = [
     "arun_live",
     "ask",
     "count_answers",
+    "loaded_subclasses",
     "mark_replayed",
     "mro_names",
     "qualified_name",
@@ -243,6 +244,19 @@ def wrapt_patch_each(
         held.pop().close()
 
     return SharedPatch(install, uninstall)
+
+
+def loaded_subclasses(cls: type) -> Iterator[type]:
+    """Every subclass of ``cls`` loaded now, at any depth, each once (a framework's tool or
+    model classes an adapter patches: those the agent's code defined count too)."""
+    seen: set[type] = set()
+    stack = list(cls.__subclasses__())
+    while stack:
+        sub = stack.pop()
+        if sub not in seen:
+            seen.add(sub)
+            yield sub
+            stack.extend(sub.__subclasses__())
 
 
 def qualified_name(cls: type) -> str:

@@ -47,6 +47,7 @@ from tracereplay.replay.frameworks.base import (
     SharedPatch,
     ToolAnswer,
     ask,
+    loaded_subclasses,
     mro_names,
 )
 from tracereplay.replay.frameworks.crewai_spans import spans, tool_span
@@ -184,10 +185,7 @@ def _tool_methods() -> Iterator[tuple[type, str]]:
         base = importlib.import_module("crewai.tools.base_tool").BaseTool
     except (ImportError, AttributeError):
         return
-    stack = list(base.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        stack.extend(cls.__subclasses__())
+    for cls in loaded_subclasses(base):
         for method in ("run", "arun"):
             if method in cls.__dict__ and (cls, method) not in seen:
                 seen.add((cls, method))

@@ -42,7 +42,12 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, Status, StatusCode
 
 from tracereplay.convert.values import dumps
-from tracereplay.replay.frameworks.base import SharedPatch, qualified_name
+from tracereplay.replay.frameworks.base import (
+    SharedPatch,
+    loaded_subclasses,
+    qualified_name,
+    wrapt_patch,
+)
 from tracereplay.sdk.messages import output_message, to_genai_messages
 from tracereplay.semconv import (
     GEN_AI_AGENT_NAME,
@@ -263,8 +268,16 @@ def _usage(usage: Any) -> dict[str, Any]:
     return {GEN_AI_USAGE_INPUT_TOKENS: ins, GEN_AI_USAGE_OUTPUT_TOKENS: outs}
 
 
-def _llm_completed(wrapped: Callable[..., Any], llm: Any, args: tuple, kwargs: dict) -> Any:
+def _taken_chat() -> _Chat | None:
+    """The open LLM call's span, no longer the context's (its end event is being handled)."""
     chat = _chat.get()
+    if chat is not None:
+        _chat.set(None)
+    return chat
+
+
+def _llm_completed(wrapped: Callable[..., Any], llm: Any, args: tuple, kwargs: dict) -> Any:
+    chat = _taken_chat()
     if chat is not None:
         response = kwargs.get("response", args[0] if args else None)
         finish = kwargs.get("finish_reason")
@@ -281,15 +294,13 @@ def _llm_completed(wrapped: Callable[..., Any], llm: Any, args: tuple, kwargs: d
         if sent and not chat.has(GEN_AI_INPUT_MESSAGES):  # the start had none
             attributes[GEN_AI_INPUT_MESSAGES] = dumps(to_genai_messages(_openai_messages(sent)))
         chat.end(attributes)
-        _chat.set(None)
     return wrapped(*args, **kwargs)
 
 
 def _llm_failed(wrapped: Callable[..., Any], llm: Any, args: tuple, kwargs: dict) -> Any:
-    chat = _chat.get()
+    chat = _taken_chat()
     if chat is not None:
         chat.end({}, str(kwargs.get("error", args[0] if args else "")))
-        _chat.set(None)
     return wrapped(*args, **kwargs)
 
 
@@ -304,7 +315,7 @@ def _llm_usage(wrapped: Callable[..., Any], llm: Any, args: tuple, kwargs: dict)
 
 def _llm_runs_tool(wrapped: Callable[..., Any], llm: Any, args: tuple, kwargs: dict) -> Any:
     """The model asked for a tool that the LLM call runs itself: its span ends here."""
-    chat = _chat.get()
+    chat = _taken_chat()
     if chat is not None:
         name = kwargs.get("function_name", args[0] if args else "")
         arguments = kwargs.get("function_args", args[1] if len(args) > 1 else {})
@@ -315,7 +326,6 @@ def _llm_runs_tool(wrapped: Callable[..., Any], llm: Any, args: tuple, kwargs: d
                 GEN_AI_RESPONSE_FINISH_REASONS: ("tool_calls",),
             }
         )
-        _chat.set(None)
     return wrapped(*args, **kwargs)
 
 
@@ -374,7 +384,8 @@ _PATCHES: tuple[tuple[str, str, str, Callable[..., Any]], ...] = (
     ("crewai.llms.base_llm", "BaseLLM", "_emit_call_failed_event", _llm_failed),
     ("crewai.llms.base_llm", "BaseLLM", "_handle_tool_execution", _llm_runs_tool),
 )
-_saved: list[tuple[type, str, Any]] = []
+#: the patches in place (``wrapt_patch`` each), closed by ``_uninstall``
+_held: list[contextlib.ExitStack] = []
 
 
 def _async_aware(wrapper: Callable[..., Any], original: Any) -> Callable[..., Any]:
@@ -391,24 +402,16 @@ def _async_aware(wrapper: Callable[..., Any], original: Any) -> Callable[..., An
     return run
 
 
-def _subclasses(cls: type) -> Iterator[type]:
-    for sub in cls.__subclasses__():
-        yield sub
-        yield from _subclasses(sub)
-
-
 def _install(tracer_provider: Any) -> None:
-    import wrapt
-
     global _tracer
+    stack = contextlib.ExitStack()
 
     def wrap(cls: type, method: str, wrapper: Callable[..., Any]) -> None:
         original = cls.__dict__.get(method)
         if original is None:
             return
-        function = getattr(original, "__func__", original)
-        _saved.append((cls, method, original))
-        wrapt.wrap_function_wrapper(cls, method, _async_aware(wrapper, function))
+        wrapper = _async_aware(wrapper, getattr(original, "__func__", original))
+        stack.enter_context(wrapt_patch(lambda: cls, method, wrapper).held())
 
     for module, cls_name, method, wrapper in _PATCHES:
         try:
@@ -419,11 +422,12 @@ def _install(tracer_provider: Any) -> None:
     base = _base_llm()
     if base is not None:
         # usage and the response's model: what each provider (loaded by now) reads of it
-        for cls in (base, *_subclasses(base)):
+        for cls in (base, *loaded_subclasses(base)):
             wrap(cls, "_track_token_usage_internal", _llm_usage)
             for method in list(vars(cls)):
                 if method.startswith("_extract_") and method.endswith("token_usage"):
                     wrap(cls, method, _response_model)
+    _held.append(stack)
     _tracer = tracer_provider.get_tracer("tracereplay.crewai")
 
 
@@ -437,9 +441,7 @@ def _base_llm() -> type | None:
 def _uninstall() -> None:
     global _tracer
     _tracer = None
-    while _saved:
-        cls, method, original = _saved.pop()
-        setattr(cls, method, original)
+    _held.pop().close()
 
 
 _patch = SharedPatch(_install, _uninstall)
