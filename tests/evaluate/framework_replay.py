@@ -60,6 +60,28 @@ def framework_bin(framework: str, tool: str = "tracereplay") -> Path:
     return path
 
 
+def run_in_venv(
+    framework: str,
+    cwd: Path,
+    script: str,
+    *args: str,
+    paths: tuple[Path, ...] = (),
+    timeout: int = 120,
+) -> str:
+    """``script`` run by the framework venv's python (``args`` its argv; this checkout's
+    tracereplay and ``paths`` importable); its stdout, once it exited 0."""
+    result = subprocess.run(
+        [str(framework_bin(framework, "python")), "-c", script, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (REPO, *paths)))},
+        timeout=timeout,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
 def node_modules(fixture: Path) -> None:
     """``node_modules`` of a Node fixture, as ``make frameworks`` builds it (``npm ci``, once,
     stamped); skips the test only when node or npm is missing."""

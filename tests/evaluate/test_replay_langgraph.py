@@ -10,8 +10,6 @@ are handled by a ``ToolErrorMiddleware`` (``"Error: <message>"`` for a ``ValueEr
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,13 +18,12 @@ import pytest
 from framework_replay import (
     FRAMEWORKS,
     HARNESS,
-    REPO,
     assert_replay_runs_marked,
     fake_openai,
-    framework_bin,
     recorded_copy,
     replay,
     replays_as_recorded,
+    run_in_venv,
     verdicts,
     weather,
 )
@@ -118,18 +115,7 @@ def test_handoff_graph_replays_with_the_recorded_verdict(tmp_path: Path, model: 
 
 
 def _in_venv(tmp_path: Path, script: str, *args: str, timeout: int = 120) -> str:
-    """``script`` run by the LangGraph venv's python (``args`` its argv, this checkout's
-    tracereplay importable); its stdout, once it exited 0."""
-    result = subprocess.run(
-        [str(framework_bin(FRAMEWORK, "python")), "-c", script, *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=timeout,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
+    return run_in_venv(FRAMEWORK, tmp_path, script, *args, timeout=timeout)
 
 
 INLINE_CHECK = """
