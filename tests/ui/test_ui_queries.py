@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from postgres_server import pg_server, pg_url, store_target  # noqa: F401 (fixtures)
 
 from tracereplay.errors import BadParameterError
 from tracereplay.store import Store
@@ -87,3 +88,51 @@ def test_search_text_is_literal(tmp_path: Path) -> None:
         assert dict(facets["status"]) == {"success": 1, "failed": 2}  # ignores its own filter
         assert dict(facets["kind"]) == {"live": 1, "replay": 1}
         assert dict(facets["model"]) == {"m-2": 1, "m-1": 1, 'm-"q': 1}
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        {},
+        {"kind": ["all"]},
+        {"status": ["failed"]},
+        {"status": ["failed", "success"], "agent": ["a"], "kind": ["all"]},
+        {"model": ["m-1"], "service": ["svc"]},
+        {"label": ["bad"]},
+        {"label": ["unlabelled"], "status": ["success"]},
+        {"q": ["refund"], "agent": ["b"]},
+        {"since": ["2026-03-02"], "model": ["m-2"]},
+    ],
+)
+def test_counts_from_run_counts_are_the_counts_of_the_runs(
+    store_target: str,  # noqa: F811
+    address: dict[str, list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The runs list's counts read from ``run_counts`` (a filter on facet columns only) are
+    those of an aggregate of ``runs`` itself, on both engines, with every kind of filter."""
+    with Store.open(store_target) as store:
+        with store.transaction():
+            store.con.execute(
+                "INSERT INTO runs (run_id, trace_id, root_span_id, agent_name, service_name, kind,"
+                " status, query, models, started_at)"
+                " SELECT 'r' || i, 't' || i, 's', CASE WHEN i % 3 = 0 THEN 'a' ELSE 'b' END,"
+                " CASE WHEN i % 4 = 0 THEN 'svc' END,"
+                " CASE WHEN i % 5 = 0 THEN 'replay' ELSE 'live' END,"
+                " CASE WHEN i % 7 = 0 THEN 'failed' ELSE 'success' END,"
+                " CASE WHEN i % 2 = 0 THEN 'refund please' ELSE 'hello' END,"
+                ' CAST(CASE i % 3 WHEN 0 THEN \'["m-1"]\' WHEN 1 THEN \'["m-2", "m-1"]\''
+                " ELSE '[]' END AS JSON),"
+                " CAST('2026-03-01' AS TIMESTAMPTZ) + i * INTERVAL 1 HOUR FROM range(60) AS g(i)"
+            )
+            store.con.execute(
+                "INSERT INTO labels (label_id, run_id, verdict, created_at) SELECT 'l' || i,"
+                " 'r' || i, CASE WHEN i % 2 = 0 THEN 'bad' ELSE 'good' END, now()"
+                " FROM range(0, 60, 9) AS g(i)"
+            )
+        flt = RunFilter.from_query(address)
+        with store.transaction(read_only=True):
+            counted = facet_counts(store, flt)
+            monkeypatch.setattr(RunFilter, "counted", lambda self, skip=None: False)
+            assert facet_counts(store, flt) == counted
+    assert counted[0] > 0

@@ -22,8 +22,9 @@ from pydantic import BaseModel
 from tracereplay.errors import BadParameterError
 from tracereplay.store.db import Store
 
-#: bookkeeping tables, not part of the public surface
-PRIVATE_TABLES = frozenset({"schema_migrations", "spool_offsets"})
+#: bookkeeping tables, not part of the public surface, and ``run_counts`` (runs counted per
+#: facet: a view on DuckDB, a table kept by triggers on PostgreSQL, derived from ``runs`` on both)
+PRIVATE_TABLES = frozenset({"schema_migrations", "spool_offsets", "run_counts"})
 
 #: the time each table is partitioned by (other tables: their first timestamp column, if any)
 TIME_COLUMNS = {

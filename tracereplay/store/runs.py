@@ -685,49 +685,70 @@ def _models_counted(rows: Iterable[tuple[str, Any, int]]) -> list[tuple[str, Any
     return out
 
 
-def _facet_select(name: str, source: str) -> str:
+#: where the runs list's counts come from: ``runs`` itself for any filter, or ``run_counts``
+#: (migration 0020: a view on DuckDB, a table kept by triggers on PostgreSQL) when the filter
+#: names facet columns only (kind, status, agent, service, models): its rows are the runs
+#: counted per combination, ``n`` each
+_COUNTED = {False: ("runs", "count(*)"), True: ("run_counts", "sum(n)")}
+
+
+def _facet_select(name: str, source: str, counted: bool) -> str:
+    n = _COUNTED[counted][1]
     if name == "model":
         # the runs counted by their list of models (a store holds few distinct ones), each
         # list read into its models afterwards (``_models_counted``): not one list per run
         return (
-            f"(SELECT '{_MODEL_LISTS}', CAST(models AS VARCHAR), count(*) FROM {source}"
-            " GROUP BY CAST(models AS VARCHAR))"
-        )
-    if name == "label":
-        # the labelled runs by a join on the (few) latest labels, the rest 'unlabelled': not
-        # a lookup of the labels for every run (``RUN_LABEL``), which cost as much as the runs
-        labelled = f"{source} JOIN latest_labels AS l ON l.run_id = {source}.run_id"
-        return (
-            f"(SELECT 'label', l.verdict, count(*) FROM {labelled} GROUP BY l.verdict)"
-            f" UNION ALL (SELECT 'label', 'unlabelled', n FROM (SELECT (SELECT count(*) FROM"
-            f" {source}) - (SELECT count(*) FROM {labelled}) AS n) AS u WHERE n > 0)"
+            f"(SELECT '{_MODEL_LISTS}', CAST(models AS VARCHAR), {n} FROM {source}"
+            f" GROUP BY CAST(models AS VARCHAR) HAVING {n} > 0)"
         )
     col = RUN_FACETS[name]
-    return f"(SELECT '{name}', {col}, count(*) FROM {source} GROUP BY {col})"
+    return f"(SELECT '{name}', {col}, {n} FROM {source} GROUP BY {col} HAVING {n} > 0)"
+
+
+def _labels_counted(
+    store: Store, where: str, params: Sequence[Any], total: int
+) -> list[tuple[str, Any, int]]:
+    """``('label', verdict, n)`` of the runs matching ``where``: the labelled ones by a join on
+    the (few) latest labels, the rest (of ``total``) ``unlabelled``; not a lookup of the
+    labels of every run (``RUN_LABEL``), which cost as much as the runs."""
+    out: list[tuple[str, Any, int]] = []
+    labelled = 0
+    for verdict, n in store.con.execute(
+        f"SELECT l.verdict, count(*) FROM (SELECT run_id FROM runs WHERE {where}) AS m"
+        " JOIN latest_labels AS l ON l.run_id = m.run_id GROUP BY l.verdict",
+        list(params),
+    ).fetchall():
+        out.append(("label", verdict, int(n)))
+        labelled += int(n)
+    if total > labelled:
+        out.append(("label", "unlabelled", total - labelled))
+    return out
 
 
 def shared_facet_counts(
-    store: Store, where: str, params: Sequence[Any], facets: Sequence[str], *, materialize: bool
+    store: Store, where: str, params: Sequence[Any], facets: Sequence[str], *, counted: bool
 ) -> list[tuple[str, Any, int]]:
-    """In one scan of the runs matching ``where`` (as in ``runs_page_rows``):
+    """In one aggregate of the runs matching ``where`` (as in ``runs_page_rows``):
     ``('total', None, n)`` and ``(facet, value, n)`` for every value of each of ``facets`` (the
     UI's runs list). The total and the column facets are one ``GROUPING SETS`` aggregate (one
-    pass over the runs on either engine, where a query per facet read them once each on
-    PostgreSQL); labels by a join on the (few) latest labels, the rest ``unlabelled``.
-    ``materialize`` is no longer needed (the condition is evaluated once either way)."""
-    del materialize
-    columns = [RUN_FACETS[n] for n in facets if n not in ("label", "model")]
+    pass, where a query per facet read the runs once each on PostgreSQL), over ``run_counts``
+    when ``counted`` (``where`` names facet columns only: on PostgreSQL a few rows per
+    combination instead of every run's row), else over ``runs``; labels as
+    ``_labels_counted``."""
+    source, n = _COUNTED[counted]
+    columns = [RUN_FACETS[f] for f in facets if f not in ("label", "model")]
     if "model" in facets:
         columns.append("model_list")
     sets = ", ".join(["()", *(f"({c})" for c in columns)])
     flags = "".join(f"GROUPING({c}) AS g_{c}, " for c in columns)
     rows = store.con.execute(
-        f"SELECT {flags}{''.join(f'{c}, ' for c in columns)}count(*) AS n FROM (SELECT status,"
-        " kind, agent_name, service_name, CAST(models AS VARCHAR) AS model_list FROM runs"
-        f" WHERE {where}) AS m GROUP BY GROUPING SETS ({sets})",
+        f"SELECT {flags}{''.join(f'{c}, ' for c in columns)}{n} AS n FROM (SELECT status,"
+        " kind, agent_name, service_name, CAST(models AS VARCHAR) AS model_list"
+        f"{', n' if counted else ''} FROM {source} WHERE {where}) AS m"
+        f" GROUP BY GROUPING SETS ({sets}) HAVING {n} > 0",
         list(params),
     ).fetchall()
-    names = {RUN_FACETS[n]: n for n in facets if n not in ("label", "model")}
+    names = {RUN_FACETS[f]: f for f in facets if f not in ("label", "model")}
     names["model_list"] = _MODEL_LISTS
     out: list[tuple[str, Any, int]] = []
     total = 0
@@ -740,25 +761,25 @@ def shared_facet_counts(
         else:
             out.append((names[grouped[0]], row[k + columns.index(grouped[0])], int(row[-1])))
     if "label" in facets:
-        labelled = 0
-        for verdict, n in store.con.execute(
-            f"SELECT l.verdict, count(*) FROM (SELECT run_id FROM runs WHERE {where}) AS m"
-            " JOIN latest_labels AS l ON l.run_id = m.run_id GROUP BY l.verdict",
-            list(params),
-        ).fetchall():
-            out.append(("label", verdict, int(n)))
-            labelled += int(n)
-        if total > labelled:
-            out.append(("label", "unlabelled", total - labelled))
+        out.extend(_labels_counted(store, where, params, total))
     return _models_counted(out)
 
 
 def facet_value_counts(
-    store: Store, name: str, where: str, params: Sequence[Any]
+    store: Store, name: str, where: str, params: Sequence[Any], *, counted: bool
 ) -> list[tuple[Any, int]]:
     """``(value, n)`` for every value of facet ``name`` among the runs matching ``where`` (the
-    UI's runs list: a facet filtered by its own values counts without that filter)."""
-    value = "run_id" if name == "label" else f"{facet_expression(name)} AS {RUN_FACETS[name]}"
-    sql = f"WITH m AS (SELECT {value} FROM runs WHERE {where}) " + _facet_select(name, "m")
+    UI's runs list: a facet filtered by its own values counts without that filter), from
+    ``run_counts`` when ``counted`` (as in ``shared_facet_counts``)."""
+    source, n = _COUNTED[counted]
+    if name == "label":
+        total = store.con.execute(
+            f"SELECT {n} FROM {source} WHERE {where}", list(params)
+        ).fetchall()[0][0]
+        return [(v, c) for _, v, c in _labels_counted(store, where, params, int(total or 0))]
+    value = f"{facet_expression(name)} AS {RUN_FACETS[name]}" + (", n" if counted else "")
+    sql = f"WITH m AS (SELECT {value} FROM {source} WHERE {where}) " + _facet_select(
+        name, "m", counted
+    )
     rows = _models_counted(store.con.execute(sql, list(params)).fetchall())
-    return [(v, int(n)) for _, v, n in rows]
+    return [(v, int(c)) for _, v, c in rows]

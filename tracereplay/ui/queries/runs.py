@@ -132,6 +132,12 @@ class RunFilter:
         values = {k: v for k, v in self.values.items() if k != "kind"}
         return replace(self, values=values, page=1)
 
+    def counted(self, skip: str | None = None) -> bool:
+        """``where(skip)`` names facet columns only (no search, time or label): the runs it
+        keeps can be counted from ``run_counts`` instead of read one by one."""
+        labels = self.values.get("label") and skip != "label"
+        return not (self.q or self.since or self.until or labels)
+
     def where(self, skip: str | None = None) -> tuple[str, list[Any]]:
         """The WHERE clause (without the keyword) and its parameters; ``skip`` leaves one facet's
         own filter out (facet counts show what choosing another value would give)."""
@@ -251,13 +257,12 @@ def runs_page(store: Store, flt: RunFilter) -> RunsPage:
 def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tuple[str, int]]]]:
     """The number of runs the filter keeps and, for each facet, its most frequent values among
     the runs the *other* filters keep. The total and the facets without a filter of their own
-    come from one scan (the matching rows, materialised once); a facet with a filter of its
-    own needs a scan of its own."""
+    come from one aggregate; a facet with a filter of its own needs one of its own. Each reads
+    ``run_counts`` when its filter names facet columns only (``RunFilter.counted``)."""
     out: dict[str, list[tuple[str, int]]] = {}
     shared = [n for n in FACETS if n not in flt.values]
     where, params = flt.where()
-    # an expensive filter (search) is evaluated once; a cheap one is cheaper to scan again
-    rows = run_store.shared_facet_counts(store, where, params, shared, materialize=bool(flt.q))
+    rows = run_store.shared_facet_counts(store, where, params, shared, counted=flt.counted())
     total = 0
     for facet, value, n in rows:
         if facet == "total":
@@ -270,7 +275,9 @@ def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tupl
         own_where, own_params = flt.where(skip=name)
         out[name] = [
             (_label(v), n)
-            for v, n in run_store.facet_value_counts(store, name, own_where, own_params)
+            for v, n in run_store.facet_value_counts(
+                store, name, own_where, own_params, counted=flt.counted(skip=name)
+            )
         ]
     for name in FACETS:
         values = sorted(out.get(name, []), key=lambda v: (-v[1], v[0]))[:FACET_LIMIT]
