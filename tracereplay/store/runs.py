@@ -550,12 +550,13 @@ def live_per_agent(store: Store, since: datetime, until: datetime) -> list[dict[
 
 def live_agents(store: Store) -> list[str]:
     """The agents of live runs, most runs first (at most 200): the UI's agent picker (every
-    live run counted; on PostgreSQL from its index of live runs' agents, migration 0018)."""
+    live run counted, from ``run_counts``: on PostgreSQL a few rows per agent, not an index
+    entry per run)."""
     return [
         r[0]
         for r in store.con.execute(
-            "SELECT agent_name FROM runs WHERE kind = 'live' AND agent_name IS NOT NULL"
-            " GROUP BY 1 ORDER BY count(*) DESC LIMIT 200"
+            "SELECT agent_name FROM run_counts WHERE kind = 'live' AND agent_name IS NOT NULL"
+            " GROUP BY agent_name HAVING sum(n) > 0 ORDER BY sum(n) DESC, agent_name LIMIT 200"
         ).fetchall()
     ]
 

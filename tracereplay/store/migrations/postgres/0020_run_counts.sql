@@ -9,6 +9,10 @@
 -- 4096 rows, a writer folds them into one per combination (one writer at a time: a
 -- transaction-scoped advisory lock, skipped when another holds it; the folded rows are
 -- exactly the ones its DELETE removed, so a fold never counts a row twice).
+-- The dashboard's agent picker counts live runs per agent here too: 0018's index of live runs'
+-- agents, which it read whole (an entry per run), goes.
+DROP INDEX runs_live_agent;
+
 CREATE TABLE run_counts(
     kind text, status text, agent_name text, service_name text, models json, n bigint NOT NULL
 );
