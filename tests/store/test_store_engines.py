@@ -453,8 +453,8 @@ def test_postgres_runs_list_counts_never_read_the_runs(pg_url: str) -> None:
         facets = ["kind", "service", "model"]
         sent = _statements(
             store,
-            lambda: run_store.shared_facet_counts(store, where, params, facets, counted=True),
-            lambda: run_store.facet_value_counts(store, "status", own, own_params, counted=True),
+            lambda: run_store.shared_facet_counts(store, where, params, facets),
+            lambda: run_store.facet_value_counts(store, "status", own, own_params),
         )
         plans = _plans(store, sent, "runs", "run_counts")
     for plan in plans:

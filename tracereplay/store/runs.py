@@ -686,67 +686,37 @@ def _models_counted(rows: Iterable[tuple[str, Any, int]]) -> list[tuple[str, Any
     return out
 
 
-#: where the runs list's counts come from: ``runs`` itself for any filter, or ``run_counts``
-#: (migration 0020: a view on DuckDB, a table kept by triggers on PostgreSQL) when the filter
-#: names facet columns only (kind, status, agent, service, models): its rows are the runs
-#: counted per combination, ``n`` each
-_COUNTED = {False: ("runs", "count(*)"), True: ("run_counts", "sum(n)")}
-
-
-def _facet_select(name: str, source: str, counted: bool) -> str:
-    n = _COUNTED[counted][1]
+def _facet_select(name: str, source: str) -> str:
     if name == "model":
         # the runs counted by their list of models (a store holds few distinct ones), each
         # list read into its models afterwards (``_models_counted``): not one list per run
         return (
-            f"(SELECT '{_MODEL_LISTS}', CAST(models AS VARCHAR), {n} FROM {source}"
-            f" GROUP BY CAST(models AS VARCHAR) HAVING {n} > 0)"
+            f"(SELECT '{_MODEL_LISTS}', CAST(models AS VARCHAR), sum(n) FROM {source}"
+            " GROUP BY CAST(models AS VARCHAR) HAVING sum(n) > 0)"
         )
     col = RUN_FACETS[name]
-    return f"(SELECT '{name}', {col}, {n} FROM {source} GROUP BY {col} HAVING {n} > 0)"
-
-
-def _labels_counted(
-    store: Store, where: str, params: Sequence[Any], total: int
-) -> list[tuple[str, Any, int]]:
-    """``('label', verdict, n)`` of the runs matching ``where``: the labelled ones by a join on
-    the (few) latest labels, the rest (of ``total``) ``unlabelled``; not a lookup of the
-    labels of every run (``RUN_LABEL``), which cost as much as the runs."""
-    out: list[tuple[str, Any, int]] = []
-    labelled = 0
-    for verdict, n in store.con.execute(
-        f"SELECT l.verdict, count(*) FROM (SELECT run_id FROM runs WHERE {where}) AS m"
-        " JOIN latest_labels AS l ON l.run_id = m.run_id GROUP BY l.verdict",
-        list(params),
-    ).fetchall():
-        out.append(("label", verdict, int(n)))
-        labelled += int(n)
-    if total > labelled:
-        out.append(("label", "unlabelled", total - labelled))
-    return out
+    return f"(SELECT '{name}', {col}, sum(n) FROM {source} GROUP BY {col} HAVING sum(n) > 0)"
 
 
 def shared_facet_counts(
-    store: Store, where: str, params: Sequence[Any], facets: Sequence[str], *, counted: bool
+    store: Store, where: str, params: Sequence[Any], facets: Sequence[str]
 ) -> list[tuple[str, Any, int]]:
-    """In one aggregate of the runs matching ``where`` (as in ``runs_page_rows``):
-    ``('total', None, n)`` and ``(facet, value, n)`` for every value of each of ``facets`` (the
-    UI's runs list). The total and the column facets are one ``GROUPING SETS`` aggregate (one
-    pass, where a query per facet read the runs once each on PostgreSQL), over ``run_counts``
-    when ``counted`` (``where`` names facet columns only: on PostgreSQL a few rows per
-    combination instead of every run's row), else over ``runs``; labels as
-    ``_labels_counted``."""
-    source, n = _COUNTED[counted]
+    """``('total', None, n)`` and ``(facet, value, n)`` for every value of each of ``facets``
+    among the runs matching ``where``, a condition on facet columns only (kind, status,
+    agent, service, models), counted from ``run_counts`` (migration 0020: on PostgreSQL a few
+    rows per combination, not every run's row): the UI's runs list. The total and the column
+    facets are one ``GROUPING SETS`` aggregate; labels by a join of the (few) latest labels
+    with the runs, the rest of the total ``unlabelled``."""
     columns = [RUN_FACETS[f] for f in facets if f not in ("label", "model")]
     if "model" in facets:
         columns.append("model_list")
     sets = ", ".join(["()", *(f"({c})" for c in columns)])
     flags = "".join(f"GROUPING({c}) AS g_{c}, " for c in columns)
     rows = store.con.execute(
-        f"SELECT {flags}{''.join(f'{c}, ' for c in columns)}{n} AS n FROM (SELECT status,"
-        " kind, agent_name, service_name, CAST(models AS VARCHAR) AS model_list"
-        f"{', n' if counted else ''} FROM {source} WHERE {where}) AS m"
-        f" GROUP BY GROUPING SETS ({sets}) HAVING {n} > 0",
+        f"SELECT {flags}{''.join(f'{c}, ' for c in columns)}sum(n) AS n FROM (SELECT status,"
+        " kind, agent_name, service_name, CAST(models AS VARCHAR) AS model_list, n"
+        f" FROM run_counts WHERE {where}) AS m GROUP BY GROUPING SETS ({sets})"
+        " HAVING sum(n) > 0",
         list(params),
     ).fetchall()
     names = {RUN_FACETS[f]: f for f in facets if f not in ("label", "model")}
@@ -762,25 +732,76 @@ def shared_facet_counts(
         else:
             out.append((names[grouped[0]], row[k + columns.index(grouped[0])], int(row[-1])))
     if "label" in facets:
-        out.extend(_labels_counted(store, where, params, total))
+        labelled = 0
+        for verdict, n in store.con.execute(
+            f"SELECT l.verdict, count(*) FROM (SELECT run_id FROM runs WHERE {where}) AS m"
+            " JOIN latest_labels AS l ON l.run_id = m.run_id GROUP BY l.verdict",
+            list(params),
+        ).fetchall():
+            out.append(("label", verdict, int(n)))
+            labelled += int(n)
+        if total > labelled:
+            out.append(("label", "unlabelled", total - labelled))
     return _models_counted(out)
 
 
 def facet_value_counts(
-    store: Store, name: str, where: str, params: Sequence[Any], *, counted: bool
+    store: Store, name: str, where: str, params: Sequence[Any]
 ) -> list[tuple[Any, int]]:
-    """``(value, n)`` for every value of facet ``name`` among the runs matching ``where`` (the
-    UI's runs list: a facet filtered by its own values counts without that filter), from
-    ``run_counts`` when ``counted`` (as in ``shared_facet_counts``)."""
-    source, n = _COUNTED[counted]
-    if name == "label":
-        total = store.con.execute(
-            f"SELECT {n} FROM {source} WHERE {where}", list(params)
-        ).fetchall()[0][0]
-        return [(v, c) for _, v, c in _labels_counted(store, where, params, int(total or 0))]
-    value = f"{facet_expression(name)} AS {RUN_FACETS[name]}" + (", n" if counted else "")
-    sql = f"WITH m AS (SELECT {value} FROM {source} WHERE {where}) " + _facet_select(
-        name, "m", counted
-    )
+    """``(value, n)`` for every value of facet ``name`` (a column facet, not ``label``) among
+    the runs matching ``where`` (as in ``shared_facet_counts``), from ``run_counts``: the
+    UI's runs list, where a facet filtered by its own values counts without that filter."""
+    value = f"{facet_expression(name)} AS {RUN_FACETS[name]}, n"
+    sql = f"WITH m AS (SELECT {value} FROM run_counts WHERE {where}) " + _facet_select(name, "m")
     rows = _models_counted(store.con.execute(sql, list(params)).fetchall())
     return [(v, int(c)) for _, v, c in rows]
+
+
+def scanned_facet_counts(
+    store: Store,
+    where: str,
+    params: Sequence[Any],
+    own: Sequence[tuple[str, str, Sequence[Any]]],
+) -> list[tuple[str, Any, int]]:
+    """In one pass over the runs matching ``where`` (a search, a time range: what every count
+    shares): ``('total', None, n)`` and ``(facet, value, n)`` for every facet of
+    ``RUN_FACETS``, each counted under the facet filters ``own`` (``(facet, condition,
+    parameters)``) but its own, so a facet shows what choosing another of its values would
+    give. Each condition is evaluated once per run, as a flag the counts filter on; labels
+    come from a join on the (few) latest labels. Where a read per facet scanned the runs again
+    for each facet with a filter (a search always has one: the kinds shown), this reads them
+    once."""
+    names = [name for name, _, _ in own]
+    flags = "".join(f", ({cond}) AS f_{i}" for i, (_, cond, _) in enumerate(own))
+    values = [v for _, _, p in own for v in p]
+
+    def count(skip: str | None) -> str:
+        kept = [f"f_{i}" for i, name in enumerate(names) if name != skip]
+        return f"count(*) FILTER (WHERE {' AND '.join(kept)})" if kept else "count(*)"
+
+    columns = {f: ("model_list" if f == "model" else RUN_FACETS[f]) for f in RUN_FACETS}
+    sets = ", ".join(["()", *(f"({c})" for c in columns.values())])
+    grouping = ", ".join(f"GROUPING({c})" for c in columns.values())
+    counts = ", ".join([count(None), *(count(n) for n in names)])
+    rows = store.con.execute(
+        f"SELECT {grouping}, {', '.join(columns.values())}, {counts} FROM (SELECT m.*,"
+        " coalesce(l.verdict, 'unlabelled') AS label FROM (SELECT run_id, status, kind,"
+        f" agent_name, service_name, CAST(models AS VARCHAR) AS model_list{flags} FROM runs"
+        f" WHERE {where}) AS m LEFT JOIN latest_labels AS l ON l.run_id = m.run_id) AS s"
+        f" GROUP BY GROUPING SETS ({sets})",
+        [*values, *params],
+    ).fetchall()
+    k = len(columns)
+    out: list[tuple[str, Any, int]] = []
+    for row in rows:
+        grouped = [i for i in range(k) if not row[i]]
+        facet = list(columns)[grouped[0]] if grouped else None
+        n = row[2 * k + (1 + names.index(facet) if facet in names else 0)]
+        if not n:
+            continue
+        if facet is None:
+            out.append(("total", None, int(n)))
+        else:
+            name = _MODEL_LISTS if facet == "model" else facet
+            out.append((name, row[k + grouped[0]], int(n)))
+    return _models_counted(out)

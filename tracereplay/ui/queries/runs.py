@@ -1,7 +1,8 @@
 """The runs table: filters, full-text search, facets, sorting and paging, all in SQL. The
 filter's WHERE clause is built here, from the page's address; the page of runs, the facet
 counts and bulk promotion's ids are read by ``store/runs.py`` (``runs_page_rows``,
-``shared_facet_counts``, ``facet_value_counts``, ``matching_run_ids``) with that clause."""
+``shared_facet_counts``, ``facet_value_counts``, ``scanned_facet_counts``,
+``matching_run_ids``) with that clause."""
 
 from __future__ import annotations
 
@@ -132,57 +133,64 @@ class RunFilter:
         values = {k: v for k, v in self.values.items() if k != "kind"}
         return replace(self, values=values, page=1)
 
-    def counted(self, skip: str | None = None) -> bool:
-        """``where(skip)`` names facet columns only (no search, time or label): the runs it
-        keeps can be counted from ``run_counts`` instead of read one by one."""
-        labels = self.values.get("label") and skip != "label"
-        return not (self.q or self.since or self.until or labels)
+    def counted(self) -> bool:
+        """``where()`` names facet columns only (no search, time or label): the runs it keeps
+        can be counted from ``run_counts`` instead of read one by one."""
+        return not (self.q or self.since or self.until or self.values.get("label"))
 
     def where(self, skip: str | None = None) -> tuple[str, list[Any]]:
         """The WHERE clause (without the keyword) and its parameters; ``skip`` leaves one facet's
         own filter out (facet counts show what choosing another value would give)."""
-        clauses: list[str] = []
-        params: list[Any] = []
+        parts = [(c, p) for name, c, p in self.parts() if name != skip or name is None]
+        return _joined(parts)
+
+    def parts(self) -> list[tuple[str | None, str, list[Any]]]:
+        """The WHERE clause's conditions: ``(facet, condition, parameters)`` for each facet
+        with a filter, ``(None, ...)`` for the search and the time range."""
+        out: list[tuple[str | None, str, list[Any]]] = []
         for name in FACETS:
             chosen = self.values.get(name)
-            if not chosen or name == skip:
+            if not chosen:
                 continue
             if name == "model":
                 # the JSON text holds each name quoted: a cheap substring test first, then exact
-                clauses.append(
+                clause = (
                     "(" + " OR ".join(["contains(models, ?)"] * len(chosen)) + ")"
                     " AND list_has_any(CAST(models AS VARCHAR[]), CAST(? AS VARCHAR[]))"
                 )
-                params.extend(orjson.dumps(v).decode() for v in chosen)
+                params: list[Any] = [orjson.dumps(v).decode() for v in chosen]
             elif name == "label":
                 # the runs whose latest label is chosen, by the (few) labels: not the label of
                 # every run looked up (``RUN_LABEL``), which cost as much as the runs
-                clauses.append(
+                clause = (
                     "(run_id IN (SELECT run_id FROM latest_labels"
                     " WHERE list_contains(CAST(? AS VARCHAR[]), verdict))"
                     " OR (list_contains(CAST(? AS VARCHAR[]), 'unlabelled')"
                     " AND run_id NOT IN (SELECT run_id FROM latest_labels)))"
                 )
-                params.append(list(chosen))
+                params = [list(chosen)]
             else:
-                clauses.append(
-                    f"list_contains(CAST(? AS VARCHAR[]), {run_store.facet_expression(name)})"
-                )
-            params.append(list(chosen))
+                clause = f"list_contains(CAST(? AS VARCHAR[]), {run_store.facet_expression(name)})"
+                params = []
+            out.append((name, clause, [*params, list(chosen)]))
         if self.q:
             needle = self.q.lower()
-            clauses.append(
+            out.append((
+                None,
                 "(contains(lower(query), ?) OR contains(lower(response), ?)"
-                " OR contains(lower(error), ?))"
-            )
-            params += [needle, needle, needle]
+                " OR contains(lower(error), ?))",
+                [needle, needle, needle],
+            ))  # fmt: skip
         if self.since:
-            clauses.append("started_at >= ?")
-            params.append(parse_time(self.since, "since"))
+            out.append((None, "started_at >= ?", [parse_time(self.since, "since")]))
         if self.until:
-            clauses.append("started_at < ?")
-            params.append(parse_time(self.until, "until", end=True))
-        return (" AND ".join(clauses) or "TRUE"), params
+            out.append((None, "started_at < ?", [parse_time(self.until, "until", end=True)]))
+        return out
+
+
+def _joined(parts: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
+    """Conditions joined by AND (``TRUE`` for none), with their parameters in order."""
+    return (" AND ".join(c for c, _ in parts) or "TRUE"), [v for _, p in parts for v in p]
 
 
 def _get(params: Any, name: str) -> str | None:
@@ -256,29 +264,32 @@ def runs_page(store: Store, flt: RunFilter) -> RunsPage:
 
 def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tuple[str, int]]]]:
     """The number of runs the filter keeps and, for each facet, its most frequent values among
-    the runs the *other* filters keep. The total and the facets without a filter of their own
-    come from one aggregate; a facet with a filter of its own needs one of its own. Each reads
-    ``run_counts`` when its filter names facet columns only (``RunFilter.counted``)."""
-    out: dict[str, list[tuple[str, int]]] = {}
-    shared = [n for n in FACETS if n not in flt.values]
-    where, params = flt.where()
-    rows = run_store.shared_facet_counts(store, where, params, shared, counted=flt.counted())
+    the runs the *other* filters keep. A filter of facet columns only (``RunFilter.counted``)
+    is counted from ``run_counts``: the total and the facets without a filter of their own in
+    one aggregate, each facet with a filter of its own in another. Any other filter (a search,
+    a time range, a label) is counted in one pass over the runs it keeps."""
+    if flt.counted():
+        shared = [n for n in FACETS if n not in flt.values]
+        where, params = flt.where()
+        rows = run_store.shared_facet_counts(store, where, params, shared)
+        for name in FACETS:
+            if name not in shared:
+                own_where, own_params = flt.where(skip=name)
+                rows += [
+                    (name, v, n)
+                    for v, n in run_store.facet_value_counts(store, name, own_where, own_params)
+                ]
+    else:
+        rest, rest_params = _joined([(c, p) for name, c, p in flt.parts() if name is None])
+        own = [(name, c, p) for name, c, p in flt.parts() if name is not None]
+        rows = run_store.scanned_facet_counts(store, rest, rest_params, own)
     total = 0
+    out: dict[str, list[tuple[str, int]]] = {}
     for facet, value, n in rows:
         if facet == "total":
             total = int(n)
         else:
             out.setdefault(facet, []).append((_label(value), int(n)))
-    for name in FACETS:
-        if name in shared:
-            continue
-        own_where, own_params = flt.where(skip=name)
-        out[name] = [
-            (_label(v), n)
-            for v, n in run_store.facet_value_counts(
-                store, name, own_where, own_params, counted=flt.counted(skip=name)
-            )
-        ]
     for name in FACETS:
         values = sorted(out.get(name, []), key=lambda v: (-v[1], v[0]))[:FACET_LIMIT]
         listed = {v for v, _ in values}
