@@ -460,31 +460,6 @@ def last_live_start(store: Store, agent: str | None = None) -> datetime | None:
     return store.con.execute(sql, params).fetchall()[0][0]
 
 
-def live_days(
-    store: Store, since: datetime, until: datetime, agent: str | None = None
-) -> list[dict[str, Any]]:
-    """Per UTC day with live runs (of ``agent``) started in ``[since, until)``: runs, failures,
-    median and 95th percentile duration, tokens, tool calls (the UI's dashboard). The columns
-    read here are those PostgreSQL's index of live runs holds (migration 0018): a column added
-    to this or the other dashboard reads goes into that index too, or the read goes back to
-    the table's rows."""
-    agent_sql = " AND agent_name = ?" if agent else ""
-    params: list[Any] = [since, until] + ([agent] if agent else [])
-    return store.query_dicts(
-        f"""
-        SELECT CAST(timezone('UTC', started_at) AS DATE) AS day, count(*) AS runs,
-               count(*) FILTER (WHERE status <> 'success') AS failures,
-               quantile_cont(duration_ms, 0.5) AS p50_ms,
-               quantile_cont(duration_ms, 0.95) AS p95_ms,
-               sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS tokens,
-               sum(tool_calls_count) AS tool_calls
-        FROM runs WHERE kind = 'live' AND started_at >= ? AND started_at < ?{agent_sql}
-        GROUP BY day ORDER BY day
-        """,
-        params,
-    )
-
-
 #: the tool calls of runs started in ``[?, ?)`` by their own copy of the run's start
 #: (``run_started_at``): DuckDB skips the row groups of older tool calls instead of reading
 #: every one stored to join it with the window's runs; PostgreSQL reads the failed ones from
@@ -492,60 +467,66 @@ def live_days(
 _CALLS_WITHIN = "t.run_started_at >= ? AND t.run_started_at < ?"
 
 
-def live_tool_errors_by_day(
+def live_window(
     store: Store, since: datetime, until: datetime, agent: str | None = None
-) -> dict[date, int]:
-    """Per UTC day: the failed tool calls of live runs (of ``agent``) started in ``[since,
-    until)`` (the UI's dashboard)."""
-    agent_sql = " AND r.agent_name = ?" if agent else ""
-    params: list[Any] = [since, until, since, until] + ([agent] if agent else [])
-    rows = store.con.execute(
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The UI's dashboard over the live runs started in ``[since, until)``: per UTC day with
+    runs (of ``agent``; every agent when None) its runs, failures, median and 95th
+    percentile duration, tokens, tool calls and failed tool calls; and per agent, most runs
+    first (at most 100), its runs, failure rate, median and 95th percentile duration, tokens
+    per run, tool calls and failed ones.
+
+    Days and agents come from one aggregate of the window's runs (``GROUPING SETS``) and the
+    failed tool calls from another, where a read per table per grouping read each twice. The
+    columns read are those PostgreSQL's index of live runs holds (migration 0018): a column
+    added here goes into that index too, or the read goes back to the table's rows."""
+    day_set = "(day, agent_name)" if agent else "(day)"
+    window = [since, until]
+    runs = store.con.execute(
         f"""
-        SELECT CAST(timezone('UTC', r.started_at) AS DATE) AS day, count(*)
-        FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
-        WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
-          AND {_CALLS_WITHIN}
-          AND t.error IS NOT NULL{agent_sql}
-        GROUP BY day
+        SELECT GROUPING(day) AS by_agent, day, agent_name, count(*) AS runs,
+               count(*) FILTER (WHERE status <> 'success') AS failures,
+               quantile_cont(duration_ms, 0.5) AS p50_ms,
+               quantile_cont(duration_ms, 0.95) AS p95_ms,
+               sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS tokens,
+               sum(tool_calls_count) AS tool_calls
+        FROM (SELECT CAST(timezone('UTC', started_at) AS DATE) AS day, agent_name, status,
+                     duration_ms, input_tokens, output_tokens, tool_calls_count
+              FROM runs WHERE kind = 'live' AND started_at >= ? AND started_at < ?) AS w
+        GROUP BY GROUPING SETS ({day_set}, (agent_name))
         """,
-        params,
+        window,
     ).fetchall()
-    return {day: int(n) for day, n in rows}
-
-
-def live_per_agent(store: Store, since: datetime, until: datetime) -> list[dict[str, Any]]:
-    """Per agent over the live runs started in ``[since, until)``, most runs first (at most
-    100): runs, failure rate, median and 95th percentile duration, tokens per run, tool calls
-    and failed ones (the UI's dashboard)."""
-    # the runs aggregated per agent before the failed calls are joined: joined first, every
-    # run carried its agent's count to an any_value (on PostgreSQL an SQL-language aggregate,
-    # a function call per run)
-    return store.query_dicts(
+    errors = store.con.execute(
         f"""
-        WITH errs AS (
-            SELECT r.agent_name, count(*) AS tool_errors
-            FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
-            WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
-              AND {_CALLS_WITHIN}
-              AND t.error IS NOT NULL
-            GROUP BY r.agent_name
-        ), per_agent AS (
-            SELECT agent_name, count(*) AS runs,
-                   count(*) FILTER (WHERE status <> 'success') / count(*) AS failure_rate,
-                   quantile_cont(duration_ms, 0.5) AS p50_ms,
-                   quantile_cont(duration_ms, 0.95) AS p95_ms,
-                   avg(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS tokens_per_run,
-                   sum(tool_calls_count) AS tool_calls
-            FROM runs
-            WHERE kind = 'live' AND started_at >= ? AND started_at < ?
-            GROUP BY agent_name
-        )
-        SELECT a.*, coalesce(e.tool_errors, 0) AS tool_errors
-        FROM per_agent a LEFT JOIN errs e ON e.agent_name = a.agent_name
-        ORDER BY a.runs DESC LIMIT 100
+        SELECT GROUPING(day) AS by_agent, day, agent_name, count(*)
+        FROM (SELECT CAST(timezone('UTC', r.started_at) AS DATE) AS day, r.agent_name
+              FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
+              WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
+                AND {_CALLS_WITHIN} AND t.error IS NOT NULL) AS e
+        GROUP BY GROUPING SETS ({day_set}, (agent_name))
         """,
-        [since, until, since, until, since, until],
-    )
+        window + window,
+    ).fetchall()
+    failed = {(by_agent, day, name): int(n) for by_agent, day, name, n in errors}
+    days: list[dict[str, Any]] = []
+    agents: list[dict[str, Any]] = []
+    for by_agent, day, name, n, failures, p50, p95, tokens, calls in runs:
+        if by_agent:
+            agents.append({
+                "agent_name": name, "runs": int(n), "failure_rate": failures / n,
+                "p50_ms": p50, "p95_ms": p95, "tokens_per_run": (tokens or 0) / n,
+                "tool_calls": calls, "tool_errors": failed.get((by_agent, None, name), 0),
+            })  # fmt: skip
+        elif not agent or name == agent:
+            days.append({
+                "day": day, "runs": int(n), "failures": int(failures), "p50_ms": p50,
+                "p95_ms": p95, "tokens": tokens, "tool_calls": calls,
+                "tool_errors": failed.get((by_agent, day, name), 0),
+            })  # fmt: skip
+    days.sort(key=lambda r: r["day"])
+    agents.sort(key=lambda r: (-r["runs"], r["agent_name"] or ""))
+    return days, agents[:100]
 
 
 def live_agents(store: Store) -> list[str]:

@@ -20,32 +20,26 @@ def window(store: Store, days: int, agent: str | None) -> tuple[datetime | None,
     return end - timedelta(days=days), end
 
 
-def daily(
+def daily_and_per_agent(
     store: Store, since: datetime, until: datetime, agent: str | None
-) -> list[dict[str, Any]]:
-    """One row per day with live runs."""
-    rows = run_store.live_days(store, since, until, agent)
-    errors = run_store.live_tool_errors_by_day(store, since, until, agent)
-    by_day = {row["day"]: row for row in rows}
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """One row per day of the window (a day without runs too; of ``agent`` when given) and
+    one per agent over the window (every agent)."""
+    found, per_agent = run_store.live_window(store, since, until, agent)
+    by_day = {row["day"]: row for row in found}
     rows = []
     day = since.date()
     while day < until.date():  # every day of the window, a day without runs too
         rows.append(by_day.get(day) or {
             "day": day, "runs": 0, "failures": 0, "p50_ms": None, "p95_ms": None,
-            "tokens": 0, "tool_calls": 0,
+            "tokens": 0, "tool_calls": 0, "tool_errors": 0,
         })  # fmt: skip
         day += timedelta(days=1)
     for row in rows:
         row["failure_rate"] = row["failures"] / row["runs"] if row["runs"] else None
-        row["tool_errors"] = int(errors.get(row["day"], 0))
         calls = row["tool_calls"] or 0
         row["tool_error_rate"] = row["tool_errors"] / calls if calls else None
-    return rows
-
-
-def per_agent(store: Store, since: datetime, until: datetime) -> list[dict[str, Any]]:
-    """One row per agent over the window."""
-    return run_store.live_per_agent(store, since, until)
+    return rows, per_agent
 
 
 def agents(store: Store) -> list[str]:

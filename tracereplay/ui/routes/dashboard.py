@@ -28,8 +28,9 @@ def dashboard_page(request: Request) -> Response:
         raise BadParameterError("days must be between 1 and 3660")
     with access.reading(config_of(request)) as store:
         since, until = queries.window(store, days, agent)
-        rows = queries.daily(store, since, until, agent) if since else []
-        agents_rows = queries.per_agent(store, since, until) if since else []
+        rows, agents_rows = (
+            queries.daily_and_per_agent(store, since, until, agent) if since else ([], [])
+        )
         agent_names = queries.agents(store)
         monitor_rates = pass_rates(store, since) if since else []
     labels = [f"{r['day']:%m-%d}" for r in rows]
