@@ -624,7 +624,8 @@ def matching_run_ids(store: Store, where: str, params: Sequence[Any], limit: int
 
 
 #: the runs list's facets: name -> the ``runs`` column it counts (``models`` is a JSON array;
-#: ``label`` is the run's latest label, ``RUN_LABEL``)
+#: ``label``, the run's latest label, is not a column: ``scanned_facet_counts`` joins it in,
+#: ``shared_facet_counts`` counts it by a join of the labels with the runs)
 RUN_FACETS: dict[str, str] = {
     "status": "status",
     "kind": "kind",
@@ -633,18 +634,6 @@ RUN_FACETS: dict[str, str] = {
     "model": "models",
     "label": "label",
 }
-#: a run's latest label (``tracereplay label``, the run page's form), ``unlabelled`` for none
-RUN_LABEL = (
-    "coalesce((SELECT l.verdict FROM latest_labels AS l WHERE l.run_id = runs.run_id), "
-    "'unlabelled')"
-)
-
-
-def facet_expression(name: str) -> str:
-    """The SQL expression of a facet's value on ``runs``."""
-    return RUN_LABEL if name == "label" else RUN_FACETS[name]
-
-
 #: the facet name of ``_facet_select``'s rows of runs counted by their list of models
 _MODEL_LISTS = "model lists"
 
@@ -732,7 +721,7 @@ def facet_value_counts(
     """``(value, n)`` for every value of facet ``name`` (a column facet, not ``label``) among
     the runs matching ``where`` (as in ``shared_facet_counts``), from ``run_counts``: the
     UI's runs list, where a facet filtered by its own values counts without that filter."""
-    value = f"{facet_expression(name)} AS {RUN_FACETS[name]}, n"
+    value = f"{RUN_FACETS[name]}, n"
     sql = f"WITH m AS (SELECT {value} FROM run_counts WHERE {where}) " + _facet_select(name, "m")
     rows = _models_counted(store.con.execute(sql, list(params)).fetchall())
     return [(v, int(c)) for _, v, c in rows]
@@ -761,6 +750,7 @@ def scanned_facet_counts(
         return f"count(*) FILTER (WHERE {' AND '.join(kept)})" if kept else "count(*)"
 
     columns = {f: ("model_list" if f == "model" else RUN_FACETS[f]) for f in RUN_FACETS}
+    facets = list(columns)
     sets = ", ".join(["()", *(f"({c})" for c in columns.values())])
     grouping = ", ".join(f"GROUPING({c})" for c in columns.values())
     counts = ", ".join([count(None), *(count(n) for n in names)])
@@ -776,7 +766,7 @@ def scanned_facet_counts(
     out: list[tuple[str, Any, int]] = []
     for row in rows:
         grouped = [i for i in range(k) if not row[i]]
-        facet = list(columns)[grouped[0]] if grouped else None
+        facet = facets[grouped[0]] if grouped else None
         n = row[2 * k + (1 + names.index(facet) if facet in names else 0)]
         if not n:
             continue

@@ -160,8 +160,8 @@ class RunFilter:
                 )
                 params: list[Any] = [orjson.dumps(v).decode() for v in chosen]
             elif name == "label":
-                # the runs whose latest label is chosen, by the (few) labels: not the label of
-                # every run looked up (``RUN_LABEL``), which cost as much as the runs
+                # the runs whose latest label is chosen, by the (few) labels: not each run's
+                # label looked up, which cost as much as the runs
                 clause = (
                     "(run_id IN (SELECT run_id FROM latest_labels"
                     " WHERE list_contains(CAST(? AS VARCHAR[]), verdict))"
@@ -170,7 +170,7 @@ class RunFilter:
                 )
                 params = [list(chosen)]
             else:
-                clause = f"list_contains(CAST(? AS VARCHAR[]), {run_store.facet_expression(name)})"
+                clause = f"list_contains(CAST(? AS VARCHAR[]), {FACETS[name]})"
                 params = []
             out.append((name, clause, [*params, list(chosen)]))
         if self.q:
@@ -280,8 +280,9 @@ def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tupl
                     for v, n in run_store.facet_value_counts(store, name, own_where, own_params)
                 ]
     else:
-        rest, rest_params = _joined([(c, p) for name, c, p in flt.parts() if name is None])
-        own = [(name, c, p) for name, c, p in flt.parts() if name is not None]
+        parts = flt.parts()
+        rest, rest_params = _joined([(c, p) for name, c, p in parts if name is None])
+        own = [(name, c, p) for name, c, p in parts if name is not None]
         rows = run_store.scanned_facet_counts(store, rest, rest_params, own)
     total = 0
     out: dict[str, list[tuple[str, int]]] = {}
