@@ -201,8 +201,9 @@ def _dashboard_runs() -> list[Run]:
 
 
 def test_the_dashboard_reads_are_the_same_on_both_engines(store_target: str) -> None:
-    """The dashboard's per day and per agent rows (failed tool calls among them) and agent
-    picker, whose reads PostgreSQL serves from the indexes of migration 0018."""
+    """The dashboard's per day and per agent rows (failed tool calls among them, from each
+    run's ``tool_errors_count``) and agent picker, whose reads PostgreSQL serves from the
+    indexes of migrations 0018 and 0021."""
     runs = _dashboard_runs()
     since, until = datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 3, 3, tzinfo=UTC)
     with Store.open(store_target) as store:
@@ -228,9 +229,64 @@ def test_the_dashboard_reads_are_the_same_on_both_engines(store_target: str) -> 
     assert picker == ["a", "b"]
 
 
+def test_settings_are_each_engines_own_and_put_back(store_target: str) -> None:
+    """``store.settings`` changes the settings the engine has for the block (PostgreSQL's
+    ``work_mem``, in the transaction it is in; DuckDB's ``threads``) and puts them back; a
+    name the engine has not is left alone, so one call serves both engines."""
+    server = "://" in store_target
+    name = "work_mem" if server else "threads"
+    with Store.open(store_target) as store:
+        [(before,)] = store.con.execute(f"SELECT current_setting('{name}')").fetchall()
+        wanted = "64MB" if server else str(int(before) + 1)  # not the value it has
+        with store.transaction(read_only=True):
+            with store.settings(work_mem="64MB", threads=3 if server else int(wanted)):
+                [(during,)] = store.con.execute(f"SELECT current_setting('{name}')").fetchall()
+            [(after,)] = store.con.execute(f"SELECT current_setting('{name}')").fetchall()
+        [(outside,)] = store.con.execute(f"SELECT current_setting('{name}')").fetchall()
+    assert str(during) == wanted != str(before)
+    assert str(after) == str(outside) == str(before)
+
+
+def test_runs_stored_before_version_21_get_their_failed_tool_calls_counted(
+    store_target: str,
+) -> None:
+    """Migration 0021 counts the failed tool calls of the runs already stored
+    (``tool_errors_count``), on both engines: a run without any gets 0, as runs written
+    since do (``tool_calls`` rows with an error, counted when the run is built)."""
+    with Store.open(store_target, damaged_ok=True) as store:  # damaged_ok: no migration
+        assert schema.migrate(store, target=20) == 20
+        with store.transaction():
+            store.con.execute(
+                "INSERT INTO runs (run_id, trace_id, root_span_id, kind, tool_calls_count)"
+                " VALUES ('r1', 't1', 's', 'live', 3), ('r2', 't2', 's', 'live', 1),"
+                " ('r3', 't3', 's', 'live', 0)"
+            )
+            store.con.execute(
+                "INSERT INTO tool_calls (run_id, position, trace_id, round, tool_name, error)"
+                " VALUES ('r1', 0, 't1', 1, 'a', 'boom'), ('r1', 1, 't1', 1, 'a', NULL),"
+                " ('r1', 2, 't1', 2, 'b', 'bad'), ('r2', 0, 't2', 1, 'a', NULL)"
+            )
+    with Store.open(store_target) as store:
+        assert schema.current_version(store.con) == 21
+        counted = store.con.execute(
+            "SELECT run_id, tool_errors_count FROM runs ORDER BY run_id"
+        ).fetchall()
+        assert [tuple(r) for r in counted] == [("r1", 2), ("r2", 0), ("r3", 0)]
+        runs = _dashboard_runs()
+        with store.transaction():
+            store.replace_runs([r.trace_id for r in runs], runs)
+        built = store.con.execute(
+            "SELECT r.run_id, r.tool_errors_count, count(t.error) FROM runs AS r"
+            " LEFT JOIN tool_calls AS t ON t.run_id = r.run_id WHERE r.run_id LIKE 'run-%'"
+            " GROUP BY 1, 2 ORDER BY 1"
+        ).fetchall()
+        assert [r[1] for r in built] == [r[2] for r in built] == [1, 0, 0, 2, 1, 1]
+
+
 def test_the_dashboard_reads_postgres_indexes_only(pg_url: str) -> None:
     """On a store of runs as wide as real ones (a query, a response), the dashboard's reads are
-    index-only scans of 0018's indexes (the agent picker: ``run_counts``, 0020), never of the
+    index-only scans of 0021's index of live runs (the agent picker: ``run_counts``, 0020),
+    never of the
     table's rows, which made the page grow with
     the store: a column added to a read and not to its index, or a filter its partial index
     does not imply, fails here."""
@@ -243,10 +299,10 @@ def test_the_dashboard_reads_postgres_indexes_only(pg_url: str) -> None:
             store.con.execute(
                 "INSERT INTO runs (run_id, trace_id, root_span_id, agent_name, kind, status,"
                 " query, response, started_at, duration_ms, input_tokens, output_tokens,"
-                " tool_calls_count)"
+                " tool_calls_count, tool_errors_count)"
                 " SELECT 'run-' || i, lpad(CAST(i AS VARCHAR), 32, '0'), 'b', 'agent-' || i % 3,"
                 " 'live', 'success', repeat('q', 500), repeat('r', 500),"
-                " CAST(? AS TIMESTAMPTZ) + i * INTERVAL 30 SECOND, i, 1, 2, 2"
+                " CAST(? AS TIMESTAMPTZ) + i * INTERVAL 30 SECOND, i, 1, 2, 2, 1"
                 " FROM range(5000) AS g(i)",
                 [since],
             )
@@ -262,12 +318,11 @@ def test_the_dashboard_reads_postgres_indexes_only(pg_url: str) -> None:
             lambda: run_store.live_agents(store),
             every=True,
         )
-        plans = _plans(store, sent, "runs", "tool_calls")
-    runs, errors, picker = plans
-    for plan in (runs, errors):
-        assert "Seq Scan" not in plan and "Index Scan" not in plan, plan  # only index-only
+        reads = [(sql, params) for sql, params in sent if "pg_settings" not in sql]
+        runs, picker = _plans(store, reads, "runs", "tool_calls")
+    assert "Seq Scan" not in runs and "Index Scan" not in runs, runs  # only index-only
     assert "Index Only Scan using runs_live_started" in runs, runs
-    assert "Index Only Scan using tool_calls_failed_run" in errors, errors
+    assert "tool_calls" not in runs, runs  # failed calls counted per run (0021)
     assert "on run_counts" in picker and " on runs" not in picker, picker  # 0020
 
 

@@ -164,3 +164,42 @@ def test_main_path(server: tuple[str, Path], page: Page) -> None:
         page.locator("#sql-run").click()
         _shot(page, "sql")
     assert errors == []
+
+
+def test_a_search_matching_many_runs_counts_its_newest(tmp_path: Path, page: Page) -> None:
+    """A search matching more than ``SEARCH_COUNTED`` runs: the total reads "10,000+ runs",
+    a note under it says the counts are of the newest matches, and the pager goes on past the
+    counted pages (as far as there are runs)."""
+    from tracereplay.ui.queries.runs import SEARCH_COUNTED
+
+    db = tmp_path / "many.duckdb"
+    with Store.open(db) as store:
+        store.con.execute(
+            "INSERT INTO runs (run_id, trace_id, root_span_id, kind, status, query, models,"
+            " started_at) SELECT 'r' || i, 't' || i, 's', 'live', 'success',"
+            " CASE WHEN i % 4 = 0 THEN 'weather in Tokyo' ELSE 'a refund' END, '[]',"
+            " CAST('2026-03-01' AS TIMESTAMPTZ) + i * INTERVAL 1 MINUTE"
+            f" FROM range({SEARCH_COUNTED * 2 + 200}) AS g(i)"
+        )
+    with ui_server(db) as base:
+        page.goto(base + "/runs?q=refund&size=500")
+        total = page.locator("#total")
+        expect(total).to_have_text(f"{SEARCH_COUNTED:,}+ runs")
+        note = page.locator("#counts-note")
+        expect(note).to_be_visible()
+        assert f"more than {SEARCH_COUNTED:,} runs" in note.inner_text()
+        heading, shown = total.bounding_box(), note.bounding_box()
+        assert heading and shown and shown["y"] >= heading["y"] + heading["height"]
+        status = page.locator('[data-facet="status"] a[data-value="success"] .count')
+        assert status.inner_text() == f"{SEARCH_COUNTED:,}"
+        pages = SEARCH_COUNTED // 500
+        expect(page.locator(".pager span")).to_have_text(f"page 1 of {pages}+")
+        # past the counted pages, the list goes on while runs match
+        page.goto(base + f"/runs?q=refund&size=500&page={pages}")
+        page.locator("#next-page").click()
+        expect(page.locator(".pager span")).to_contain_text(f"page {pages + 1} of")
+        assert page.locator("#runs-table tbody tr[data-run-id]").count() == 500
+        # a search matching fewer runs is counted in full, without a note
+        page.goto(base + "/runs?q=tokyo")
+        expect(page.locator("#total")).to_have_text(f"{(SEARCH_COUNTED * 2 + 200) // 4:,} runs")
+        expect(page.locator("#counts-note")).to_have_count(0)

@@ -10,7 +10,13 @@ from postgres_server import pg_server, pg_url, store_target  # noqa: F401 (fixtu
 
 from tracereplay.errors import BadParameterError
 from tracereplay.store import Store
-from tracereplay.ui.queries.runs import RunFilter, facet_counts, parse_time, runs_page
+from tracereplay.ui.queries.runs import (
+    RunCounts,
+    RunFilter,
+    facet_counts,
+    parse_time,
+    runs_page,
+)
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
@@ -75,16 +81,15 @@ def test_search_text_is_literal(tmp_path: Path) -> None:
         )
 
         def total(**params: list[str]) -> int:
-            return runs_page(store, RunFilter.from_query({"kind": ["all"], **params})).total
+            return runs_page(store, RunFilter.from_query({"kind": ["all"], **params})).counts.total
 
         assert total(q=["100%"]) == 1 and total(q=["REFUND"]) == 2
         assert total(q=["o'brien"]) == 1 and total(q=["_"]) == 0
         assert total(model=["m-1"]) == 2 and total(model=["m-2"]) == 1
         assert total(model=['m-"q']) == 1 and total(model=["q"]) == 0
-        count, facets = facet_counts(
-            store, RunFilter.from_query({"status": ["failed"], "kind": ["all"]})
-        )
-        assert count == 2
+        counts = facet_counts(store, RunFilter.from_query({"status": ["failed"], "kind": ["all"]}))
+        facets = counts.facets
+        assert counts.total == 2 and counts.newest is None
         assert dict(facets["status"]) == {"success": 1, "failed": 2}  # ignores its own filter
         assert dict(facets["kind"]) == {"live": 1, "replay": 1}
         assert dict(facets["model"]) == {"m-2": 1, "m-1": 1, 'm-"q': 1}
@@ -114,7 +119,44 @@ def test_counts_from_run_counts_are_the_counts_of_the_runs(
     in one pass over the runs (a search, a time range, a label), are the counts of the runs
     themselves, on both engines: the total, and each facet's values among the runs that the
     other filters keep."""
-    with Store.open(store_target) as store:
+    flt = RunFilter.from_query(address)
+    counts = _counts_of_sixty_runs(store_target, flt)
+    counted = {name: {v: n for v, n in values if n} for name, values in counts.facets.items()}
+    assert (counts.total, counted, counts.newest) == (*_counted_by_hand(flt), None)
+    assert counts.total > 0
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        {"q": ["refund"]},
+        {"q": ["refund"], "agent": ["b"], "kind": ["all"]},
+        {"q": ["E"], "since": ["2026-03-02"], "label": ["good", "unlabelled"]},
+        {"q": ["hello"], "status": ["failed"], "model": ["m-1"]},
+    ],
+)
+@pytest.mark.parametrize("newest", [5, 12, 30, 60])
+def test_a_search_is_counted_over_its_newest_matches(
+    store_target: str,  # noqa: F811
+    address: dict[str, list[str]],
+    newest: int,
+) -> None:
+    """A text search is counted over its ``newest`` newest matches (the search's, before the
+    facet filters, in the list's order) and says when more runs match; a search matching
+    exactly that many, or fewer, is counted in full. The same on both engines."""
+    flt = RunFilter.from_query(address)
+    counts = _counts_of_sixty_runs(store_target, flt, newest)
+    counted = {name: {v: n for v, n in values if n} for name, values in counts.facets.items()}
+    total, by_hand = _counted_by_hand(flt, newest)
+    more = _search_matches(flt) > newest
+    assert (counts.total, counted) == (total, by_hand)
+    assert counts.newest == (newest if more else None)
+
+
+def _counts_of_sixty_runs(target: str, flt: RunFilter, *newest: int) -> RunCounts:
+    """``facet_counts(flt)`` of 60 runs, an hour apart, of two agents, kinds, statuses, texts,
+    model lists, some labelled (``_counted_by_hand`` lists the same runs)."""
+    with Store.open(target) as store:
         with store.transaction():
             store.con.execute(
                 "INSERT INTO runs (run_id, trace_id, root_span_id, agent_name, service_name, kind,"
@@ -133,16 +175,12 @@ def test_counts_from_run_counts_are_the_counts_of_the_runs(
                 " 'r' || i, CASE WHEN i % 2 = 0 THEN 'bad' ELSE 'good' END, now()"
                 " FROM range(0, 60, 9) AS g(i)"
             )
-        flt = RunFilter.from_query(address)
         with store.transaction(read_only=True):
-            total, facets = facet_counts(store, flt)
-    counted = {name: {v: n for v, n in values if n} for name, values in facets.items()}
-    assert (total, counted) == _counted_by_hand(flt)
-    assert total > 0
+            return facet_counts(store, flt, *newest)
 
 
-def _counted_by_hand(flt: RunFilter) -> tuple[int, dict[str, dict[str, int]]]:
-    """What ``facet_counts`` should say of the runs of the test above, counted in Python."""
+def _sixty_runs() -> list[dict]:
+    """The runs ``_counts_of_sixty_runs`` stores, oldest first."""
     runs = []
     for i in range(60):
         runs.append({
@@ -154,6 +192,26 @@ def _counted_by_hand(flt: RunFilter) -> tuple[int, dict[str, dict[str, int]]]:
             "text": "refund please" if i % 2 == 0 else "hello",
             "at": datetime(2026, 3, 1, tzinfo=UTC) + timedelta(hours=i),
         })  # fmt: skip
+    return runs
+
+
+def _searched(flt: RunFilter, run: dict) -> bool:
+    """The run is kept by the filter's search and time range (not its facets)."""
+    if flt.q and flt.q.lower() not in run["text"]:
+        return False
+    return not (flt.since and run["at"] < parse_time(flt.since, "since"))
+
+
+def _search_matches(flt: RunFilter) -> int:
+    return sum(_searched(flt, run) for run in _sixty_runs())
+
+
+def _counted_by_hand(
+    flt: RunFilter, newest: int | None = None
+) -> tuple[int, dict[str, dict[str, int]]]:
+    """What ``facet_counts`` should say of the sixty runs, counted in Python: of the
+    ``newest`` newest runs the search and time range keep, when given."""
+    runs = [run for run in reversed(_sixty_runs()) if _searched(flt, run)][:newest]
 
     def keeps(run: dict, skip: str | None = None) -> bool:
         for name, chosen in flt.values.items():
@@ -162,9 +220,7 @@ def _counted_by_hand(flt: RunFilter) -> tuple[int, dict[str, dict[str, int]]]:
                 chosen
             ):
                 return False
-        if flt.q and flt.q.lower() not in run["text"]:
-            return False
-        return not (flt.since and run["at"] < parse_time(flt.since, "since"))
+        return True
 
     counts: dict[str, dict[str, int]] = {}
     for name in ("status", "kind", "agent", "service", "model", "label"):

@@ -532,7 +532,8 @@ class Store:
 
     def settings(self, **values: str | int) -> AbstractContextManager[None]:
         """The engine's settings changed for the block (``store.settings(threads=1)``), then
-        put back as they were (DuckDB's; a server has none to change)."""
+        put back as they were: those of ``values`` the engine has (DuckDB's ``threads``,
+        PostgreSQL's ``work_mem``); the others mean nothing to it."""
         return self._engine.settings(**values)
 
     def resolve_run_id(self, ident: str) -> str:

@@ -219,7 +219,7 @@ _RUN_NAMES = (
     "convention", "status", "query", "response", "context", "parameters", "models",
     "input_tokens", "output_tokens", "total_rounds", "total_llm_calls", "tool_calls_count",
     "started_at", "duration_ms", "error", "eval_run_id", "case_id", "result",
-    "session_id",
+    "session_id", "tool_errors_count",
 )  # fmt: skip
 
 
@@ -231,6 +231,7 @@ def _run_types() -> dict[str, pa.DataType]:
         "total_rounds": pa.int32(),
         "total_llm_calls": pa.int32(),
         "tool_calls_count": pa.int32(),
+        "tool_errors_count": pa.int32(),
         "started_at": _run_ts(),
         "duration_ms": pa.float64(),
     }
@@ -267,6 +268,7 @@ def _run_row(r: dict[str, Any]) -> tuple:
         r["case_id"],
         _result_json(result),
         r["session_id"],
+        sum(tc.error is not None for tc in res["tool_calls"]),
     )
 
 

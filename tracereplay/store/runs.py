@@ -460,11 +460,9 @@ def last_live_start(store: Store, agent: str | None = None) -> datetime | None:
     return store.con.execute(sql, params).fetchall()[0][0]
 
 
-#: the tool calls of runs started in ``[?, ?)`` by their own copy of the run's start
-#: (``run_started_at``): DuckDB skips the row groups of older tool calls instead of reading
-#: every one stored to join it with the window's runs; PostgreSQL reads the failed ones from
-#: an index of their start and run id (migration 0018), joined with its index of live runs
-_CALLS_WITHIN = "t.run_started_at >= ? AND t.run_started_at < ?"
+#: what a read that sorts much (the dashboard's percentiles) may hold in memory per sort
+#: before spilling to disk (PostgreSQL's ``work_mem``; DuckDB has one memory limit for all)
+SORT_MEMORY = "64MB"
 
 
 def live_window(
@@ -476,53 +474,46 @@ def live_window(
     first (at most 100), its runs, failure rate, median and 95th percentile duration, tokens
     per run, tool calls and failed ones.
 
-    Days and agents come from one aggregate of the window's runs (``GROUPING SETS``) and the
-    failed tool calls from another, where a read per table per grouping read each twice. The
-    columns read are those PostgreSQL's index of live runs holds (migration 0018): a column
-    added here goes into that index too, or the read goes back to the table's rows."""
+    Days and agents come from one aggregate of the window's runs (``GROUPING SETS``), failed
+    tool calls too: each run carries its count (``tool_errors_count``, schema version 21),
+    where joining the window's failed calls to their runs read the runs a second time. The
+    columns read are those PostgreSQL's index of live runs holds (migrations 0018 and 0021): a
+    column added here goes into that index too, or the read goes back to the table's rows."""
     day_set = "(day, agent_name)" if agent else "(day)"
-    window = [since, until]
-    runs = store.con.execute(
-        f"""
-        SELECT GROUPING(day) AS by_agent, day, agent_name, count(*) AS runs,
-               count(*) FILTER (WHERE status <> 'success') AS failures,
-               quantile_cont(duration_ms, 0.5) AS p50_ms,
-               quantile_cont(duration_ms, 0.95) AS p95_ms,
-               sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS tokens,
-               sum(tool_calls_count) AS tool_calls
-        FROM (SELECT CAST(timezone('UTC', started_at) AS DATE) AS day, agent_name, status,
-                     duration_ms, input_tokens, output_tokens, tool_calls_count
-              FROM runs WHERE kind = 'live' AND started_at >= ? AND started_at < ?) AS w
-        GROUP BY GROUPING SETS ({day_set}, (agent_name))
-        """,
-        window,
-    ).fetchall()
-    errors = store.con.execute(
-        f"""
-        SELECT GROUPING(day) AS by_agent, day, agent_name, count(*)
-        FROM (SELECT CAST(timezone('UTC', r.started_at) AS DATE) AS day, r.agent_name
-              FROM tool_calls t JOIN runs r ON r.run_id = t.run_id
-              WHERE r.kind = 'live' AND r.started_at >= ? AND r.started_at < ?
-                AND {_CALLS_WITHIN} AND t.error IS NOT NULL) AS e
-        GROUP BY GROUPING SETS ({day_set}, (agent_name))
-        """,
-        window + window,
-    ).fetchall()
-    failed = {(by_agent, day, name): int(n) for by_agent, day, name, n in errors}
+    # its percentiles sort every duration of the window (250,000 runs in a month of a big
+    # store): in memory, where PostgreSQL's default work_mem (4 MB) spilled them to disk
+    with store.settings(work_mem=SORT_MEMORY):
+        runs = store.con.execute(
+            f"""
+            SELECT GROUPING(day) AS by_agent, day, agent_name, count(*) AS runs,
+                   count(*) FILTER (WHERE status <> 'success') AS failures,
+                   quantile_cont(duration_ms, 0.5) AS p50_ms,
+                   quantile_cont(duration_ms, 0.95) AS p95_ms,
+                   sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) AS tokens,
+                   sum(tool_calls_count) AS tool_calls,
+                   sum(coalesce(tool_errors_count, 0)) AS tool_errors
+            FROM (SELECT CAST(timezone('UTC', started_at) AS DATE) AS day, agent_name, status,
+                         duration_ms, input_tokens, output_tokens, tool_calls_count,
+                         tool_errors_count
+                  FROM runs WHERE kind = 'live' AND started_at >= ? AND started_at < ?) AS w
+            GROUP BY GROUPING SETS ({day_set}, (agent_name))
+            """,
+            [since, until],
+        ).fetchall()
     days: list[dict[str, Any]] = []
     agents: list[dict[str, Any]] = []
-    for by_agent, day, name, n, failures, p50, p95, tokens, calls in runs:
+    for by_agent, day, name, n, failures, p50, p95, tokens, calls, errors in runs:
         if by_agent:
             agents.append({
                 "agent_name": name, "runs": int(n), "failure_rate": failures / n,
                 "p50_ms": p50, "p95_ms": p95, "tokens_per_run": (tokens or 0) / n,
-                "tool_calls": calls, "tool_errors": failed.get((by_agent, None, name), 0),
+                "tool_calls": calls, "tool_errors": int(errors),
             })  # fmt: skip
         elif not agent or name == agent:
             days.append({
                 "day": day, "runs": int(n), "failures": int(failures), "p50_ms": p50,
                 "p95_ms": p95, "tokens": tokens, "tool_calls": calls,
-                "tool_errors": failed.get((by_agent, day, name), 0),
+                "tool_errors": int(errors),
             })  # fmt: skip
     days.sort(key=lambda r: r["day"])
     agents.sort(key=lambda r: (-r["runs"], r["agent_name"] or ""))
@@ -727,11 +718,16 @@ def facet_value_counts(
     return [(v, int(c)) for _, v, c in rows]
 
 
+#: the runs list's default order, and its ``runs_newest`` index on PostgreSQL
+NEWEST_FIRST = "started_at DESC NULLS LAST, run_id"
+
+
 def scanned_facet_counts(
     store: Store,
     where: str,
     params: Sequence[Any],
     own: Sequence[tuple[str, str, Sequence[Any]]],
+    newest: int | None = None,
 ) -> list[tuple[str, Any, int]]:
     """In one pass over the runs matching ``where`` (a search, a time range: what every count
     shares): ``('total', None, n)`` and ``(facet, value, n)`` for every facet of
@@ -740,31 +736,50 @@ def scanned_facet_counts(
     give. Each condition is evaluated once per run, as a flag the counts filter on; labels
     come from a join on the (few) latest labels. Where a read per facet scanned the runs again
     for each facet with a filter (a search always has one: the kinds shown), this reads them
-    once."""
+    once.
+
+    ``newest``: count only the newest ``newest`` runs matching ``where`` (in the runs list's
+    order, so PostgreSQL walks its ``runs_newest`` index and stops there), and add
+    ``('more', None, 1)`` when more runs match. A text search, which no index serves, then
+    costs what its newest matches cost, not a read of every run's text."""
     names = [name for name, _, _ in own]
     flags = "".join(f", ({cond}) AS f_{i}" for i, (_, cond, _) in enumerate(own))
     values = [v for _, _, p in own for v in p]
+    matching = (
+        "SELECT run_id, started_at, status, kind, agent_name, service_name,"
+        f" CAST(models AS VARCHAR) AS model_list{flags} FROM runs WHERE {where}"
+    )
+    counted = "TRUE"
+    if newest is not None:
+        # one run past the bound says whether more match: numbered, and left out of the counts
+        counted = f"rn <= {int(newest)}"
+        matching = (
+            f"SELECT *, row_number() OVER (ORDER BY {NEWEST_FIRST}) AS rn FROM ({matching}"
+            f" ORDER BY {NEWEST_FIRST} LIMIT {int(newest) + 1}) AS newest"
+        )
 
     def count(skip: str | None) -> str:
         kept = [f"f_{i}" for i, name in enumerate(names) if name != skip]
+        kept += [counted] if newest is not None else []
         return f"count(*) FILTER (WHERE {' AND '.join(kept)})" if kept else "count(*)"
 
     columns = {f: ("model_list" if f == "model" else RUN_FACETS[f]) for f in RUN_FACETS}
     facets = list(columns)
     sets = ", ".join(["()", *(f"({c})" for c in columns.values())])
     grouping = ", ".join(f"GROUPING({c})" for c in columns.values())
-    counts = ", ".join([count(None), *(count(n) for n in names)])
+    counts = ", ".join([count(None), *(count(n) for n in names), "count(*)"])
     rows = store.con.execute(
         f"SELECT {grouping}, {', '.join(columns.values())}, {counts} FROM (SELECT m.*,"
-        " coalesce(l.verdict, 'unlabelled') AS label FROM (SELECT run_id, status, kind,"
-        f" agent_name, service_name, CAST(models AS VARCHAR) AS model_list{flags} FROM runs"
-        f" WHERE {where}) AS m LEFT JOIN latest_labels AS l ON l.run_id = m.run_id) AS s"
+        f" coalesce(l.verdict, 'unlabelled') AS label FROM ({matching}) AS m"
+        " LEFT JOIN latest_labels AS l ON l.run_id = m.run_id) AS s"
         f" GROUP BY GROUPING SETS ({sets})",
         [*values, *params],
     ).fetchall()
     k = len(columns)
     out: list[tuple[str, Any, int]] = []
     for row in rows:
+        if newest is not None and all(row[:k]) and row[-1] > newest:
+            out.append(("more", None, 1))
         grouped = [i for i in range(k) if not row[i]]
         facet = facets[grouped[0]] if grouped else None
         n = row[2 * k + (1 + names.index(facet) if facet in names else 0)]

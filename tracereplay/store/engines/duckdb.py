@@ -282,17 +282,18 @@ class DuckDBEngine:
 
     @contextmanager
     def settings(self, **values: str | int) -> Iterator[None]:
-        """DuckDB settings (``threads=1``) for the block, then put back as they were."""
-        names = list(values)
+        """DuckDB's settings among ``values`` (``threads=1``) for the block, then put back as
+        they were. Names DuckDB has not (a server's ``work_mem``) mean nothing to it."""
         rows = self.con.execute(
-            "SELECT " + ", ".join(f"current_setting('{n}')" for n in names)
+            "SELECT name, value FROM duckdb_settings() WHERE list_contains(?, name)",
+            [list(values)],
         ).fetchall()
-        for name, value in values.items():
-            self.con.execute(f"SET {name} = '{value}'")
+        for name, _ in rows:
+            self.con.execute(f"SET {name} = '{values[name]}'")
         try:
             yield
         finally:
-            for name, old in zip(names, rows[0]):
+            for name, old in rows:
                 self.con.execute(f"SET {name} = '{old}'")
 
     def deny_host_access(self, *, lock: bool = True) -> None:

@@ -27,7 +27,7 @@ processes, under the URL's local anchor (``paths.StoreUrl``).
 from __future__ import annotations
 
 import socket
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -357,8 +357,23 @@ class PostgresEngine:
 
     @contextmanager
     def settings(self, **values: str | int) -> Iterator[None]:
-        """DuckDB's settings (threads, checkpoints) mean nothing to the server: a no-op."""
-        yield
+        """The server's settings among ``values`` (``work_mem``) for the block, this session's
+        only (``set_config``; within a transaction, that transaction's), then put back as they
+        were. Names the server has not (DuckDB's threads, checkpoints) mean nothing to it."""
+        rows = self.con.execute_native(
+            "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY(%s)",
+            [list(values)],
+        ).fetchall()
+
+        def put(pairs: Iterable[tuple[str, str]]) -> None:
+            for name, value in pairs:
+                self.con.execute_native("SELECT set_config(%s, %s, %s)", [name, value, self._open])
+
+        put((name, str(values[name])) for name, _ in rows)
+        try:
+            yield
+        finally:
+            put(rows)
 
     def deny_host_access(self, *, lock: bool = True) -> None:
         """The server's own privileges govern what SQL reaches: nothing on this machine is

@@ -32,6 +32,8 @@ SORTS: dict[str, str] = {
 }
 #: facet values listed at most (the most frequent first)
 FACET_LIMIT = 12
+#: a text search is counted over its newest matches at most (``facet_counts``)
+SEARCH_COUNTED = 10_000
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$", re.IGNORECASE)
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -245,10 +247,20 @@ def parse_time(text: str, name: str, *, end: bool = False, now: datetime | None 
 
 
 @dataclass
-class RunsPage:
-    rows: list[dict[str, Any]]
+class RunCounts:
+    """The runs a filter keeps: ``total``, and each facet's ``(value, n)`` among the runs the
+    other filters keep. ``newest``: a text search matched more runs than that, and these
+    counts are of its ``newest`` newest matches (the first pages of the list)."""
+
     total: int
     facets: dict[str, list[tuple[str, int]]]
+    newest: int | None = None
+
+
+@dataclass
+class RunsPage:
+    rows: list[dict[str, Any]]
+    counts: RunCounts
 
 
 def runs_page(store: Store, flt: RunFilter) -> RunsPage:
@@ -258,16 +270,18 @@ def runs_page(store: Store, flt: RunFilter) -> RunsPage:
     rows = run_store.runs_page_rows(
         store, where, params, order, flt.size, (flt.page - 1) * flt.size
     )
-    total, facets = facet_counts(store, flt)
-    return RunsPage(rows=rows, total=total, facets=facets)
+    return RunsPage(rows=rows, counts=facet_counts(store, flt))
 
 
-def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tuple[str, int]]]]:
+def facet_counts(store: Store, flt: RunFilter, newest: int = SEARCH_COUNTED) -> RunCounts:
     """The number of runs the filter keeps and, for each facet, its most frequent values among
     the runs the *other* filters keep. A filter of facet columns only (``RunFilter.counted``)
     is counted from ``run_counts``: the total and the facets without a filter of their own in
     one aggregate, each facet with a filter of its own in another. Any other filter (a search,
-    a time range, a label) is counted in one pass over the runs it keeps."""
+    a time range, a label) is counted in one pass over the runs it keeps; a text search over
+    its ``newest`` newest matches at most. No index serves a search: counting every match
+    read every run's text (seconds on PostgreSQL at a million runs), where the newest
+    matches are found from the newest runs, as the page's rows are."""
     if flt.counted():
         shared = [n for n in FACETS if n not in flt.values]
         where, params = flt.where()
@@ -283,21 +297,24 @@ def facet_counts(store: Store, flt: RunFilter) -> tuple[int, dict[str, list[tupl
         parts = flt.parts()
         rest, rest_params = _joined([(c, p) for name, c, p in parts if name is None])
         own = [(name, c, p) for name, c, p in parts if name is not None]
-        rows = run_store.scanned_facet_counts(store, rest, rest_params, own)
-    total = 0
-    out: dict[str, list[tuple[str, int]]] = {}
+        rows = run_store.scanned_facet_counts(
+            store, rest, rest_params, own, newest=newest if flt.q else None
+        )
+    counts = RunCounts(total=0, facets={})
     for facet, value, n in rows:
         if facet == "total":
-            total = int(n)
+            counts.total = int(n)
+        elif facet == "more":
+            counts.newest = newest
         else:
-            out.setdefault(facet, []).append((_label(value), int(n)))
+            counts.facets.setdefault(facet, []).append((_label(value), int(n)))
     for name in FACETS:
-        values = sorted(out.get(name, []), key=lambda v: (-v[1], v[0]))[:FACET_LIMIT]
+        values = sorted(counts.facets.get(name, []), key=lambda v: (-v[1], v[0]))[:FACET_LIMIT]
         listed = {v for v, _ in values}
         # a chosen value stays listed even when nothing matches it now
         values.extend((v, 0) for v in flt.values.get(name, ()) if v not in listed)
-        out[name] = values
-    return total, out
+        counts.facets[name] = values
+    return counts
 
 
 def _label(value: Any) -> str:

@@ -39,7 +39,7 @@ def runs_list(request: Request) -> Response:
         items = f.query_items(**changes)
         return "/runs" + ("?" + urlencode(items) if items else "")
 
-    last_page = max(1, -(-page.total // flt.size))
+    last_page = max(1, -(-page.counts.total // flt.size))
     return render(
         request,
         "runs.html",
