@@ -268,7 +268,7 @@ def _run_row(r: dict[str, Any]) -> tuple:
         r["case_id"],
         _result_json(result),
         r["session_id"],
-        sum(tc.error is not None for tc in res["tool_calls"]),
+        len(result.failed_tool_calls),
     )
 
 

@@ -749,18 +749,17 @@ def scanned_facet_counts(
         "SELECT run_id, started_at, status, kind, agent_name, service_name,"
         f" CAST(models AS VARCHAR) AS model_list{flags} FROM runs WHERE {where}"
     )
-    counted = "TRUE"
+    counted: list[str] = []  # the condition of the runs counted: all, or the newest
     if newest is not None:
         # one run past the bound says whether more match: numbered, and left out of the counts
-        counted = f"rn <= {int(newest)}"
+        counted = [f"rn <= {int(newest)}"]
         matching = (
             f"SELECT *, row_number() OVER (ORDER BY {NEWEST_FIRST}) AS rn FROM ({matching}"
             f" ORDER BY {NEWEST_FIRST} LIMIT {int(newest) + 1}) AS newest"
         )
 
     def count(skip: str | None) -> str:
-        kept = [f"f_{i}" for i, name in enumerate(names) if name != skip]
-        kept += [counted] if newest is not None else []
+        kept = [*(f"f_{i}" for i, name in enumerate(names) if name != skip), *counted]
         return f"count(*) FILTER (WHERE {' AND '.join(kept)})" if kept else "count(*)"
 
     columns = {f: ("model_list" if f == "model" else RUN_FACETS[f]) for f in RUN_FACETS}
