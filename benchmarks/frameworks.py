@@ -392,10 +392,11 @@ def tree_cpu(cmd: list[str], cwd: Path, env: dict[str, str]) -> dict[str, list[f
                 if int(fields[3]) != proc.pid:
                     continue
                 pid, cpu = int(entry.name), (int(fields[11]) + int(fields[12])) / tick
-                if pid not in seen:
-                    line = (entry / "cmdline").read_bytes()
-                    seen[pid] = (int(fields[1]), b"forkserver" in line, cpu)
-                seen[pid] = (*seen[pid][:2], max(cpu, seen[pid][2]))
+                parent, fork, was = seen.get(pid, (int(fields[1]), False, 0.0))
+                # read again until it names the fork server: a process seen between its fork
+                # and its exec still has its parent's command line
+                fork = fork or b"forkserver" in (entry / "cmdline").read_bytes()
+                seen[pid] = (parent, fork, max(cpu, was))
             except (OSError, IndexError, ValueError):
                 continue
         time.sleep(0.02)

@@ -15,12 +15,12 @@ PAYLOADS = Path(__file__).resolve().parent.parent / "fixtures" / "frameworks"
 runner = CliRunner()
 
 
-def cli(db: Path, *args: str):
+def cli(db: Path | str, *args: str):
     return runner.invoke(app, ["--db", str(db), *args])
 
 
-def test_autogen_native_runs_are_said_to_have_no_content(tmp_path: Path) -> None:
-    db = tmp_path / "s.duckdb"
+def test_autogen_native_runs_are_said_to_have_no_content(store_target: str) -> None:
+    db = store_target
     ingested = cli(db, "ingest", str(PAYLOADS / "autogen" / "payloads" / "native" / "multi_round"))
     assert ingested.exit_code == 0, ingested.output
     notes = [line for line in ingested.stderr.splitlines() if line.startswith("note:")]
@@ -33,8 +33,8 @@ def test_autogen_native_runs_are_said_to_have_no_content(tmp_path: Path) -> None
     assert [line for line in shown.stderr.splitlines() if line.startswith("note:")] == notes
 
 
-def test_agent_framework_without_sensitive_data(tmp_path: Path) -> None:
-    db = tmp_path / "s.duckdb"
+def test_agent_framework_without_sensitive_data(store_target: str) -> None:
+    db = store_target
     folder = PAYLOADS / "agent_framework" / "payloads" / "default"
     ingested = cli(db, "ingest", str(folder / "multi_round"), str(folder / "parallel"))
     assert ingested.exit_code == 0, ingested.output

@@ -213,7 +213,7 @@ def test_a_store_made_with_0010_moves_its_spans_into_day_partitions(
                     [f"{i:032x}", f"{j:016x}", (start + j) // 1000, start + j, start + j + 5],
                 )
     with Store.open(pg_url) as store:
-        assert schema.current_version(store.con) == schema.LATEST_VERSION == 21
+        assert schema.current_version(store.con) == schema.LATEST_VERSION == 22
         assert store.count("spans") == 6
         assert [s.end_ns for s in store.load_spans([f"{1:032x}"])] == [
             _ns("2026-01-03T08:00:00") + j + 5 for j in range(3)

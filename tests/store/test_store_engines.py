@@ -267,7 +267,7 @@ def test_runs_stored_before_version_21_get_their_failed_tool_calls_counted(
                 " ('r1', 2, 't1', 2, 'b', 'bad'), ('r2', 0, 't2', 1, 'a', NULL)"
             )
     with Store.open(store_target) as store:
-        assert schema.current_version(store.con) == 21
+        assert schema.current_version(store.con) == schema.LATEST_VERSION
         counted = store.con.execute(
             "SELECT run_id, tool_errors_count FROM runs ORDER BY run_id"
         ).fetchall()
@@ -381,7 +381,8 @@ def _plans(store: Store, sent: list[tuple[str, Any]], *tables: str) -> list[str]
 def test_the_run_pages_and_status_list_reads_are_postgres_index_lookups(pg_url: str) -> None:
     """On a store of many runs, the run page's reads by run or case id (sub-runs, its cases'
     replays, monitor results, the cases promoted from it) and ``runs --status`` are index
-    scans (0019), never a sequential scan of a table, which made them grow with the store."""
+    scans (0019), and so is ``ingest``'s lookup of the runs it converted without content
+    (0022): never a sequential scan of a table, which made them grow with the store."""
     from tracereplay.store import monitors, suites
 
     since = datetime(2026, 3, 1, tzinfo=UTC)
@@ -418,11 +419,13 @@ def test_the_run_pages_and_status_list_reads_are_postgres_index_lookups(pg_url: 
             lambda: monitors.run_monitor_results(store, "run-100"),
             lambda: suites.cases_from_run(store, "run-100"),
             lambda: run_store.list_runs(store, status="failed", limit=50),
+            lambda: run_store.live_runs_without_text(store, since, 200),
         )
         plans = _plans(store, sent, "runs", "monitor_results", "eval_cases")
     for plan in plans:
         assert "Seq Scan" not in plan, plan
-    parent, case, monitor, source, failed = plans
+    parent, case, monitor, source, failed, empty = plans
+    assert "runs_live_without_text" in empty, empty
     assert "runs_parent" in parent and "runs_case" in case, (parent, case)
     assert "monitor_results_by_run" in monitor and "eval_cases_source" in source
     assert "runs_status_newest" in failed and "Sort" not in failed, failed  # in its order
