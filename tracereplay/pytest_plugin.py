@@ -136,7 +136,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("tracereplay_history", "recorded (default) or replayed")
     parser.addini("tracereplay_live_tools", "run tools for real (true/false)", type="bool")
     parser.addini("tracereplay_tool_match", "strict (default) or fifo")
-    parser.addini("tracereplay_concurrency", "cases replayed at once (default 4)")
+    parser.addini(
+        "tracereplay_concurrency",
+        "cases replayed at once (default: one per core when answered wholly from the recording, else 4)",
+    )
     parser.addini("tracereplay_timeout", "seconds per case attempt (default 60)")
 
 
@@ -171,7 +174,9 @@ class _Session:
             self._check_replay_options()
         self.label: str | None = opt.tracereplay_label or config.getini("tracereplay_label") or None
         self.tool_match: str = config.getini("tracereplay_tool_match") or "strict"
-        self.concurrency = int(config.getini("tracereplay_concurrency") or 4)
+        concurrency = config.getini("tracereplay_concurrency")
+        #: None: ``eval``'s default (``evaluate.settings.default_concurrency``)
+        self.concurrency: int | None = int(concurrency) if concurrency else None
         self.timeout = float(config.getini("tracereplay_timeout") or 60)
         self.db = _store_path(config, opt.tracereplay_db)
         workerinput = getattr(config, "workerinput", None)
@@ -239,11 +244,17 @@ class _Session:
         return str(uuid.uuid5(namespace, suite))
 
     def settings(self, suite: str, case_ids: tuple[str, ...], **changes: Any) -> EvalSettings:
-        from tracereplay.evaluate.settings import eval_settings
+        from tracereplay.evaluate.settings import default_concurrency, eval_settings
         from tracereplay.scoring.runner import RunnerOptions
 
         fail_fast = self.config.option.maxfail == 1  # -x
         replays = bool(self.agent or self.agent_cmd)
+        concurrency = self.concurrency or default_concurrency(
+            agent=self.agent,
+            llm=self.llm if replays else None,
+            llm_until=self.llm_until if replays else None,
+            live_tools=self.live_tools and replays,
+        )
         values: dict[str, Any] = {
             "agent": self.agent,
             "agent_cmd": self.agent_cmd,
@@ -258,7 +269,7 @@ class _Session:
             "in_process": self.worker,
             # -x: one case at a time, so that the eval really stops at the first failure
             "runner": RunnerOptions(
-                concurrency=1 if fail_fast else self.concurrency,
+                concurrency=1 if fail_fast else concurrency,
                 timeout_s=self.timeout,
                 fail_fast=fail_fast,
             ),

@@ -15,6 +15,7 @@ import pytest
 from offline_store import offline_store, scripted_server
 from sql_pipeline import tracereplay_here
 
+from tracereplay.replay.workers.agent_process import usable_cores
 from tracereplay.store.open import open_store
 
 pytestmark = pytest.mark.slow
@@ -66,6 +67,8 @@ def test_offline_replay_passes_with_no_network_and_no_api_key(
     )
     assert code == 0, output
     assert doc["eval_run"]["options"]["llm"] == "recorded"
+    # nothing to wait on: one case per core at once (evaluate.settings.default_concurrency)
+    assert doc["eval_run"]["options"]["concurrency"] == usable_cores()
     for case in doc["cases"]:
         llm = case["repetitions"][0]["replay"]["llm"]
         assert llm["errors"] == [] and llm["drift"] == [] and llm["unused"] == []
@@ -164,6 +167,7 @@ def test_a_fork_answers_n_calls_from_the_recording_and_sends_the_rest_live(
     assert out.exists(), output
     doc = json.loads(out.read_text())
     assert doc["eval_run"]["options"]["llm_until"] == 1
+    assert doc["eval_run"]["options"]["concurrency"] == 4  # the live calls wait
     for case in doc["cases"]:
         llm = case["repetitions"][0]["replay"]["llm"]
         assert llm["errors"] == [], output

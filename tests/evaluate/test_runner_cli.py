@@ -179,3 +179,22 @@ def test_runner_options_from_python_have_the_same_bounds() -> None:
     ):
         with pytest.raises(BadParameterError):
             RunnerOptions(**bad)
+
+
+def test_cases_at_once_default_to_the_cores_when_nothing_can_wait() -> None:
+    """``--concurrency`` unset: a Python agent answered wholly from the recording waits on
+    nothing, so one case per usable core; a live model, a fork, live tools, a command or no
+    replay at all keep 4 (a waiting case costs a thread, not a core)."""
+    from tracereplay.evaluate.settings import DEFAULT_CONCURRENCY, default_concurrency
+    from tracereplay.replay.workers.agent_process import usable_cores
+
+    offline = {"agent": "agent:answer", "llm": "recorded"}
+    assert default_concurrency(**offline) == usable_cores()
+    for waits in (
+        {**offline, "llm": "live"},
+        {**offline, "llm": None},
+        {**offline, "llm_until": 1},
+        {**offline, "live_tools": True},
+        {**offline, "agent": None},  # --agent-cmd, or recorded mode
+    ):
+        assert default_concurrency(**waits) == DEFAULT_CONCURRENCY == 4, waits

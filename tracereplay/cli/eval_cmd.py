@@ -56,14 +56,17 @@ def eval_command(
     history: Annotated[Optional[HistoryOption], options.history(panel=_REPLAY)] = None,
     in_process: Annotated[bool, options.in_process(panel=_REPLAY)] = False,
     concurrency: Annotated[
-        int,
+        Optional[int],
         typer.Option(
             min=1,
             max=MAX_CONCURRENCY,
-            help="Cases run at the same time (in replay, shared by the agent processes: up to one per core).",
+            help="Cases run at the same time (in replay, shared by the agent processes: up to one per core)."
+            " Default: one per core for an agent answered wholly from the recording (--llm recorded,"
+            " no fork, no live tools), else 4.",
+            show_default=False,
             rich_help_panel=_RUNNING,
         ),
-    ] = 4,
+    ] = None,
     timeout: Annotated[
         Optional[float],
         options.timeout(
@@ -212,6 +215,7 @@ def eval_command(
     from tracereplay.evaluate.settings import (
         check_gates,
         check_options,
+        default_concurrency,
         eval_settings,
         runner_options,
     )
@@ -242,6 +246,10 @@ def eval_command(
         raise BadParameterError("--output applies to --format")
     shard_of = parse_shard(shard) if shard is not None else None
     eval_run_id = shared_eval_run_id(eval_run, shard_of, label, suite)
+    if concurrency is None:
+        concurrency = default_concurrency(
+            agent=agent, llm=llm, llm_until=llm_until, live_tools=live_tools
+        )
     runner, suite_defaults = runner_options(
         concurrency=concurrency,
         timeout=timeout,

@@ -213,9 +213,34 @@ def check_gates(
     return rate, most
 
 
+#: cases run at once when the command does not say and a case may wait (``default_concurrency``)
+DEFAULT_CONCURRENCY = 4
+
+
+def default_concurrency(
+    *,
+    agent: str | None,
+    llm: str | Enum | None,
+    llm_until: int | None = None,
+    live_tools: bool = False,
+) -> int:
+    """Cases run at once when ``--concurrency`` is not given. A Python agent's replay answered
+    wholly from the recording (``--llm recorded``, no fork, no live tools) waits on nothing:
+    its cases are CPU-bound, so one per usable core, as the agent processes are; a second
+    case on a process's threads only contends for its GIL (300 recorded CrewAI cases on 2
+    cores took 15.2-16.8 s wall at 2, 18.9-22.0 s at 4; LangGraph's and the OpenAI Agents
+    SDK's no less at 2). Otherwise ``DEFAULT_CONCURRENCY``: a case waiting on a live model or
+    tool, or on a command, costs a thread, not a core."""
+    if agent and _value(llm) == "recorded" and llm_until is None and not live_tools:
+        from tracereplay.replay.workers.agent_process import usable_cores
+
+        return usable_cores()
+    return DEFAULT_CONCURRENCY
+
+
 def runner_options(
     *,
-    concurrency: int = 4,
+    concurrency: int = DEFAULT_CONCURRENCY,
     timeout: float | None = None,
     retries: int | None = None,
     fail_fast: bool | None = None,
