@@ -60,9 +60,8 @@ def eval_command(
         typer.Option(
             min=1,
             max=MAX_CONCURRENCY,
-            help="Cases run at the same time (in replay, shared by the agent processes: up to one per core)."
-            " Default: one per core for an agent answered wholly from the recording (--llm recorded,"
-            " no fork, no live tools), else 4.",
+            help="Cases run at the same time (in replay, shared by the agent processes). Default 4;"
+            " one per core when nothing is live (--llm recorded, no fork or live tools).",
             show_default=False,
             rich_help_panel=_RUNNING,
         ),
