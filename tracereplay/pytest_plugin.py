@@ -249,12 +249,14 @@ class _Session:
 
         fail_fast = self.config.option.maxfail == 1  # -x
         replays = bool(self.agent or self.agent_cmd)
-        concurrency = self.concurrency or default_concurrency(
-            agent=self.agent,
-            llm=self.llm if replays else None,
-            llm_until=self.llm_until if replays else None,
-            live_tools=self.live_tools and replays,
-        )
+        concurrency = self.concurrency
+        if concurrency is None:  # a 0 given is RunnerOptions' usage error, as before
+            concurrency = default_concurrency(
+                agent=self.agent,
+                llm=self.llm if replays else None,
+                llm_until=self.llm_until if replays else None,
+                live_tools=self.live_tools and replays,
+            )
         values: dict[str, Any] = {
             "agent": self.agent,
             "agent_cmd": self.agent_cmd,

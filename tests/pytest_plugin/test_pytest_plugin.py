@@ -247,7 +247,21 @@ def test_the_ini_file_names_suite_agent_store_and_a_fork(project: Path) -> None:
         [row] = store.query_dicts(
             "SELECT options FROM eval_runs WHERE eval_run_id = ?", [run["eval_run_id"]]
         )
-    assert json.loads(row["options"])["llm_until"] == 0
+    options = json.loads(row["options"])
+    assert options["llm_until"] == 0
+    assert options["concurrency"] == 4  # a fork's calls go live: eval's default, unchanged
+
+
+def test_a_concurrency_of_0_in_the_ini_file_is_refused(project: Path) -> None:
+    """Given, it is checked as ``eval --concurrency`` is (unset: ``default_concurrency``)."""
+    (project / "pytest.ini").write_text("[pytest]\ntracereplay_concurrency = 0\n")
+    try:
+        done = pytest_in(project, *REPLAY, *AGENT_OPT, "-q")
+    finally:
+        (project / "pytest.ini").unlink()
+    assert done.returncode == 1
+    assert "could not be evaluated: --concurrency must be 1 to 256, not 0" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
 
 
 def test_a_fork_needs_the_recorded_llm(project: Path) -> None:
