@@ -252,10 +252,7 @@ class _Session:
         concurrency = self.concurrency
         if concurrency is None:  # a 0 given is RunnerOptions' usage error, as before
             concurrency = default_concurrency(
-                agent=self.agent,
-                llm=self.llm if replays else None,
-                llm_until=self.llm_until if replays else None,
-                live_tools=self.live_tools and replays,
+                agent=self.agent, llm=self.llm, llm_until=self.llm_until, live_tools=self.live_tools
             )
         values: dict[str, Any] = {
             "agent": self.agent,
